@@ -1,0 +1,9 @@
+"""One ICL-AIF run: rounds, with critic feedback and the improved player's acknowledgement between.
+
+Entry point for ``langgraph dev`` (see ``langgraph.json``). Without a runtime context the graph
+plays the scripted defaults, so it loads and runs with no API keys.
+"""
+
+from icl_aif.graphs import build_run_graph
+
+graph = build_run_graph()

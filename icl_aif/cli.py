@@ -1,0 +1,127 @@
+"""The ``icl-aif`` command line. A bad input prints one line saying what to fix and exits with 2."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from icl_aif.config import load_config
+from icl_aif.errors import UsageError
+
+app = typer.Typer(
+    name="icl-aif",
+    help="Bargaining experiments with In-Context Learning from AI Feedback.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Override a config field: --set roles.seller.model=scripted:linear"),
+]
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="Experiment YAML file.")],
+    out: Annotated[Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")] = None,
+    set_: SetOption = None,
+) -> None:
+    """Play an experiment and print the per-round table."""
+    from icl_aif.records import default_run_dir
+    from icl_aif.report import LEGEND, round_table
+    from icl_aif.runner import run_experiment
+
+    overrides = list(set_ or [])
+    experiment = load_config(config, overrides)
+    directory = out or default_run_dir(experiment)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(f"{experiment.name}: runs", total=experiment.runs)
+        result = asyncio.run(
+            run_experiment(
+                experiment,
+                directory,
+                overrides=overrides,
+                config_file=str(config),
+                progress=lambda n: bar.advance(task, n),
+            )
+        )
+    console.print(round_table(result.summary, title=f"{experiment.name} ({experiment.improve} improved)"))
+    console.print(LEGEND, style="dim")
+    console.print(f"Run written to {result.directory}")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Print the per-round table of a finished run from disk."""
+    from icl_aif.records import MANIFEST, SUMMARY, read_json
+    from icl_aif.report import LEGEND, round_table
+
+    summary = read_json(run_dir / SUMMARY)
+    manifest = read_json(run_dir / MANIFEST)
+    console.print(round_table(summary, title=f"{manifest['name']} ({summary['improve']} improved)"))
+    console.print(LEGEND, style="dim")
+
+
+@app.command()
+def models() -> None:
+    """List the providers and example model strings."""
+    from icl_aif.models.registry import PROVIDERS
+
+    table = Table(title="Model providers (roles take provider:model)")
+    table.add_column("provider")
+    table.add_column("model strings")
+    table.add_column("what it is")
+    for provider in PROVIDERS.values():
+        table.add_row(provider.name, "\n".join(provider.examples), provider.description)
+    console.print(table)
+
+
+@app.command("moderator-eval")
+def moderator_eval(
+    file: Annotated[Path, typer.Argument(help="Labelled windows, JSONL.")],
+    moderator: Annotated[str, typer.Option(help="Moderator mode: rules.")] = "rules",
+) -> None:
+    """Score a moderator on labelled dialog windows: accuracy, precision, recall, price accuracy."""
+    from icl_aif.moderator.evaluation import evaluate, load_labelled, render_report
+    from icl_aif.moderator.rules import RulesModerator
+
+    if moderator != "rules":
+        raise UsageError(f"--moderator {moderator!r}: allowed values: rules")
+    items = load_labelled(file)
+    render_report(evaluate(RulesModerator(), items), console)
+
+
+def main() -> None:
+    """Entry point of the ``icl-aif`` script."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except UsageError as exc:
+        errors.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        errors.print("interrupted", markup=False)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

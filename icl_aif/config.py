@@ -1,0 +1,216 @@
+"""Experiment configuration: pydantic models, YAML loading and ``--set`` overrides.
+
+Every model forbids unknown keys, so a typo in a YAML file fails with the file, the field and the
+allowed values instead of being silently ignored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from icl_aif.errors import UsageError
+from icl_aif.transcript import Speaker
+
+Role = Literal["seller", "buyer", "critic", "moderator"]
+FeedbackSourceName = Literal["ai", "human_pool", "constant", "none"]
+Anchor = Literal["previous", "first", "best"]
+Acknowledgement = Literal["scripted", "generated"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Opener(_Strict):
+    """One scripted line that opens every round (``{item}``, ``{list_price}``, ``{buyer_open}`` expand)."""
+
+    speaker: Speaker
+    text: str
+
+
+DEFAULT_OPENERS = (
+    Opener(speaker="buyer", text="Hi, how much is the {item}?"),
+    Opener(speaker="seller", text="Hi, this is a good {item} and its price is {list_price}."),
+    Opener(speaker="buyer", text="Would you consider selling it for {buyer_open}?"),
+)
+
+
+class ScenarioConfig(_Strict):
+    """The item, its prices and how every round opens."""
+
+    item: str = "balloon"
+    list_price: float = Field(20.0, gt=0, description="The seller's asking price.")
+    buyer_open: float = Field(10.0, gt=0, description="The buyer's first offer.")
+    seller_cost: float = Field(8.0, ge=0, description="What the item cost the seller (private).")
+    buyer_budget: float | None = Field(
+        None, gt=0, description="The most the buyer may pay (private); none means no stated budget."
+    )
+    max_exchanges: int = Field(
+        10, ge=2, le=100, description="Seller-buyer pairs per round, openers included; then no deal."
+    )
+    openers: tuple[Opener, ...] = DEFAULT_OPENERS
+
+    @model_validator(mode="after")
+    def _check_prices(self) -> ScenarioConfig:
+        if self.buyer_open >= self.list_price:
+            raise ValueError("buyer_open must be below list_price")
+        if not self.openers:
+            raise ValueError("openers must hold at least one line")
+        if 2 * self.max_exchanges <= len(self.openers):
+            raise ValueError("max_exchanges leaves no room after the openers")
+        return self
+
+
+class RoleConfig(_Strict):
+    """The model behind one role, as ``provider:model``, and its parameters."""
+
+    model: str
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0)
+    params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
+
+
+class ModeratorConfig(_Strict):
+    """How rounds are judged: ``rules`` reads the last ``window`` turns."""
+
+    mode: Literal["rules"] = "rules"
+    window: int = Field(4, ge=1, le=20)
+    model: str | None = None
+
+
+class Roles(_Strict):
+    """Models per role."""
+
+    seller: RoleConfig = RoleConfig(model="scripted:linear")
+    buyer: RoleConfig = RoleConfig(model="scripted:linear")
+    critic: RoleConfig = RoleConfig(model="scripted:critic")
+    moderator: ModeratorConfig = ModeratorConfig()
+
+
+class FeedbackConfig(_Strict):
+    """Where the improved player's feedback comes from between rounds."""
+
+    source: FeedbackSourceName = "ai"
+    suggestions: int = Field(3, ge=1, le=10, description="Suggestions per feedback.")
+    pool: Path | None = Field(
+        None, description="Human pool file (one suggestion a line); default: the shipped pool."
+    )
+    constant: str = "Play again and try to do better than last time."
+
+
+class ExperimentConfig(_Strict):
+    """One experiment: a scenario, models per role, and the ICL-AIF protocol settings."""
+
+    name: str = Field("experiment", pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = 0
+    runs: int = Field(200, ge=1)
+    rounds: int = Field(5, ge=1, le=50)
+    concurrency: int = Field(16, ge=1, le=10_000)
+    improve: Speaker = "seller"
+    anchor: Anchor = "previous"
+    acknowledgement: Acknowledgement = "scripted"
+    scenario: ScenarioConfig = ScenarioConfig()
+    roles: Roles = Roles()
+    feedback: FeedbackConfig = FeedbackConfig()
+
+    @property
+    def rival(self) -> Speaker:
+        """The player that is not improved."""
+        return "buyer" if self.improve == "seller" else "seller"
+
+
+def parse_override(item: str) -> tuple[list[str], Any]:
+    """``"roles.seller.model=openai:gpt-4o"`` -> (``["roles", "seller", "model"]``, value).
+
+    The value is read as YAML, so numbers, booleans, ``null`` and lists come out typed.
+    """
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. --set runs=10")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.strip().split("."), value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Return a copy of ``data`` with every ``--set`` override applied."""
+    result: dict[str, Any] = _deep_copy(data)
+    for item in overrides:
+        path, value = parse_override(item)
+        node = result
+        for part in path[:-1]:
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            if not isinstance(child, dict):
+                raise UsageError(f"--set {item!r}: {part!r} is not a section")
+            node = child
+        node[path[-1]] = value
+    return result
+
+
+def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: _deep_copy(v) if isinstance(v, dict) else v for k, v in data.items()}
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> ExperimentConfig:
+    """Validate ``data``; a problem becomes one line naming ``source``, the field and what is allowed."""
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"{source}: {_describe(exc)}") from None
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> ExperimentConfig:
+    """Read an experiment YAML file and apply ``--set`` overrides."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such config file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"{path}:{where} is not valid YAML") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a mapping of settings at the top level")
+    return config_from_dict(apply_overrides(data, overrides or []), source=str(path))
+
+
+def config_to_yaml(config: ExperimentConfig) -> str:
+    """The resolved config as YAML (paths as strings), as written into every run directory."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def _describe(exc: ValidationError) -> str:
+    """The first validation error as ``field: problem (allowed: ...)``."""
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(error["loc"][:-1])
+        hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
+        return f"unknown field {field!r}{hint}"
+    message = error["msg"]
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        message = f"got {error.get('input')!r}; allowed values: {expected}"
+    extra = f" (and {exc.error_count() - 1} more problem(s))" if exc.error_count() > 1 else ""
+    return f"field {field!r}: {message}{extra}"
+
+
+def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    model: Any = ExperimentConfig
+    for part in loc:
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        model = field.annotation
+    fields = getattr(model, "model_fields", None)
+    return sorted(fields) if fields else []

@@ -1,0 +1,71 @@
+"""Where the improved player's feedback comes from between rounds.
+
+- ``ai``: the critic model reads the improved player's record and writes suggestions;
+- ``human_pool``: ``suggestions`` lines sampled (seeded, per round) from a file of human-written advice;
+- ``constant``: one fixed line;
+- ``none``: no feedback, only the result and the next goal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from icl_aif.calls import call_model
+from icl_aif.context import GameContext
+from icl_aif.errors import UsageError
+from icl_aif.protocol import RoundRecord, critic_messages, parse_suggestions
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The feedback shown to the improved player (``text`` is None for source ``none``)."""
+
+    source: str
+    text: str | None
+    suggestions: list[str] = field(default_factory=list)
+
+
+def numbered(lines: Sequence[str]) -> str:
+    """``1. first\\n2. second``."""
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+
+
+@cache
+def load_pool(path: Path) -> tuple[str, ...]:
+    """The suggestions in a pool file: one a line; blank lines and ``#`` comments are skipped."""
+    if not path.is_file():
+        raise UsageError(f"feedback.pool: no such file {path}")
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    pool = tuple(ln for ln in lines if ln and not ln.startswith("#"))
+    if not pool:
+        raise UsageError(f"feedback.pool: {path} holds no suggestions")
+    return pool
+
+
+def pool_path(ctx: GameContext) -> Path:
+    """The configured pool, or the shipped pool for the improved side."""
+    configured = ctx.config.feedback.pool
+    return configured if configured is not None else ctx.prompts.root / "feedback" / f"{ctx.config.improve}_pool.txt"
+
+
+async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """Feedback after the last of ``rounds``."""
+    settings = ctx.config.feedback
+    if settings.source == "ai":
+        messages = critic_messages(ctx.prompts, ctx.config, rounds)
+        text = await call_model(ctx, "critic", rounds[-1]["round"], messages)
+        return Feedback("ai", text, parse_suggestions(text))
+    if settings.source == "human_pool":
+        pool = load_pool(pool_path(ctx))
+        if settings.suggestions > len(pool):
+            raise UsageError(
+                f"feedback.suggestions is {settings.suggestions} but the pool has {len(pool)} lines"
+            )
+        lines = ctx.rng.sample(pool, settings.suggestions)
+        return Feedback("human_pool", numbered(lines), lines)
+    if settings.source == "constant":
+        return Feedback("constant", settings.constant, [settings.constant])
+    return Feedback("none", None)

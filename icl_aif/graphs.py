@@ -1,0 +1,47 @@
+"""The LangGraph state machines: one round, and one run of rounds with feedback in between.
+
+``graphs/negotiation.py`` and ``graphs/icl_aif.py`` expose these for ``langgraph dev``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from icl_aif import nodes
+from icl_aif.context import GameContext
+from icl_aif.state import RoundState, RunState
+
+
+@cache
+def build_round_graph() -> CompiledStateGraph[RoundState, GameContext, RoundState, RoundState]:
+    """openers -> seller <-> buyer, with the moderator after every utterance."""
+    graph = StateGraph(RoundState, context_schema=GameContext)
+    graph.add_node("open_round", nodes.open_round)
+    graph.add_node("seller", nodes.speaker_node("seller"))
+    graph.add_node("buyer", nodes.speaker_node("buyer"))
+    graph.add_node("moderate", nodes.moderate)
+    graph.add_edge(START, "open_round")
+    for source in ("open_round", "moderate"):
+        graph.add_conditional_edges(source, nodes.route_turn, ["seller", "buyer", END])
+    for side in ("seller", "buyer"):
+        graph.add_conditional_edges(side, nodes.route_after_speech, ["moderate", END])
+    return graph.compile(name="negotiation")
+
+
+@cache
+def build_run_graph() -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
+    """round -> feedback -> next-round instruction and acknowledgement -> round ..."""
+    graph = StateGraph(RunState, context_schema=GameContext)
+    graph.add_node("start_run", nodes.start_run)
+    graph.add_node("play_round", nodes.play_round_node(build_round_graph()))
+    graph.add_node("feedback", nodes.feedback)
+    graph.add_node("next_round", nodes.next_round)
+    graph.add_edge(START, "start_run")
+    graph.add_edge("start_run", "play_round")
+    graph.add_conditional_edges("play_round", nodes.route_after_round, ["feedback", END])
+    graph.add_conditional_edges("feedback", nodes.route_after_feedback, ["next_round", END])
+    graph.add_conditional_edges("next_round", nodes.route_after_next_round, ["play_round", END])
+    return graph.compile(name="icl_aif")

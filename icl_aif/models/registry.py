@@ -1,0 +1,110 @@
+"""The backend registry: ``provider:model`` strings to LangChain chat models.
+
+Providers are imported lazily, so the core package imports with no vendor SDK installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+
+from icl_aif.config import ExperimentConfig, RoleConfig
+from icl_aif.errors import UsageError
+from icl_aif.models.base import ModelRequest
+from icl_aif.transcript import Speaker
+
+Builder = Callable[[ModelRequest], BaseChatModel]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One family of backends: how to build it and what to tell users about it."""
+
+    name: str
+    description: str
+    examples: tuple[str, ...]
+    builder: str  # "module:function", imported on first use
+
+    def build(self, request: ModelRequest) -> BaseChatModel:
+        """Import the provider module and build the model."""
+        module_name, _, function = self.builder.partition(":")
+        factory: Builder = getattr(importlib.import_module(module_name), function)
+        return factory(request)
+
+
+PROVIDERS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider(
+            "scripted",
+            "Rule-based simulators (not language models): negotiators and a critic.",
+            ("scripted:boulware", "scripted:linear", "scripted:conceder", "scripted:tit_for_tat",
+             "scripted:critic"),
+            "icl_aif.models.registry:_build_scripted",
+        ),
+        Provider(
+            "replay",
+            "A fake that answers with params.replies in order (tests and dry runs).",
+            ("replay:NAME",),
+            "icl_aif.models.replay:build_replay",
+        ),
+    )
+}
+
+
+def split_model_string(spec: str) -> tuple[str, str]:
+    """``"scripted:boulware"`` -> (``"scripted"``, ``"boulware"``); the provider must be known."""
+    provider, sep, name = spec.partition(":")
+    if not sep or not provider:
+        raise UsageError(
+            f"model {spec!r}: write provider:model, e.g. scripted:linear "
+            f"(providers: {', '.join(PROVIDERS)})"
+        )
+    if provider not in PROVIDERS:
+        raise UsageError(
+            f"model {spec!r}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
+        )
+    return provider, name
+
+
+def build_model(
+    config: ExperimentConfig, role: str, role_config: RoleConfig, *, seed: int
+) -> BaseChatModel:
+    """The chat model for ``role`` in one game of ``config``."""
+    provider, name = split_model_string(role_config.model)
+    side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
+    request = ModelRequest(
+        spec=role_config.model,
+        provider=provider,
+        name=name,
+        role=role,
+        side=side,
+        scenario=config.scenario,
+        seed=seed,
+        suggestions=config.feedback.suggestions,
+        temperature=role_config.temperature,
+        max_tokens=role_config.max_tokens,
+        params=dict(role_config.params),
+    )
+    try:
+        return PROVIDERS[provider].build(request)
+    except UsageError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"roles.{role}.model {role_config.model!r}: {exc}") from None
+
+
+def _build_scripted(request: ModelRequest) -> BaseChatModel:
+    from icl_aif.models.scripted import build_negotiator
+    from icl_aif.models.scripted_critic import build_critic
+
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_negotiator(request)

@@ -1,0 +1,347 @@
+"""Rule-based negotiators: simulators, not language models.
+
+They read the conversation the way a model would (prices through the moderator's price parser) and
+answer with templated sentences that state every price with ``$``. They exist so that the whole
+ICL-AIF loop runs offline, deterministically from a seed, in seconds.
+
+Strategies (time-dependent concession, Faratin et al. 1998; tit-for-tat, Axelrod 1984):
+
+- ``boulware``: concedes little until the end of the round (concession exponent beta = 0.3);
+- ``linear``: concedes at a constant rate (beta = 1);
+- ``conceder``: concedes most of the way early (beta = 3);
+- ``tit_for_tat``: mirrors the rival's last concession, within its reservation price.
+
+With ``tau`` the share of the round's turns used, the target price is
+``start + (reservation - start) * tau ** (1 / beta)``. The seller starts at the list price and never
+goes below its floor; the buyer starts at its opening offer and never above its ceiling. A player
+accepts the rival's standing offer when it is at least as good as its own next offer, and walks away
+on its last turn when the rival's offer is still outside its reservation price.
+
+Private values are drawn once per game from the model's seed: the seller's floor lies between the
+cost and the list price (``params.floor`` fixes it), the buyer's ceiling is its budget, or else
+between 60% and 95% of the list price (``params.ceiling`` fixes it).
+
+Feedback lexicon. A scripted player adapts to feedback through these phrases, counted over every
+feedback turn in its history (a feedback turn is the user message just before a round's opening):
+
+| phrase (case-insensitive)                                        | effect per mention                  |
+|------------------------------------------------------------------|-------------------------------------|
+| hold firm, small steps, smaller concessions, concede slowly, patient | concession exponent x 0.8 (firmer)  |
+| anchor high / anchor low, full asking price, close to your opening | one more turn before conceding      |
+| walk away, raise your floor, lower your ceiling                  | reservation 4% of the range tougher |
+| accept too early, accept the first                               | no acceptance before the 3rd turn   |
+| quality, value, worth / flaw, alternative                        | a sentence about value in replies   |
+| close the deal, concede faster, meet in the middle, split the difference | concession exponent x 1.5    |
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+from pydantic import PrivateAttr
+
+from icl_aif.config import ScenarioConfig
+from icl_aif.models.base import ModelRequest, message_text, reply
+from icl_aif.moderator.prices import standing_offer
+from icl_aif.protocol import opening_turns
+from icl_aif.transcript import Speaker, format_money
+
+_ROUND_OVER = re.compile(r"Round \d+ is over\.")
+
+Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
+STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "tit_for_tat": 1.0}
+
+LEXICON: dict[str, tuple[str, ...]] = {
+    "firm": ("hold firm", "small steps", "smaller concessions", "concede slowly", "patient"),
+    "anchor": ("anchor high", "anchor low", "full asking price", "close to your opening"),
+    "walk": ("walk away", "raise your floor", "lower your ceiling"),
+    "no_early": ("accept too early", "accept the first"),
+    "value": ("quality", "value", "worth", "flaw", "alternative"),
+    "close": ("close the deal", "concede faster", "meet in the middle", "split the difference"),
+}
+
+# How much one mention of a lexicon group moves a player (see the table above).
+FIRM_FACTOR = 0.8  # concession exponent multiplier: firmer
+CLOSE_FACTOR = 1.5  # concession exponent multiplier: readier to close
+WALK_SHIFT = 0.04  # reservation price moved by this share of the opening gap
+
+_REPLIES: dict[Speaker, dict[str, tuple[str, ...]]] = {
+    "seller": {
+        "counter": (
+            "I can't go that low, but I could do {offer}.",
+            "How about {offer}? That is a fair price for it.",
+            "The best I can do right now is {offer}.",
+            "I could come down to {offer}.",
+        ),
+        "hold": (
+            "I'm staying at {offer} for now.",
+            "My price is still {offer}.",
+        ),
+        "accept": (
+            "Deal! {price} it is.",
+            "Alright, {price} works for me. It's yours.",
+            "You have a deal at {price}.",
+        ),
+        "walk": (
+            "Sorry, that is too low for me, so I'll keep the {item}. No deal.",
+            "We are too far apart; I'll walk away. No deal.",
+        ),
+        "value": (
+            "This {item} is well made and will last.",
+            "It is in excellent condition, far nicer than the cheap ones.",
+        ),
+    },
+    "buyer": {
+        "counter": (
+            "That's more than I want to pay. Would you take {offer}?",
+            "I can offer {offer}.",
+            "How about {offer}?",
+            "Could you do {offer}?",
+        ),
+        "hold": (
+            "I'm staying at {offer}.",
+            "{offer} is still my offer.",
+        ),
+        "accept": (
+            "Okay, {price} works. Deal!",
+            "Deal, I'll take it for {price}.",
+            "Fine, {price} it is. I'll take it.",
+        ),
+        "walk": (
+            "That is more than I can spend, so I'll pass. No deal.",
+            "Thanks, but it's too expensive for me. I'll look elsewhere; no deal.",
+        ),
+        "value": (
+            "I have seen similar ones in other shops.",
+            "It is a nice {item}, but it is not new.",
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a scripted player takes from the conversation it receives."""
+
+    own_offers: list[float]
+    rival_offers: list[float]
+    own_turns: int
+    feedback: list[str]
+
+
+def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Reading:
+    """Split the history into the current round and the feedback turns before earlier rounds."""
+    starts = [i for i, m in enumerate(messages) if message_text(m) == first_opener]
+    body_start = starts[-1] if starts else next(
+        (i for i, m in enumerate(messages) if m.type != "system"), len(messages)
+    )
+    feedback: list[str] = []
+    for start in starts[1:]:
+        for message in reversed(messages[:start]):
+            if message.type == "human":
+                feedback.append(message_text(message))
+                break
+    own: list[float] = []
+    rival: list[float] = []
+    own_turns = 0
+    for message in messages[body_start:]:
+        offer = standing_offer(message_text(message))
+        if message.type == "ai":
+            own_turns += 1
+            if offer is not None:
+                own.append(offer)
+        elif message.type == "human" and offer is not None:
+            rival.append(offer)
+    return Reading(own_offers=own, rival_offers=rival, own_turns=own_turns, feedback=feedback)
+
+
+def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
+    """How often each lexicon group is mentioned over all feedback turns."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+
+
+def price_step(list_price: float) -> float:
+    """Offers are whole dollars for small items and coarser for expensive ones."""
+    return float(max(1, 10 ** math.floor(math.log10(max(list_price / 20, 1)))))
+
+
+class ScriptedNegotiator(BaseChatModel):
+    """A rule-based seller or buyer (a simulator, not a language model)."""
+
+    strategy: Strategy
+    side: Speaker
+    scenario: ScenarioConfig
+    seed: int = 0
+    floor: float | None = None
+    ceiling: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        scenario = self.scenario
+        self._rng = random.Random(f"scripted:{self.strategy}:{self.side}:{self.seed}")
+        if self.side == "seller":
+            drawn = scenario.seller_cost + self._rng.uniform(0.15, 0.45) * (
+                scenario.list_price - scenario.seller_cost
+            )
+            self._reservation = self.floor if self.floor is not None else drawn
+        else:
+            budget = scenario.buyer_budget
+            drawn = budget if budget is not None else self._rng.uniform(0.6, 0.95) * scenario.list_price
+            self._reservation = self.ceiling if self.ceiling is not None else drawn
+        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        self._first_opener = opening_turns(scenario)[0]["text"]
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return reply(self.respond(messages))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return reply(self.respond(messages))
+
+    # --- the strategy ---------------------------------------------------------------------
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees."""
+        if messages and messages[-1].type == "human" and self._is_feedback(messages):
+            return "Understood. I will use this feedback in the next round."
+        reading = read_conversation(messages, self._first_opener)
+        lexicon = count_lexicon(reading.feedback)
+        sign = 1.0 if self.side == "seller" else -1.0  # +1: higher is better for me
+        start = self.scenario.list_price if self.side == "seller" else self.scenario.buyer_open
+        reservation = self._tougher_reservation(lexicon["walk"], sign, start)
+        total_turns = self.scenario.max_exchanges
+        turn = reading.own_turns  # my turns so far this round; this one is number turn + 1
+        last_turn = turn + 1 >= total_turns
+        next_offer = self._target(reading, lexicon, turn, total_turns, start, reservation, sign)
+        previous = reading.own_offers[-1] if reading.own_offers else None
+        if previous is not None and sign * (next_offer - previous) > 0:
+            next_offer = previous  # offers only ever move towards the rival
+        rival = reading.rival_offers[-1] if reading.rival_offers else None
+
+        if rival is not None:
+            acceptable_now = sign * (rival - next_offer) >= 0
+            too_early = lexicon["no_early"] > 0 and turn < 2 and not last_turn
+            if acceptable_now and not too_early:
+                return self._say("accept", price=rival, lexicon=lexicon)
+            if last_turn:
+                if sign * (rival - reservation) >= 0:
+                    return self._say("accept", price=rival, lexicon=lexicon)
+                return self._say("walk", lexicon=lexicon)
+        if next_offer == previous:
+            return self._say("hold", offer=next_offer, lexicon=lexicon)
+        return self._say("counter", offer=next_offer, lexicon=lexicon)
+
+    def _is_feedback(self, messages: Sequence[BaseMessage]) -> bool:
+        """True when the last user message is a feedback turn (``Round N is over.``, from
+        ``prompts/round/next_round.txt``): the player is asked to acknowledge, not to bargain."""
+        return _ROUND_OVER.match(message_text(messages[-1])) is not None
+
+    def _tougher_reservation(self, walk_mentions: int, sign: float, start: float) -> float:
+        span = self.scenario.list_price - self.scenario.buyer_open
+        moved = self._reservation + sign * WALK_SHIFT * span * walk_mentions
+        return min(moved, start) if sign > 0 else max(moved, start)
+
+    def _target(
+        self,
+        reading: Reading,
+        lexicon: dict[str, int],
+        turn: int,
+        total_turns: int,
+        start: float,
+        reservation: float,
+        sign: float,
+    ) -> float:
+        step = price_step(self.scenario.list_price)
+        if self.strategy == "tit_for_tat":
+            offer = self._tit_for_tat(reading, start, reservation, sign, step)
+        else:
+            beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+            delay = min(lexicon["anchor"], total_turns - 2)
+            tau = max(0, turn - delay) / max(1, total_turns - 1 - delay)
+            tau = min(1.0, tau)
+            offer = start + (reservation - start) * tau ** (1.0 / max(beta, 0.05))
+            offer += self._rng.uniform(-0.5, 0.5) * step
+        offer = round(offer / step) * step
+        # never beyond the reservation price, never better for me than where I started
+        low, high = sorted((reservation, start))
+        return float(min(max(offer, low), high))
+
+    def _tit_for_tat(
+        self, reading: Reading, start: float, reservation: float, sign: float, step: float
+    ) -> float:
+        if not reading.own_offers:
+            return start
+        mine = reading.own_offers[-1]
+        if len(reading.rival_offers) >= 2:
+            rival_move = abs(reading.rival_offers[-1] - reading.rival_offers[-2])
+        else:
+            rival_move = 0.05 * abs(start - reservation)
+        return mine - sign * max(rival_move, step if rival_move > 0 else 0.0)
+
+    def _say(
+        self,
+        intent: str,
+        *,
+        lexicon: dict[str, int],
+        offer: float | None = None,
+        price: float | None = None,
+    ) -> str:
+        templates = _REPLIES[self.side]
+        values = {
+            "item": self.scenario.item,
+            "offer": format_money(offer) if offer is not None else "",
+            "price": format_money(price) if price is not None else "",
+        }
+        text = self._rng.choice(templates[intent]).format_map(values)
+        if lexicon["value"] and intent in ("counter", "hold"):
+            text = f"{self._rng.choice(templates['value']).format_map(values)} {text}"
+        return text
+
+
+def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
+    """``scripted:<strategy>`` for the seller or buyer role."""
+    if request.name not in STRATEGIES:
+        raise ValueError(
+            f"unknown scripted strategy {request.name!r}; choose one of {', '.join(STRATEGIES)}"
+        )
+    return ScriptedNegotiator(
+        strategy=request.name,  # type: ignore[arg-type]
+        side=request.side,
+        scenario=request.scenario,
+        seed=request.seed,
+        **{k: v for k, v in request.params.items() if k in ("floor", "ceiling")},
+    )

@@ -1,0 +1,617 @@
+"""Find the prices in one utterance and say what role each plays.
+
+Extraction
+----------
+A *price* is a number with a money marker (``$15``, ``15$``, ``$ 15``, ``USD 14``, ``14 USD``,
+``14 dollars``, ``15 bucks``, ``50 cents``, ``$1.2k``), a spelled-out amount with a marker
+(``fifteen dollars``, ``one hundred and twenty dollars``), the spoken pattern ``twelve fifty`` (12.5),
+or a bare number right after a price cue (``how about 15?``, ``I can do 14``).  A dollar amount followed
+by cents (``12 dollars and 50 cents``) is one price.
+
+Roles
+-----
+Each mention gets one kind, checked in this order (the first that applies wins):
+
+``refused``
+    the speaker turns the price down: ``$12 is too low``, ``I can't do $18``, ``No deal at $12``,
+    ``Can you go lower than $15?``, or an echo such as ``$12? No way.``
+``reference``
+    a price that is not on the table: ``I saw one for $14 elsewhere``, ``it cost me $8``,
+    ``these used to go for $25``, ``the shop next door sells them for $11``, ``you offered $12``.
+``conditional``
+    a price tied to extra terms: ``$15 if you buy two``, ``I could do $12 if you pay cash today``.
+    A price inside the condition itself (``If you can do $14, we have a deal``) is an offer.
+``question``
+    a price asked as a question: ``Would you take $13?``, ``Deal at $15?``.
+``offer``
+    anything else: a firm price on the table, including limits (``I can't go lower than $15``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "PriceKind",
+    "PriceMention",
+    "find_prices",
+    "normalize",
+    "sentence_spans",
+    "standing_offer",
+]
+
+PriceKind = Literal["offer", "question", "reference", "conditional", "refused"]
+
+# ---------------------------------------------------------------------------------------------
+# Number words
+# ---------------------------------------------------------------------------------------------
+
+_UNITS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+}
+_TEENS = {
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fourty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_NUMBER_WORDS = [*_UNITS, *_TEENS, *_TENS, "hundred", "thousand"]
+_WORD = r"(?:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+# A run of number words, joined by spaces, hyphens or "and"; "a hundred" counts as well.
+_WORD_RUN_RE = re.compile(
+    rf"\b(?:an?\s+(?=(?:hundred|thousand)\b))?{_WORD}(?:(?:\s+and\s+|[\s-]+){_WORD})*\b",
+    re.IGNORECASE,
+)
+_TOKEN_RE = re.compile(r"[a-z]+", re.IGNORECASE)
+
+_DIGITS_RE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]\d)|(?<![\w.])\.\d{1,2}\b")
+
+# ---------------------------------------------------------------------------------------------
+# Money markers and cues
+# ---------------------------------------------------------------------------------------------
+
+_PREFIX_RE = re.compile(r"(?:US\s?\$|\$|USD|US dollars?)\s?$", re.IGNORECASE)
+_THOUSANDS_SUFFIX_RE = re.compile(r"[kK]\b")
+_DOLLAR_SUFFIX_RE = re.compile(r"\s?(?:\$|USD\b|US dollars?\b|dollars?\b|bucks?\b)", re.IGNORECASE)
+_CENT_SUFFIX_RE = re.compile(r"\s?(?:cents?\b|¢)", re.IGNORECASE)
+_CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
+
+# Words right before a bare number that make it a price ("how about 15", "I can do 14").
+_BARE_CUE_RE = re.compile(
+    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?|\bcounter(?:\s+(?:with|at))?|"
+    r"\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|\bjust|"
+    r"\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget)\s+$",
+    re.IGNORECASE,
+)
+# Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
+_BARE_AFTER_CUE_RE = re.compile(
+    r"\s*(?:and (?:it's|it is|we have|we've got|you've got|you got)|it is\b|it's a deal|"
+    r"is my (?:final|best|last|lowest|bottom|offer|price)|is the (?:best|lowest)|works\b|"
+    r"is fine|is fair|sounds (?:good|fair)|,? final\b|,? firm\b|tops\b|or nothing|obo\b|"
+    r"and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|that|them|both)\b)",
+    re.IGNORECASE,
+)
+# What must not follow a bare number for it to be a price ("5 years", "2 of them", "10%").
+_NOT_MONEY_AFTER_RE = re.compile(
+    r"\s*(?:%|percent|per ?cent|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|"
+    r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|in\b|cm|mm|"
+    r"kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|nd\b|rd\b|x\b|more\b|left\b|"
+    r"others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
+    re.IGNORECASE,
+)
+# After a price: it is a difference, not a price ("fifty off", "$5 more", "$10 cheaper").
+_DELTA_AFTER_RE = re.compile(
+    r"\s*(?:off\b|discount|more\b|less\b|extra\b|cheaper|lower\b|higher\b|difference|apart)"
+)
+_SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
+
+# ---------------------------------------------------------------------------------------------
+# Role cues.  Each list is matched against lower-case text around one mention.
+# ---------------------------------------------------------------------------------------------
+
+# After the price, in the same clause: the speaker turns it down.
+_REFUSED_AFTER = [
+    r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
+    r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|expensive)\b",
+    r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|an option)",
+    r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+"
+    r"(?:\w+\s+)?(?:enough|work|cut it|do it|happen|fly|going to work|acceptable|possible|doable)",
+    r"out of (?:the question|my (?:budget|range|price range))",
+    r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|paid)",
+    r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
+    r"(?:more|less) than i (?:can|want|'m willing|am willing|'d like|would like)",
+    r"\b(?:unreasonable|ridiculous|insulting|absurd|laughable|a joke|a lowball|lowball|"
+    r"a non-starter|non-starter|a no-go|no good|way off|off the table|a dealbreaker|robbery)\b",
+    r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|not even close)",
+    r"^\s*(?:is|'s)\s+(?:a\s+)?no\b",
+    r"(?:i|we) (?:can't|cannot|won't) (?:do|accept|take|go)\b",
+]
+# Before the price, in the same clause, ending right at it: the speaker turns it down.
+_REFUSED_BEFORE = [
+    r"\b(?:can't|cannot|can not|won't|wouldn't|couldn't|will not|would not|could not|unable to|"
+    r"not able to|not willing to|not going to|not gonna|no way (?:i|we)(?:'d|'ll| would| will| can| could)?|"
+    r"refuse to|never|don't want to|do not want to|not about to|not prepared to)\s+"
+    r"(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|agree|consider|justify|"
+    r"afford|spend|drop|come down|go down|go up|budge|settle|settle for|settle on)\b[^$\d]*$",
+    r"\b(?:not|no)\s+(?:at|for|even|with)\s*$",
+    r"\b(?:not|never)\s+(?:paying|spending|buying|selling|giving|accepting|taking|doing|going)\b"
+    r"[^$\d]*$",
+    r"\bno deal (?:at|for|with)\s*$",
+    r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|"
+    r"say no to|can't agree to|won't agree to)\b[^$\d]*$",
+    r"\bnowhere near\s*$",
+    r"\b(?:not|never|no)\s*$",
+]
+# Before the price: a limit ("I can't go lower than $15") is an offer, not a refusal.
+_LIMIT_BEFORE_RE = re.compile(
+    r"\b(?:less|more|lower|higher|cheaper|further|further down|further up|better)\s+than\b|"
+    r"\b(?:below|under|above|over|beyond|past|a penny (?:more|less) than|anything (?:below|under|"
+    r"above|over))\b",
+)
+# In a question, "better/lower than $15" asks for a different price: $15 is turned down.
+_QUESTION_COMPARE_BEFORE_RE = re.compile(
+    r"\b(?:better|lower|less|cheaper|higher|more|further|under|below)\s+(?:than\s+)?(?:that\s+)?$"
+)
+
+# A price the speaker quotes from the other side ("you offered $12", "your $12").
+_QUOTED_BEFORE_RE = re.compile(
+    r"\b(?:you|you've|you'd|you have)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|asked for|wanted|"
+    r"mentioned|quoted|proposed|suggested|put|offer|ask|want|asking|offering|suggesting)\b[^$\d]*$|"
+    r"\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|counter-offer|number|figure|"
+    r"proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
+)
+
+# Before the price, in the same clause: it is a reference price, not an offer.
+_REFERENCE_BEFORE = [
+    r"\b(?:saw|seen|see (?:them|these|those|one|it)|spotted|found|noticed|came across|look(?:ed)? up)\b",
+    r"\bcost(?:s|ed)?\s+(?:me|us|him|her|them|my)\b",
+    r"\b(?:paid|spent|bought|purchased|sold|went for|gone for|retails?|retailed|retailing|msrp)\b",
+    r"\bgot (?:it|this|mine|them|one|these|those|that)\s+for\b",
+    r"\bused to\b",
+    r"\b(?:originally|usually|normally|typically|generally|regularly|often|ordinarily)\b",
+    r"\b(?:sells|goes for|going for|going rate|market (?:price|value|rate)|lists? for|charges?|"
+    r"charging|asks|asking for them)\b",
+    r"\b(?:they|these|those|people|others|folks|stores?|shops?|retailers?|dealers?|sellers?|"
+    r"vendors?|someone|somebody|everyone|everybody|amazon|ebay|craigslist|walmart|target|"
+    r"the guy|other sellers?|next door|across the street|down the (?:street|road))\b"
+    r".*\b(?:sell|sells|selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|"
+    r"charges|charging|price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|"
+    r"are|were|was|had|have|has)\b",
+    r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
+    r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|last time|"
+    r"last (?:week|month|year)|years? ago|before)\b",
+    r"\b(?:compared to|versus|vs\.?|instead of|rather than|up from|down from|from)\s*$",
+]
+# After the price, in the same clause: it is a reference price.
+_REFERENCE_AFTER = [
+    r"^\s*(?:brand\s+)?new\b",
+    r"^[^.?!]{0,40}?\b(?:elsewhere|online|in (?:the )?stores?|at (?:the |a )?(?:store|shop|mall|market)|"
+    r"on (?:amazon|ebay|craigslist|etsy|facebook|marketplace)|down the (?:street|road)|"
+    r"across the street|next door|last (?:week|month|year|time)|\w+ (?:years?|months?|weeks?) ago|"
+    r"back then|at retail|retail|new in|brand new|used to|originally)\b",
+]
+
+# Conditions that attach extra terms to a price (the start of a condition clause).
+_CONDITION_RE = re.compile(
+    r"\b(?:if|as long as|provided(?: that)?|providing|on (?:the )?condition|assuming|only when|"
+    r"when you (?:buy|take|pay|pick|get|grab|purchase|throw)|in exchange for|with the purchase)\b"
+)
+# "if" clauses that add no terms: "if that works", "if you want", "let me know if".
+_SOFT_IF_RE = re.compile(
+    r"\b(?:what|even|as|see|wonder|wondering|know|check|tell me|ask|asking|not sure|unsure|"
+    r"let me know|curious|sure)\s+if\b|"
+    r"\bif (?:you (?:want|like|wish|prefer|insist|please|'d like|would like|agree|accept|"
+    r"are interested|'re interested|are ready|'re ready)|that (?:works|helps|'s okay|'s ok|is okay|"
+    r"is ok|'s fine|is fine|'s alright|sounds good|suits you)|it (?:helps|works)|possible|"
+    r"need be|necessary|so|not|anything|that's too (?:much|high|low|steep)|"
+    r"that's more than|that's still|that's a bit)\b"
+)
+# Bundle / multi-item terms: "$25 for both", "$15 each", "two for $20".
+_BUNDLE_AFTER_RE = re.compile(
+    r"\s*(?:each|apiece|a piece|per (?:item|piece|unit|one)|for (?:both|the two|two|three|four|"
+    r"the pair|the set|the lot|all of them|all three|the bundle|everything|each)|per)\b"
+)
+_BUNDLE_BEFORE_RE = re.compile(
+    r"\b(?:two|three|four|both|pair|bundle|set of \w+)\s+(?:for|at)\s*$|\beach\s+(?:for|at)?\s*$"
+)
+
+# Clause boundaries inside a sentence.
+_CLAUSE_BREAK_RE = re.compile(
+    r",|;|:|\s[-–—]\s|—|\(|\)|\b(?:but|and|so|while|whereas|though|although|however|because|since|"
+    r"yet|then|plus|or)\b"
+)
+_SENTENCE_END_RE = re.compile(r"(?:[.!?…]+|\n+)(?=\s|$|[\"')\]])|[.!?]+$|\n")
+# A sentence that is nothing but an echo of a price: "$12?", "Only $12?!", "Twelve dollars, really?"
+_ECHO_FILLER_RE = re.compile(
+    r"^(?:\W|\b(?:what|only|just|seriously|really|you want|you're asking|huh|hmm|wow|whoa|oh|come on|"
+    r"excuse me|sorry|pardon|for real|that's|that is|is that|a mere)\b)*$"
+)
+_REJECTION_RE = re.compile(
+    r"\b(?:no|nope|too (?:low|high|much|little|steep|expensive|cheap)|no way|not a chance|"
+    r"can't|cannot|won't|ridiculous|insulting|joke|lowball|kidding|come on|not happening|forget it)\b"
+)
+
+_QUESTION_KINDS: frozenset[str] = frozenset({"offer", "question"})
+
+
+@dataclass(frozen=True)
+class PriceMention:
+    """One price in an utterance: its amount in dollars, its span in the text and its role."""
+
+    amount: float
+    start: int
+    end: int
+    kind: PriceKind
+
+
+@dataclass(frozen=True)
+class _Number:
+    value: float
+    start: int
+    end: int
+    is_word: bool
+    pair: bool = False  # "twelve fifty": a spoken dollars-and-cents pair
+
+
+# ---------------------------------------------------------------------------------------------
+# Text helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Lower-case ``text`` and unify quote marks and dashes, keeping every index the same."""
+    table = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "“": '"', "”": '"', "\u00a0": " "})
+    lowered = text.translate(table)
+    # str.lower() can change the length of a few characters; keep such characters as they are.
+    return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in lowered)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into sentences; each span includes its final punctuation.
+
+    A full stop between digits (``$12.50``) does not end a sentence.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END_RE.finditer(text):
+        end = match.end()
+        if end <= start:
+            continue
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = end
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def _sentence_of(spans: list[tuple[int, int]], position: int) -> tuple[int, int]:
+    for start, end in spans:
+        if start <= position < end:
+            return start, end
+    return (0, 0) if not spans else spans[-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers
+# ---------------------------------------------------------------------------------------------
+
+
+def _below_100(words: list[str], i: int) -> tuple[int, int] | None:
+    """Parse 1..99 from ``words[i:]``; return (value, next index)."""
+    if i >= len(words):
+        return None
+    word = words[i]
+    if word in _TENS:
+        value = _TENS[word]
+        if i + 1 < len(words) and words[i + 1] in _UNITS and words[i + 1] != "zero":
+            return value + _UNITS[words[i + 1]], i + 2
+        return value, i + 1
+    if word in _TEENS:
+        return _TEENS[word], i + 1
+    if word in _UNITS:
+        return _UNITS[word], i + 1
+    return None
+
+
+def _below_1000(words: list[str], i: int) -> tuple[int, int] | None:
+    """Parse 1..999 (and "fifteen hundred"-style 1100..9900) from ``words[i:]``."""
+    if i < len(words) and words[i] in ("a", "an") and i + 1 < len(words) and words[i + 1] == "hundred":
+        value, j = 1, i + 1
+    else:
+        head = _below_100(words, i)
+        if head is None:
+            return None
+        value, j = head
+    if j < len(words) and words[j] == "hundred":
+        value *= 100
+        j += 1
+        k = j + 1 if j < len(words) and words[j] == "and" else j
+        tail = _below_100(words, k)
+        if tail is not None:
+            value += tail[0]
+            j = tail[1]
+    return value, j
+
+
+def _parse_words(words: list[str], i: int) -> tuple[int, int] | None:
+    """Parse a whole number from ``words[i:]``, up to the thousands."""
+    if i < len(words) and words[i] in ("a", "an") and i + 1 < len(words) and words[i + 1] == "thousand":
+        value, j = 1, i + 1
+    else:
+        head = _below_1000(words, i)
+        if head is None:
+            return None
+        value, j = head
+    if j < len(words) and words[j] == "thousand":
+        value *= 1000
+        j += 1
+        k = j + 1 if j < len(words) and words[j] == "and" else j
+        tail = _below_1000(words, k)
+        if tail is not None:
+            value += tail[0]
+            j = tail[1]
+    return value, j
+
+
+def _word_numbers(text: str) -> list[_Number]:
+    """Spelled-out numbers in ``text``, including spoken pairs such as "twelve fifty"."""
+    numbers: list[_Number] = []
+    for run in _WORD_RUN_RE.finditer(text):
+        tokens = [(m.group(0).lower(), run.start() + m.start(), run.start() + m.end())
+                  for m in _TOKEN_RE.finditer(run.group(0))]
+        words = [t[0] for t in tokens]
+        i = 0
+        while i < len(words):
+            parsed = _parse_words(words, i)
+            if parsed is None:
+                i += 1
+                continue
+            value, j = parsed
+            start, end = tokens[i][1], tokens[j - 1][2]
+            pair = False
+            # Spoken pairs: a number under 100 followed directly by 10..99.  "twelve fifty" is
+            # 12.50; with a single digit first, "two twenty" is 220 (as "one fifty" is 150).
+            if 1 <= value < 100 and j < len(words) and words[j - 1] != "and":
+                cents = _below_100(words, j)
+                gap = text[end : tokens[j][1]] if j < len(tokens) else ""
+                if cents is not None and 10 <= cents[0] <= 99 and "and" not in gap:
+                    value_f = value * 100 + cents[0] if value < 10 else value + cents[0] / 100
+                    end = tokens[cents[1] - 1][2]
+                    numbers.append(_Number(value_f, start, end, True, pair=True))
+                    i = cents[1]
+                    continue
+            numbers.append(_Number(float(value), start, end, True, pair=pair))
+            i = j
+    return numbers
+
+
+def _digit_numbers(text: str) -> list[_Number]:
+    numbers = []
+    for match in _DIGITS_RE.finditer(text):
+        raw = match.group(0).replace(",", "")
+        numbers.append(_Number(float(raw), match.start(), match.end(), False))
+    return numbers
+
+
+def _money_value(number: _Number, text: str, numbers: list[_Number]) -> tuple[float, int, int] | None:
+    """The dollar amount of ``number`` if it is written as money, with the span of the whole price."""
+    before = text[: number.start]
+    after = text[number.end :]
+    value, start, end = number.value, number.start, number.end
+    marked = number.pair
+    prefix = _PREFIX_RE.search(before[-8:]) if before else None
+    if prefix is not None:
+        marked = True
+        start = number.start - (len(before[-8:]) - prefix.start())
+    if not number.is_word and (k := _THOUSANDS_SUFFIX_RE.match(after)) is not None:
+        value *= 1000
+        end += k.end()
+        after = text[end:]
+    if (cent := _CENT_SUFFIX_RE.match(after)) is not None and prefix is None and not number.pair:
+        return round(value / 100, 2), start, end + cent.end()
+    if (dollar := _DOLLAR_SUFFIX_RE.match(after)) is not None:
+        marked = True
+        end += dollar.end()
+    if not marked:
+        return None
+    # "12 dollars and 50 cents", "$12 and 50 cents"
+    joiner = _CENTS_JOINER_RE.match(text, end)
+    if joiner is not None:
+        for other in numbers:
+            if other.start == joiner.end() and other.value < 100 and not other.pair:
+                cent = _CENT_SUFFIX_RE.match(text, other.end)
+                if cent is not None:
+                    return value + other.value / 100, start, cent.end()
+    return value, start, end
+
+
+def _bare_value(number: _Number, text: str) -> float | None:
+    """The value of an unmarked number that still reads as a price ("how about 15?")."""
+    cued = _BARE_CUE_RE.search(text[max(0, number.start - 25) : number.start])
+    if not cued and not _BARE_AFTER_CUE_RE.match(text, number.end):
+        return None
+    if _NOT_MONEY_AFTER_RE.match(text, number.end):
+        return None
+    if number.is_word and number.value < _SMALL_BARE_WORD_MINIMUM:
+        return None
+    if number.value <= 0:
+        return None
+    return number.value
+
+
+def _raw_prices(text: str) -> list[tuple[float, int, int]]:
+    """Every price in ``text`` as (amount, start, end), without overlaps, in order."""
+    numbers = sorted(_digit_numbers(text) + _word_numbers(text), key=lambda n: n.start)
+    found: list[tuple[float, int, int]] = []
+    for number in numbers:
+        money = _money_value(number, text, numbers)
+        if money is None:
+            bare = _bare_value(number, text)
+            if bare is None:
+                continue
+            money = (bare, number.start, number.end)
+        if _DELTA_AFTER_RE.match(text, money[2]):
+            continue
+        found.append(money)
+    found.sort(key=lambda p: (p[1], -(p[2] - p[1])))
+    result: list[tuple[float, int, int]] = []
+    for amount, start, end in found:
+        if result and start < result[-1][2]:
+            continue
+        result.append((amount, start, end))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Roles
+# ---------------------------------------------------------------------------------------------
+
+
+def _clause_bounds(
+    text: str, sentence: tuple[int, int], start: int, end: int, spans: list[tuple[int, int]]
+) -> tuple[int, int]:
+    """The clause around a mention: between the nearest clause breaks outside any price span."""
+    s_start, s_end = sentence
+    left, right = s_start, s_end
+    for match in _CLAUSE_BREAK_RE.finditer(text, s_start, s_end):
+        if any(a <= match.start() < b for a, b in spans):
+            continue
+        if match.end() <= start:
+            left = match.end()
+        elif match.start() >= end:
+            right = match.start()
+            break
+    return left, right
+
+
+def _any(patterns: list[str], text: str) -> bool:
+    return any(re.search(p, text) for p in patterns)
+
+
+def _condition_kind(
+    text: str, sentence: tuple[int, int], start: int, end: int, spans: list[tuple[int, int]]
+) -> bool:
+    """True when the sentence ties the price at ``start:end`` to a condition outside the price.
+
+    A trailing condition ("$12 if you pay cash") binds the nearest price before it; a leading one
+    ("If you buy two, I'll do $15") binds the prices of the main clause that follows it.
+    """
+    s_start, s_end = sentence
+    for match in _CONDITION_RE.finditer(text, s_start, s_end):
+        soft = _SOFT_IF_RE.search(text, max(s_start, match.start() - 20), min(s_end, match.end() + 40))
+        if soft is not None and soft.start() <= match.start() <= soft.end():
+            continue
+        if match.start() >= end:
+            # trailing: no other price between the mention and the condition
+            if not any(end <= a < match.start() for a, _ in spans):
+                return True
+            continue
+        if any(a < match.start() for a, _ in spans if a >= s_start):
+            continue  # the condition trails an earlier price
+        comma = text.find(",", match.end(), s_end)
+        cond_end = comma if comma != -1 else s_end
+        between = text[cond_end:start]
+        if start >= cond_end and not re.search(r"\b(?:otherwise|else|or)\b", between):
+            return True  # "If you buy two, I'll do $15"
+    return False
+
+
+def _is_echo(sentence_text: str, mention_text: str) -> bool:
+    """A sentence that only repeats a price, asked or exclaimed: "$12?", "Hmm, $750...", "$12?!"."""
+    rest = sentence_text.replace(mention_text, " ", 1)
+    return sentence_text.rstrip().endswith(("?", "?!", "!?", "...", "…")) and bool(
+        _ECHO_FILLER_RE.match(rest)
+    )
+
+
+def _kind(
+    text: str, start: int, end: int, sentences: list[tuple[int, int]], spans: list[tuple[int, int]]
+) -> PriceKind:
+    sentence = _sentence_of(sentences, start)
+    c_start, c_end = _clause_bounds(text, sentence, start, end, spans)
+    before = text[c_start:start]
+    after = text[end:c_end]
+    sentence_text = text[sentence[0] : sentence[1]].strip()
+    is_question = sentence_text.endswith("?") or sentence_text.endswith("?!")
+
+    # refused
+    if _is_echo(sentence_text, text[start:end]):
+        following = text[sentence[1] : sentence[1] + 80]
+        if _REJECTION_RE.search(following) or _REJECTION_RE.search(sentence_text):
+            return "refused"
+        return "question"
+    if _any(_REFUSED_AFTER, after) and not re.search(r"\bnot too\b", after):
+        return "refused"
+    if not _LIMIT_BEFORE_RE.search(before) and _any(_REFUSED_BEFORE, before):
+        return "refused"
+    if is_question and _QUESTION_COMPARE_BEFORE_RE.search(before):
+        return "refused"
+    # reference
+    if _QUOTED_BEFORE_RE.search(before):
+        following = text[end : sentence[1]]
+        if _REJECTION_RE.search(following):
+            return "refused"
+        return "reference"
+    if _any(_REFERENCE_BEFORE, before) or _any(_REFERENCE_AFTER, after):
+        return "reference"
+    # conditional
+    if _condition_kind(text, sentence, start, end, spans):
+        return "conditional"
+    if _BUNDLE_AFTER_RE.match(text, end) or _BUNDLE_BEFORE_RE.search(before):
+        return "conditional"
+    # question
+    if is_question:
+        return "question"
+    return "offer"
+
+
+def find_prices(text: str) -> list[PriceMention]:
+    """Every price mentioned in ``text``, in order, with its amount in dollars and its role.
+
+    >>> [(p.amount, p.kind) for p in find_prices("I saw one for $14 elsewhere. Would you take $12?")]
+    [(14.0, 'reference'), (12.0, 'question')]
+    """
+    lowered = normalize(text)
+    raw = _raw_prices(lowered)
+    sentences = sentence_spans(lowered)
+    spans = [(s, e) for _, s, e in raw]
+    return [
+        PriceMention(round(amount, 2), start, end, _kind(lowered, start, end, sentences, spans))
+        for amount, start, end in raw
+    ]
+
+
+def standing_offer(text: str) -> float | None:
+    """The last price in ``text`` that puts a price on the table (kind ``offer`` or ``question``)."""
+    offers = [m.amount for m in find_prices(text) if m.kind in _QUESTION_KINDS]
+    return offers[-1] if offers else None

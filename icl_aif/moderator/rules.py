@@ -1,0 +1,587 @@
+"""A rule-based moderator: reads a window of turns and decides the state after the last one.
+
+Decision procedure (see ``docs/moderator.md`` for the label definitions)
+-----------------------------------------------------------------------
+1. Read the **last turn** sentence by sentence.  Find
+
+   * an *acceptance*: a strong one ("Deal.", "I'll take it", "You've got yourself a deal", "Sold!",
+     "Fine, $15 it is") or a weak one ("OK.", "Sure.", "Sounds good.", "That works").  An acceptance
+     phrase does not count when it is negated ("no deal", "I can't accept"), asked ("Deal?",
+     "Do we have a deal?"), hypothetical ("I'd take it at $14", "we're close to a deal") or made
+     conditional ("If you can do $14, we have a deal");
+   * an *ending*: a walk-away ("I'll pass", "I'm out", "I'll look elsewhere", "Goodbye") or a final
+     refusal ("No deal.", "Let's leave it there", "This isn't going to work").  Threats ("or I walk",
+     "otherwise I'll pass") and endings followed by a new offer ("I'll pass on $20, but $15 works")
+     do not count.
+
+2. If the turn ends the negotiation and does not (later) accept, the state is ``no_deal`` with reason
+   ``walk_away`` or ``refusal``.  A bare farewell ("Thanks, goodbye") after the other side accepted
+   keeps that deal.
+
+3. If the turn accepts, bind the price (:func:`bind_price`):
+
+   a. the offer-kind price the accepting turn states ("Deal at $15"), provided it is a price the
+      other side put on the table in the window (otherwise the turn is a counter-offer worded as an
+      acceptance and the state stays ``ongoing``);
+   b. else the other side's most recent standing offer in the window (kinds ``offer``/``question``;
+      reference, conditional and refused prices are skipped).  When the other side's latest turn was
+      itself an acceptance ("OK." -> "Great, deal!") the price is what that turn accepted;
+   c. else, when both sides' latest firm prices in the window are equal, that price;
+   d. else ``Verdict("deal", price=None, reason="price_not_found")``.
+
+   A weak acceptance only counts when it answers a price (or an acceptance) in the other side's
+   previous turn, and when the turn does not go on to reject, counter or ask about the price.
+
+4. Without an acceptance phrase, a turn whose firm offer equals the other side's standing offer
+   ("I can't go below $15." -> "$15 then.") is a ``deal`` at that price: both sides have stated it.
+
+5. Anything else is ``ongoing``.
+
+The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check: with a
+``list_price``, prices far outside its range (under 2 % or over 50 times) are ignored when binding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from icl_aif.moderator.prices import (
+    PriceMention,
+    find_prices,
+    normalize,
+    sentence_spans,
+)
+from icl_aif.transcript import Turn, Verdict
+
+__all__ = ["Context", "Reading", "RulesModerator", "bind_price", "decide", "mask_prices", "read_turn"]
+
+# ---------------------------------------------------------------------------------------------
+# Phrase lists.  They are matched against the lower-cased turn in which every price is masked as
+# "$999" (same length), so that PRICE below stands for any price, however it was written.
+# ---------------------------------------------------------------------------------------------
+
+PRICE = r"\$9+"
+# Words that may open a sentence before an acceptance: "But fine, deal.", "Ha, deal!"
+_FILLER = (
+    r"(?:ok|okay|fine|alright|all right|sure|yes|yeah|yep|great|perfect|then|well|but|so|and|oh|"
+    r"ha|haha|hah|ugh|man|wow|hmm|honestly|you know what|in that case|oh well)\W+"
+)
+
+STRONG_ACCEPT = [
+    # "Deal.", "Deal, $15.", "OK, deal!"
+    r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*deal\b(?!\s*-?(?:breaker|with|or))",
+    r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
+    r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|so we)\s*(?:'ve)?\s*"
+    r"(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?a deal\b",
+    r"\bdeal at\b",
+    r"\bdeal,? then\b",
+    r"\b(?:done deal|deal done|deal's done|deal is done)\b",
+    r"\bi (?:accept|agree)\b(?! with| that)",
+    r"\b(?:accepted|agreed)\b",
+    r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) "
+    r"(?:it|that|them|this|the \w+)\b(?! (?:into|under|in mind))",
+    r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
+    r"\b(?:it's|its) (?:all )?yours\b",
+    r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
+    r"\b(?:pleasure doing business|nice doing business|shake on it|let's shake|shake hands|"
+    r"handshake)\b",
+    r"\byou (?:win|drive a hard bargain|twisted my arm)\b",
+    r"\b(?:twist my arm|you've twisted)\b",
+    r"\b(?:let's|let us) (?:do it|do this|do that|go with (?:that|it|" + PRICE + r")|"
+    r"make it happen|close (?:it|the deal)|seal (?:it|the deal)|lock it in|settle (?:on|at))\b",
+    r"\b(?:seal the deal|sealed|settled|lock it in|locked in)\b",
+    r"\b(?:you've got it|you got it)\b",
+    PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
+    r"\bmeet you there\b",
+    r"\bsounds like a deal\b",
+    r"\b(?:when|where) (?:can|should|do) i (?:pick (?:it|them) up|pay|send|come)\b",
+]
+WEAK_ACCEPT = [
+    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|absolutely|perfect|great|"
+    r"excellent|wonderful|awesome|done|agreed|certainly|of course|why not)\b"
+    r"(?!\s+(?:question|point|thing|idea|to|with the))",
+    r"\b(?:sounds|that's|that is|looks|seems) (?:good|great|fair|reasonable|fine|acceptable|"
+    r"perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
+    r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
+    r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
+    r"\bworks for me\b",
+    r"\b(?:fair enough|i can (?:do|live with|work with|accept) (?:that|it)|i'm (?:happy|fine|good|"
+    r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|i'm in|let's go)\b",
+    r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
+]
+# Words just before an acceptance phrase that cancel it.
+NEGATORS_RE = re.compile(
+    r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|"
+    r"want|wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|"
+    r"might|may|maybe|perhaps|if|unless|before|until|whether|or)\b[^.!?]{0,12}$|"
+    # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
+    + PRICE
+    + r"\s*,?\s*and\s*$"
+)
+# Inside the acceptance sentence, before it: the acceptance hangs on a condition.
+CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
+# After a weak acceptance: the turn goes on to resist.
+CONTINUES_RE = re.compile(
+    r"\b(?:but|however|though|although|except|unless|still|instead|meet me|meet in the middle|"
+    r"counter|can you|could you|would you|will you|how about|what about|lower|higher|less|"
+    r"too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
+    r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
+    r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
+    r"sleep on it|consider)\b"
+)
+
+_I_WILL = (
+    r"\bi(?:'ll| will|'m going to| am going to|'m gonna|'ll have to| will have to|"
+    r"'m afraid i'll have to| have to| must|'m going to have to| think i'll|'m gonna have to|"
+    r"'ll just| guess i'll| guess i will| need to| should| better)"
+)
+WALK_AWAY = [
+    _I_WILL + r" (?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
+    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|"
+    r"leave\b(?!\s+(?:it at|it there at|you|the|that|a |my|room))|"
+    r"decline|go elsewhere|look elsewhere|shop elsewhere|shop around|keep looking|"
+    r"keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|for you|until|at))|"
+    r"hold (?:onto|on to) it|find (?:one|another|it|something) elsewhere|"
+    r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
+    r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
+    r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here)",
+    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving|done here|moving on|passing|"
+    r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
+    r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
+    r"from a good))",
+    r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
+    r"thank you anyway|thanks for your time|thank you for your time|"
+    r"never ?mind\b(?!\s+(?:the|that|about))|forget it|forget about it)\b",
+    r"\b(?:goodbye|good bye|bye|farewell|have a (?:good|nice|great) (?:day|one|evening|night|"
+    r"weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
+    r"\b(?:we're|we are) done\b",
+    r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) "
+    r"(?:online|elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
+    r"\b(?:changed my mind|change of plans|don't need (?:it|one|a|the|this)|no longer need|"
+    r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
+    r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
+]
+REFUSAL = [
+    r"\bno deal\b(?!\s+(?:at|for|with|unless|if|yet|" + PRICE + r"))",
+    r"\bno sale\b",
+    r"\b(?:let's|let us|we'll have to|we should|we can|we'll|i'll|i think we should|"
+    r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at " + PRICE + r")|"
+    r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways|"
+    r"agree to disagree)",
+    r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways|"
+    r"end (?:the|this|our) (?:negotiation|conversation|discussion))\b",
+    r"\b(?:can't|cannot|won't|couldn't|unable to|not able to|not going to|never going to|"
+    r"failed to|didn't|did not) (?:make (?:this|it|a deal) work|make a deal|do a deal|"
+    r"strike a deal|come to a deal|reach (?:a deal|an agreement|"
+    r"agreement)|come to (?:an agreement|terms)|agree on (?:a )?price|"
+    r"find (?:a )?(?:middle ground|common ground|price))\b",
+    r"\b(?:this|it|that)(?:'s| is|'s just| is just)? (?:not going to|never going to|not gonna|"
+    r"isn't going to|won't|will never|doesn't|isn't) (?:work|happen)(?: out)?\b"
+    r"(?!\s+(?:for me at|at|for " + PRICE + r"))",
+    r"\b(?:too far apart|not going to happen|not happening|i won't sell|i'm not selling|"
+    r"i will not sell|i'm not buying|i won't buy|i will not buy|i refuse|i'm keeping it|"
+    r"final answer is no|the answer is no|my answer is no)\b",
+    r"\b(?:deal's off|deal is off|offer withdrawn|i withdraw|withdrawing my offer|"
+    r"negotiation is over|this is over|we're finished)\b",
+    r"\b(?:we|you and i)(?: just)? (?:won't|can't|cannot|will not|are not going to|aren't going to|"
+    r"don't|do not|couldn't) (?:agree|see eye to eye|get there|meet)\b",
+]
+# Before an ending phrase: the ending is only a threat or a hypothetical ("or I walk",
+# "otherwise I'll pass", "before I walk away", "I don't want to walk away").
+THREAT_RE = re.compile(
+    r"\b(?:or|otherwise|else|if not|unless|before|might|may|could|would|'d|want to|wants to|"
+    r"wanna|hate to|rather not|not|n't|never|if|or i|about to|ready to|prepared to|"
+    r"have to decide|tempted to|thinking about|considering|close to|rather than|instead of|"
+    r"than|no one|nobody|neither)\b[^.!?]{0,25}$|"
+    # "$71 and we're done": an offer
+    + PRICE
+    + r"\s*,?\s*and\s*$"
+)
+# Farewells that close a round but do not by themselves refuse anything.
+FAREWELL_RE = re.compile(
+    r"\b(?:goodbye|good bye|bye|farewell|have a (?:good|nice|great) (?:day|one|evening|night|"
+    r"weekend)|thanks|thank you|see you|take care|cheers|enjoy)\b"
+)
+
+
+
+# Before an acceptance, inside its sentence: a contrast that starts the accepting clause
+# ("I still think $14 is fair, but fine, deal.").  Prices before it are not what is accepted.
+CONTRAST_RE = re.compile(r"\b(?:but|however|though|although|yet|anyway|still)\b")
+# A turn that hesitates does not agree by repeating a price ("Hmm, $750... let me think.").
+HESITATION_RE = re.compile(
+    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
+    r"consider|sleep on it|get back to you|check with)\b"
+)
+
+_OFFER_KINDS = frozenset({"offer", "question"})
+_TABLE_KINDS = frozenset({"offer", "question", "conditional"})
+_PRICE_TOLERANCE = 0.005
+_SCENARIO_LOW, _SCENARIO_HIGH = 0.02, 50.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one turn
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one turn does: its prices, where it accepts and where it ends the negotiation."""
+
+    text: str  # lower-cased, prices masked (see mask_prices)
+    prices: tuple[PriceMention, ...]
+    strong_accepts: tuple[int, ...]  # positions of strong acceptances
+    weak_accepts: tuple[int, ...]  # positions of weak acceptances
+    accept_regions: tuple[tuple[int, int], ...]  # the clauses that accept
+    ending: int | None  # position of the last walk-away or refusal, or None
+    ending_reason: str | None  # "walk_away" or "refusal"
+    farewell_only: bool  # every ending phrase is a farewell ("Thanks, bye!")
+    has_question: bool  # some sentence ends with "?"
+
+    @property
+    def strong_accept(self) -> int | None:
+        """Position of the first strong acceptance."""
+        return min(self.strong_accepts, default=None)
+
+    @property
+    def weak_accept(self) -> int | None:
+        """Position of the first weak acceptance."""
+        return min(self.weak_accepts, default=None)
+
+    @property
+    def accept(self) -> int | None:
+        """Position of the first acceptance of either strength."""
+        return min((*self.strong_accepts, *self.weak_accepts), default=None)
+
+    @property
+    def reopens(self) -> bool:
+        """A price is put on the table after the ending ("I'll pass on $20, but $15 works")."""
+        return self.ending is not None and any(
+            m.start > self.ending for m in self.prices if m.kind in _OFFER_KINDS
+        )
+
+    def standing_offer(self) -> float | None:
+        """The last offer/question price of the turn."""
+        offers = [m.amount for m in self.prices if m.kind in _OFFER_KINDS]
+        return offers[-1] if offers else None
+
+    def firm_offer(self) -> float | None:
+        """The last price stated as a firm offer (not a question)."""
+        offers = [m.amount for m in self.prices if m.kind == "offer"]
+        return offers[-1] if offers else None
+
+    def stated_prices(self) -> list[float]:
+        """Offer-kind prices inside the accepting clauses, in order ("Deal at $15")."""
+        return [
+            m.amount
+            for m in self.prices
+            if m.kind == "offer" and any(a <= m.start < b for a, b in self.accept_regions)
+        ]
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().rstrip("\"')").endswith(("?", "?!", "!?"))
+
+
+def _acceptances(
+    patterns: list[str], text: str, sentences: list[tuple[int, int]]
+) -> list[tuple[int, tuple[int, int]]]:
+    """Live matches of ``patterns``: (position, accepting clause).
+
+    A match is dead inside a question, after a negator ("no deal", "I can't accept") or after a
+    condition ("If you can do $14, we have a deal").  The accepting clause runs from the last
+    contrast before the match ("..., but fine, deal") to the end of its sentence.
+    """
+    found: list[tuple[int, tuple[int, int]]] = []
+    for start, end in sentences:
+        sentence = text[start:end]
+        if _is_question(sentence):
+            continue
+        for pattern in patterns:
+            for match in re.finditer(pattern, sentence):
+                head = sentence[: match.start()]
+                if NEGATORS_RE.search(head) or CONDITIONAL_RE.search(head):
+                    continue
+                contrasts = [c.end() for c in CONTRAST_RE.finditer(sentence, 0, match.end())]
+                clause_start = start + (contrasts[-1] if contrasts else 0)
+                found.append((start + match.start(), (clause_start, end)))
+                break
+    return found
+
+
+def _ending(text: str, sentences: list[tuple[int, int]]) -> tuple[int | None, str | None, bool]:
+    """Where the turn walks away or refuses to go on: (position, reason, farewell only)."""
+    found: list[tuple[int, str, str]] = []
+    for start, end in sentences:
+        sentence = text[start:end]
+        if _is_question(sentence):
+            continue
+        for reason, patterns in (("refusal", REFUSAL), ("walk_away", WALK_AWAY)):
+            for pattern in patterns:
+                for match in re.finditer(pattern, sentence):
+                    if THREAT_RE.search(sentence[: match.start()]):
+                        continue
+                    found.append((start + match.start(), reason, match.group(0)))
+    if not found:
+        return None, None, False
+    position = max(p for p, _, _ in found)
+    # Leaving is the more specific reason: "I'm walking away. No deal." is a walk-away.
+    reason = "walk_away" if any(r == "walk_away" for _, r, _ in found) else "refusal"
+    farewell_only = all(FAREWELL_RE.search(phrase) for _, _, phrase in found)
+    return position, reason, farewell_only
+
+
+def mask_prices(text: str, prices: Sequence[PriceMention]) -> str:
+    """``text`` with every price replaced by ``$`` and nines of the same length ("$15" -> "$99")."""
+    chars = list(text)
+    for mention in prices:
+        chars[mention.start : mention.end] = "$" + "9" * (mention.end - mention.start - 1)
+    return "".join(chars)
+
+
+def read_turn(text: str) -> Reading:
+    """Read one utterance: its prices, acceptances and endings."""
+    prices = tuple(find_prices(text))
+    lowered = mask_prices(normalize(text), prices)
+    sentences = sentence_spans(lowered)
+    strong = _acceptances(STRONG_ACCEPT, lowered, sentences)
+    weak = _acceptances(WEAK_ACCEPT, lowered, sentences)
+    ending, reason, farewell_only = _ending(lowered, sentences)
+    return Reading(
+        text=lowered,
+        prices=prices,
+        strong_accepts=tuple(p for p, _ in strong),
+        weak_accepts=tuple(p for p, _ in weak),
+        accept_regions=tuple(region for _, region in (*strong, *weak)),
+        ending=ending,
+        ending_reason=reason,
+        farewell_only=farewell_only,
+        has_question=any(_is_question(lowered[a:b]) for a, b in sentences),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# A window being judged
+# ---------------------------------------------------------------------------------------------
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) < _PRICE_TOLERANCE
+
+
+@dataclass(frozen=True)
+class Context:
+    """A window with each turn read, and the optional scenario."""
+
+    window: Sequence[Turn]
+    readings: Sequence[Reading]
+    scenario: Mapping[str, Any] | None = None
+
+    @classmethod
+    def read(cls, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None) -> Context:
+        """Read every turn of ``window``."""
+        return cls(window, [read_turn(turn["text"]) for turn in window], scenario)
+
+    def plausible(self, amount: float) -> bool:
+        """With a list price in the scenario, drop amounts far outside its range."""
+        list_price = (self.scenario or {}).get("list_price")
+        if isinstance(list_price, bool) or not isinstance(list_price, int | float):
+            return True
+        if list_price <= 0:
+            return True
+        return _SCENARIO_LOW * list_price <= amount <= _SCENARIO_HIGH * list_price
+
+    def other_turns(self, index: int) -> list[int]:
+        """Indices of the other side's turns before ``index``, latest first."""
+        speaker = self.window[index]["speaker"]
+        return [j for j in range(index - 1, -1, -1) if self.window[j]["speaker"] != speaker]
+
+    def previous_other(self, index: int) -> int | None:
+        """The other side's latest turn before ``index``."""
+        others = self.other_turns(index)
+        return others[0] if others else None
+
+    def table(self, index: int, depth: int = 0) -> list[float]:
+        """Prices the other side put on the table before ``index``, or agreed to there."""
+        prices: list[float] = []
+        for j in self.other_turns(index):
+            reading = self.readings[j]
+            prices += [m.amount for m in reading.prices if m.kind in _TABLE_KINDS]
+            if reading.accept is not None and depth < len(self.window):
+                agreed = bind_price(self, j, depth + 1)
+                if agreed is not None:
+                    prices.append(agreed)
+        return [p for p in prices if self.plausible(p)]
+
+    def stated(self, index: int) -> list[float]:
+        """Plausible prices stated in the accepting clauses of turn ``index``."""
+        return [p for p in self.readings[index].stated_prices() if self.plausible(p)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Binding a price
+# ---------------------------------------------------------------------------------------------
+
+
+def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
+    """The price that the acceptance at turn ``index`` binds to (step 3 of the module doc)."""
+    stated = ctx.stated(index)
+    if stated:
+        table = ctx.table(index, _depth)
+        for amount in stated:
+            if any(_same(amount, t) for t in table):
+                return amount
+        if not table:
+            return stated[0]
+    for j in ctx.other_turns(index):
+        offer = ctx.readings[j].standing_offer()
+        if offer is not None and ctx.plausible(offer):
+            return offer
+        if ctx.readings[j].accept is not None and _depth < len(ctx.window):
+            confirmed = bind_price(ctx, j, _depth + 1)
+            if confirmed is not None:
+                return confirmed
+    return _matching_firm_prices(ctx, index)
+
+
+def _latest_firm(ctx: Context, upto: int, speaker: str) -> float | None:
+    for j in range(upto, -1, -1):
+        if ctx.window[j]["speaker"] != speaker:
+            continue
+        offer = ctx.readings[j].firm_offer()
+        if offer is not None and ctx.plausible(offer):
+            return offer
+    return None
+
+
+def _matching_firm_prices(ctx: Context, index: int) -> float | None:
+    """Both sides' latest firm prices up to ``index``, when they are equal."""
+    seller = _latest_firm(ctx, index, "seller")
+    buyer = _latest_firm(ctx, index, "buyer")
+    if seller is not None and buyer is not None and _same(seller, buyer):
+        return seller
+    return None
+
+
+def _counter_offer(ctx: Context, index: int) -> bool:
+    """The accepting clause names its own price, unlike any the other side put on the table."""
+    stated = ctx.stated(index)
+    if not stated:
+        return False
+    table = ctx.table(index)
+    return bool(table) and not any(_same(s, t) for s in stated for t in table)
+
+
+# ---------------------------------------------------------------------------------------------
+# Deciding
+# ---------------------------------------------------------------------------------------------
+
+
+def _weak_accept_counts(ctx: Context, index: int) -> bool:
+    """A weak "OK." counts only if it answers a price or an acceptance and does not push back."""
+    reading = ctx.readings[index]
+    position = reading.weak_accept
+    if position is None or CONTINUES_RE.search(reading.text, position):
+        return False
+    if any(
+        m.kind in {"refused", "conditional"} or (m.kind == "question" and m.start > position)
+        for m in reading.prices
+    ):
+        return False
+    previous = ctx.previous_other(index)
+    if previous is None:
+        return False
+    prev = ctx.readings[previous]
+    return prev.standing_offer() is not None or prev.accept is not None
+
+
+def _accepts(ctx: Context, index: int) -> bool:
+    """Turn ``index`` accepts (a strong acceptance, or a weak one that counts)."""
+    if ctx.readings[index].strong_accept is not None:
+        return True
+    return _weak_accept_counts(ctx, index)
+
+
+def _puts_price_on_table(reading: Reading) -> bool:
+    return reading.standing_offer() is not None or reading.has_question
+
+
+def decide(ctx: Context, last: int) -> Verdict:
+    """The state after turn ``last`` of the context's window (steps 1-5 of the module doc)."""
+    reading = ctx.readings[last]
+    accepts = _accepts(ctx, last)
+
+    if reading.ending is not None and not reading.reopens:
+        if reading.farewell_only:
+            if accepts:
+                return _deal(ctx, last)
+            return _carry_over(ctx, last, default=Verdict("no_deal", reason="walk_away"))
+        strong = reading.strong_accept
+        if strong is None or strong < reading.ending:
+            return Verdict("no_deal", reason=reading.ending_reason)
+
+    if accepts:
+        if _counter_offer(ctx, last):
+            return Verdict("ongoing", reason="counter-offer")
+        return _deal(ctx, last)
+
+    # Step 4: the last turn states the other side's standing offer as its own firm price.
+    firm = reading.firm_offer()
+    previous = ctx.previous_other(last)
+    if (
+        firm is not None
+        and previous is not None
+        and not reading.has_question
+        and not HESITATION_RE.search(reading.text)
+        and ctx.plausible(firm)
+    ):
+        other = ctx.readings[previous].standing_offer()
+        if other is not None and _same(firm, other):
+            return Verdict("deal", price=firm, reason="both sides stated the price")
+
+    # A turn that neither offers, asks, accepts nor ends keeps a finished round finished
+    # ("I'll pass." -> "Alright, no problem. Take care!").
+    return _carry_over(ctx, last, default=Verdict("ongoing"))
+
+
+def _carry_over(ctx: Context, last: int, default: Verdict) -> Verdict:
+    """The state before turn ``last`` if the round was already over, else ``default``."""
+    reading = ctx.readings[last]
+    if _puts_price_on_table(reading) or HESITATION_RE.search(reading.text):
+        return Verdict("ongoing") if default.state == "no_deal" else default
+    if last > 0:
+        before = decide(ctx, last - 1)
+        if before.terminal:
+            return before
+    return default
+
+
+def _deal(ctx: Context, index: int) -> Verdict:
+    price = bind_price(ctx, index)
+    if price is None:
+        return Verdict("deal", price=None, reason="price_not_found")
+    return Verdict("deal", price=price, reason="acceptance")
+
+
+class RulesModerator:
+    """Keyword-and-price rules that label the state after the last turn of a window."""
+
+    name = "rules"
+
+    def classify(
+        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
+    ) -> Verdict:
+        """Decide ``ongoing``, ``deal`` (with its price) or ``no_deal`` after the last turn."""
+        if not window:
+            return Verdict("ongoing", reason="empty window")
+        return decide(Context.read(window, scenario), len(window) - 1)
+
+    async def aclassify(
+        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
+    ) -> Verdict:
+        """Async twin of :meth:`classify`."""
+        return self.classify(window, scenario)

@@ -1,0 +1,184 @@
+"""The node functions that the graphs wire together.
+
+Nodes read plain state, ask :mod:`icl_aif.protocol` what each role sees, call models through
+:func:`icl_aif.calls.call_model`, and return plain updates. They never import a vendor SDK.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+
+from icl_aif import protocol
+from icl_aif.calls import ModelCallError, call_model
+from icl_aif.context import GameContext, context_of
+from icl_aif.feedback import give_feedback
+from icl_aif.protocol import Message, RoundRecord
+from icl_aif.state import RoundState, RunState
+from icl_aif.transcript import Speaker, Turn, other_side
+
+# --- one round ----------------------------------------------------------------------------
+
+
+def open_round(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Put the scripted opening lines on the table."""
+    ctx = context_of(runtime.context)
+    return {"turns": protocol.opening_turns(ctx.config.scenario), "status": "ongoing"}
+
+
+def speaker_node(side: Speaker) -> Any:
+    """The node in which ``side`` says its next line."""
+
+    async def speak(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        ctx = context_of(runtime.context)
+        config = ctx.config
+        turns = state.get("turns", [])
+        if side == config.improve:
+            messages = protocol.improved_view(state.get("history", []), side, turns)
+        else:
+            messages = protocol.rival_view(ctx.prompts, config.scenario, side, turns)
+        try:
+            text = await call_model(ctx, side, state["round"], messages)
+        except ModelCallError as exc:
+            return {"status": None, "error": str(exc)}
+        return {"turns": [Turn(speaker=side, text=text)]}
+
+    speak.__name__ = f"speak_{side}"
+    return speak
+
+
+async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Classify the round after the last utterance; reaching the cap is no deal, never a deal."""
+    ctx = context_of(runtime.context)
+    turns = state["turns"]
+    window = protocol.moderator_window(turns, ctx.config.roles.moderator.window)
+    verdict = await ctx.judge.aclassify(window, ctx.scenario_info)
+    if verdict.terminal:
+        return {"status": verdict.state, "price": verdict.price, "reason": verdict.reason}
+    if len(turns) >= 2 * ctx.config.scenario.max_exchanges:
+        return {"status": "no_deal", "price": None, "reason": "cap"}
+    return {"status": "ongoing"}
+
+
+def route_after_speech(state: RoundState) -> Literal["moderate", "__end__"]:
+    """A failed model call ends the round with an error; otherwise the moderator reads it."""
+    return END if state.get("error") else "moderate"
+
+
+def route_turn(state: RoundState) -> str:
+    """After the openers or the moderator: the next speaker, or the end of the round."""
+    if state.get("status") != "ongoing":
+        return END
+    return other_side(state["turns"][-1]["speaker"])
+
+
+def round_record(state: RoundState) -> RoundRecord:
+    """The finished round as it is stored."""
+    error = state.get("error")
+    return RoundRecord(
+        round=state["round"],
+        turns=list(state.get("turns", [])),
+        outcome="error" if error else state["status"],  # type: ignore[typeddict-item]
+        price=None if error else state.get("price"),
+        reason=error or state.get("reason"),
+    )
+
+
+# --- one run: rounds with feedback in between ------------------------------------------------
+
+
+def start_run(state: RunState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """The improved player's history starts with its brief."""
+    ctx = context_of(runtime.context)
+    if state.get("history"):
+        return {}
+    side = ctx.config.improve
+    return {
+        "history": protocol.initial_history(ctx.prompts, ctx.config.scenario, side),
+        "rounds": [],
+        "error": None,
+    }
+
+
+def play_round_node(round_graph: Any) -> Any:
+    """The node that plays the next round through the round graph."""
+
+    async def play_round(
+        state: RunState, runtime: Runtime[GameContext], config: RunnableConfig
+    ) -> dict[str, Any]:
+        rounds = state.get("rounds", [])
+        result = await round_graph.ainvoke(
+            {"round": len(rounds) + 1, "history": state["history"], "turns": []},
+            config=config,
+            context=runtime.context,
+        )
+        record = round_record(result)
+        update: dict[str, Any] = {"rounds": [*rounds, record]}
+        if record["outcome"] == "error":
+            update["error"] = record["reason"]
+        return update
+
+    return play_round
+
+
+def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> Literal["feedback", "__end__"]:
+    """Feedback follows every round but the last; an error ends the run."""
+    ctx = context_of(runtime.context)
+    if state.get("error") or len(state["rounds"]) >= ctx.config.rounds:
+        return END
+    return "feedback"
+
+
+async def feedback(state: RunState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Feedback on the improved player's last round, from the configured source."""
+    ctx = context_of(runtime.context)
+    rounds = state["rounds"]
+    try:
+        given = await give_feedback(ctx, rounds)
+    except ModelCallError as exc:
+        return {"error": str(exc)}
+    last = RoundRecord(
+        **rounds[-1],
+        feedback=given.text,
+        feedback_source=given.source,
+        suggestions=given.suggestions,
+    )
+    return {"rounds": [*rounds[:-1], last]}
+
+
+def route_after_feedback(state: RunState) -> Literal["next_round", "__end__"]:
+    """An error in the feedback step ends the run."""
+    return END if state.get("error") else "next_round"
+
+
+async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """Tell the improved player the result, the feedback and the goal; take its acknowledgement."""
+    ctx = context_of(runtime.context)
+    config = ctx.config
+    rounds = state["rounds"]
+    last = rounds[-1]
+    instruction = protocol.next_round_instruction(ctx.prompts, config, rounds, last.get("feedback"))
+    if config.acknowledgement == "generated":
+        asked: list[Message] = [
+            *protocol.improved_view(state["history"], config.improve, last["turns"]),
+            Message(role="user", content=instruction),
+        ]
+        try:
+            acknowledgement = await call_model(ctx, config.improve, last["round"], asked)
+        except ModelCallError as exc:
+            return {"error": str(exc)}
+    else:
+        acknowledgement = protocol.scripted_acknowledgement(ctx.prompts, config, rounds)
+    record = RoundRecord(**last, instruction=instruction, acknowledgement=acknowledgement)
+    return {
+        "rounds": [*rounds[:-1], record],
+        "history": protocol.carry_round(state["history"], config.improve, record),
+    }
+
+
+def route_after_next_round(state: RunState) -> Literal["play_round", "__end__"]:
+    """Back to the table, unless the acknowledgement failed."""
+    return END if state.get("error") else "play_round"

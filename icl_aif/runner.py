@@ -1,0 +1,108 @@
+"""Scheduling runs: ``concurrency`` games in flight, each recorded the moment it finishes.
+
+Nothing here knows about prices or prompts: a game is the run graph invoked with its context.
+Every game derives its randomness from the experiment seed and its index, so results do not
+depend on the concurrency or on the order in which games finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from icl_aif.config import ExperimentConfig
+from icl_aif.context import GameContext, build_moderator
+from icl_aif.graphs import build_run_graph
+from icl_aif.metrics import summarize
+from icl_aif.records import RunWriter, base_manifest, now, read_games
+from icl_aif.report import summary_markdown
+from icl_aif.templates import PromptLibrary
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Where a run was written and its summary."""
+
+    directory: Path
+    summary: dict[str, Any]
+
+
+async def play_game(ctx: GameContext) -> dict[str, Any]:
+    """Play one run of the multi-round experiment and return its ``games.jsonl`` record."""
+    started = now()
+    try:
+        state = await build_run_graph().ainvoke({}, context=ctx)
+        rounds, error = state.get("rounds", []), state.get("error")
+    except Exception as exc:  # a defect, not a model failure: keep the other games going
+        logger.exception("game %s failed", ctx.game_id)
+        rounds, error = [], f"{type(exc).__name__}: {exc}"
+    return {
+        "game_id": ctx.game_id,
+        "seed": ctx.seed,
+        "status": "error" if error else "complete",
+        "error": error,
+        "rounds": rounds,
+        "started_at": started,
+        "finished_at": now(),
+    }
+
+
+def preflight(config: ExperimentConfig, prompts: PromptLibrary) -> None:
+    """Build game 0's models and render its briefs, so bad model strings fail before any game."""
+    GameContext(config=config, index=0, prompts=prompts)
+
+
+async def run_experiment(
+    config: ExperimentConfig,
+    directory: Path,
+    *,
+    overrides: list[str] | None = None,
+    config_file: str | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Play ``config.runs`` games into ``directory`` and write the summary."""
+    prompts = PromptLibrary()
+    preflight(config, prompts)
+    writer = RunWriter(directory)
+    writer.create(config, base_manifest(config, prompts.root, overrides or [], config_file))
+    moderator = build_moderator(config)
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(config.runs):
+        queue.put_nowait(index)
+
+    async def worker() -> None:
+        while True:
+            try:
+                index = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+            game = await play_game(ctx)
+            writer.append_game(game, ctx.calls)
+            if progress is not None:
+                progress(1)
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, config.runs))))
+    finally:
+        writer.close()
+    summary = summarize(
+        read_games(directory),
+        rounds=config.rounds,
+        runs=config.runs,
+        improve=config.improve,
+        openers=len(config.scenario.openers),
+        seed=config.seed,
+    )
+    writer.finish(summary, summary_markdown(summary, config.name))
+    writer.manifest.update(finished_at=now(), status="finished")
+    writer.write_manifest()
+    return RunResult(directory=directory, summary=summary)

@@ -1,0 +1,29 @@
+"""Graph state: the transcript, offers, feedback and outcomes only, all plain data."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from icl_aif.protocol import Message, RoundRecord
+from icl_aif.transcript import State, Turn
+
+
+class RoundState(TypedDict, total=False):
+    """One round being played (``graphs/negotiation.py``)."""
+
+    round: int
+    history: list[Message]  # the improved player's carried history before this round
+    turns: Annotated[list[Turn], operator.add]
+    status: State | None
+    price: float | None
+    reason: str | None
+    error: str | None
+
+
+class RunState(TypedDict, total=False):
+    """One run: rounds with feedback in between (``graphs/icl_aif.py``)."""
+
+    history: list[Message]
+    rounds: list[RoundRecord]
+    error: str | None

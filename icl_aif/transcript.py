@@ -1,0 +1,58 @@
+"""Plain-data pieces of a negotiation: turns, the moderator's verdicts, and money formatting.
+
+Everything here is JSON-serialisable so that graph state, checkpoints and run records stay simple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, TypedDict
+
+Speaker = Literal["seller", "buyer"]
+SPEAKERS: tuple[Speaker, Speaker] = ("seller", "buyer")
+
+State = Literal["ongoing", "deal", "no_deal"]
+STATES: tuple[State, ...] = ("ongoing", "deal", "no_deal")
+
+Outcome = Literal["deal", "no_deal", "error"]
+
+
+class Turn(TypedDict):
+    """One utterance in a round: who said it and what they said."""
+
+    speaker: Speaker
+    text: str
+
+
+def other_side(speaker: Speaker) -> Speaker:
+    """The rival of ``speaker``."""
+    return "buyer" if speaker == "seller" else "seller"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The moderator's reading of a window of turns.
+
+    ``price`` is set only for ``deal`` (and may still be ``None`` when no price could be bound).
+    ``reason`` says why: for ``no_deal`` one of ``walk_away``, ``refusal``, ``cap``; free text otherwise.
+    """
+
+    state: State
+    price: float | None = None
+    reason: str | None = None
+
+    @property
+    def terminal(self) -> bool:
+        """True when the round is over."""
+        return self.state != "ongoing"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as plain data."""
+        return asdict(self)
+
+
+def format_money(amount: float) -> str:
+    """``20`` -> ``$20``, ``16.5`` -> ``$16.50``, ``1200`` -> ``$1,200``."""
+    if float(amount).is_integer():
+        return f"${int(amount):,}"
+    return f"${amount:,.2f}"

@@ -1,0 +1,41 @@
+"""Shared helpers for the test suite (all offline)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.records import read_games
+from icl_aif.runner import RunResult, run_experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "experiments" / "quickstart.yaml"
+
+
+def run(config: ExperimentConfig, directory: Path) -> RunResult:
+    """Play an experiment synchronously."""
+    return asyncio.run(run_experiment(config, directory))
+
+
+def quickstart(*overrides: str) -> ExperimentConfig:
+    """The quickstart config with overrides."""
+    return load_config(QUICKSTART, list(overrides))
+
+
+def games_without_times(directory: Path) -> list[dict[str, Any]]:
+    """games.jsonl with the timestamps removed."""
+    games = read_games(directory)
+    for game in games:
+        game.pop("started_at")
+        game.pop("finished_at")
+    return games
+
+
+@pytest.fixture
+def small_run(tmp_path: Path) -> RunResult:
+    """A finished quickstart run of 6 runs x 3 rounds."""
+    return run(quickstart("runs=6", "rounds=3", "concurrency=3"), tmp_path / "run")
