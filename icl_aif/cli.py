@@ -35,7 +35,9 @@ SetOption = Annotated[
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="Experiment YAML file.")],
-    out: Annotated[Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
+    ] = None,
     set_: SetOption = None,
 ) -> None:
     """Play an experiment and print the per-round table."""
@@ -64,7 +66,9 @@ def run(
                 progress=lambda n: bar.advance(task, n),
             )
         )
-    console.print(round_table(result.summary, title=f"{experiment.name} ({experiment.improve} improved)"))
+    console.print(
+        round_table(result.summary, title=f"{experiment.name} ({experiment.improve} improved)")
+    )
     console.print(LEGEND, style="dim")
     console.print(f"Run written to {result.directory}")
 

@@ -50,7 +50,10 @@ class ScenarioConfig(_Strict):
         None, gt=0, description="The most the buyer may pay (private); none means no stated budget."
     )
     max_exchanges: int = Field(
-        10, ge=2, le=100, description="Seller-buyer pairs per round, openers included; then no deal."
+        10,
+        ge=2,
+        le=100,
+        description="Seller-buyer pairs per round, openers included; then no deal.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
 

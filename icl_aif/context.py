@@ -26,7 +26,9 @@ class Moderator(Protocol):
 
     name: str
 
-    async def aclassify(self, window: list[Turn], scenario: dict[str, Any] | None = None) -> Verdict:
+    async def aclassify(
+        self, window: list[Turn], scenario: dict[str, Any] | None = None
+    ) -> Verdict:
         """The state after the window's last turn."""
         ...
 
@@ -76,7 +78,11 @@ class GameContext:
         config = self.config
         self.game_id = game_id_for(self.index)
         self.seed = derive_seed(config.seed, "game", self.index)
-        roles = {"seller": config.roles.seller, "buyer": config.roles.buyer, "critic": config.roles.critic}
+        roles = {
+            "seller": config.roles.seller,
+            "buyer": config.roles.buyer,
+            "critic": config.roles.critic,
+        }
         needed = [r for r in PLAYER_ROLES if r != "critic" or config.feedback.source == "ai"]
         for role in needed:
             if role not in self.models:

@@ -48,7 +48,11 @@ def load_pool(path: Path) -> tuple[str, ...]:
 def pool_path(ctx: GameContext) -> Path:
     """The configured pool, or the shipped pool for the improved side."""
     configured = ctx.config.feedback.pool
-    return configured if configured is not None else ctx.prompts.root / "feedback" / f"{ctx.config.improve}_pool.txt"
+    return (
+        configured
+        if configured is not None
+        else ctx.prompts.root / "feedback" / f"{ctx.config.improve}_pool.txt"
+    )
 
 
 async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:

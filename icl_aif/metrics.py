@@ -90,7 +90,6 @@ def summarize(
         for g in games
         if len(g["rounds"]) == rounds and all(r["outcome"] == "deal" for r in g["rounds"])
     ]
-    common = {"improve": improve, "openers": openers, "seed": seed}
     return {
         "runs": runs,
         "finished_runs": len(games),
@@ -98,10 +97,15 @@ def summarize(
         "effective_runs": len(effective),
         "improve": improve,
         "per_round": [
-            round_metrics(games, k, total_runs=len(games), **common) for k in range(1, rounds + 1)
+            round_metrics(
+                games, k, total_runs=len(games), improve=improve, openers=openers, seed=seed
+            )
+            for k in range(1, rounds + 1)
         ],
         "per_round_effective": [
-            round_metrics(effective, k, total_runs=len(effective), **common)
+            round_metrics(
+                effective, k, total_runs=len(effective), improve=improve, openers=openers, seed=seed
+            )
             for k in range(1, rounds + 1)
         ],
     }

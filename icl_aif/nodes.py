@@ -6,7 +6,7 @@ Nodes read plain state, ask :mod:`icl_aif.protocol` what each role sees, call mo
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
@@ -63,7 +63,7 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     return {"status": "ongoing"}
 
 
-def route_after_speech(state: RoundState) -> Literal["moderate", "__end__"]:
+def route_after_speech(state: RoundState) -> str:
     """A failed model call ends the round with an error; otherwise the moderator reads it."""
     return END if state.get("error") else "moderate"
 
@@ -124,7 +124,7 @@ def play_round_node(round_graph: Any) -> Any:
     return play_round
 
 
-def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> Literal["feedback", "__end__"]:
+def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> str:
     """Feedback follows every round but the last; an error ends the run."""
     ctx = context_of(runtime.context)
     if state.get("error") or len(state["rounds"]) >= ctx.config.rounds:
@@ -149,7 +149,7 @@ async def feedback(state: RunState, runtime: Runtime[GameContext]) -> dict[str, 
     return {"rounds": [*rounds[:-1], last]}
 
 
-def route_after_feedback(state: RunState) -> Literal["next_round", "__end__"]:
+def route_after_feedback(state: RunState) -> str:
     """An error in the feedback step ends the run."""
     return END if state.get("error") else "next_round"
 
@@ -179,6 +179,6 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
     }
 
 
-def route_after_next_round(state: RunState) -> Literal["play_round", "__end__"]:
+def route_after_next_round(state: RunState) -> str:
     """Back to the table, unless the acknowledgement failed."""
     return END if state.get("error") else "play_round"

@@ -65,9 +65,7 @@ def scenario_values(scenario: ScenarioConfig) -> dict[str, Any]:
 def opening_turns(scenario: ScenarioConfig) -> list[Turn]:
     """The scripted lines that open every round."""
     values = scenario_values(scenario)
-    return [
-        Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers
-    ]
+    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
 
 
 def player_brief(prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker) -> str:
@@ -92,12 +90,16 @@ def turns_as_messages(side: Speaker, turns: Sequence[Turn]) -> list[Message]:
     ]
 
 
-def initial_history(prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker) -> list[Message]:
+def initial_history(
+    prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker
+) -> list[Message]:
     """The improved player's history before round 1: its brief only."""
     return [Message(role="system", content=player_brief(prompts, scenario, side))]
 
 
-def improved_view(history: Sequence[Message], side: Speaker, turns: Sequence[Turn]) -> list[Message]:
+def improved_view(
+    history: Sequence[Message], side: Speaker, turns: Sequence[Turn]
+) -> list[Message]:
     """What the improved player receives: its whole carried history, then the current round."""
     return [*history, *turns_as_messages(side, turns)]
 
@@ -132,11 +134,15 @@ def anchor_price(
         candidates = [rounds[0]]
     else:
         candidates = list(rounds)
-    deals = [(r["price"], r["round"]) for r in candidates if r.get("outcome") == "deal" and r.get("price") is not None]
+    deals = [
+        (r["price"], r["round"])
+        for r in candidates
+        if r.get("outcome") == "deal" and r.get("price") is not None
+    ]
     if not deals:
         return None
     pick = max if improve == "seller" else min
-    price, number = pick(deals, key=lambda d: (d[0], -d[1]))  # type: ignore[arg-type,return-value]
+    price, number = pick(deals, key=lambda d: (d[0], -d[1]))
     return float(price), int(number)  # type: ignore[arg-type]
 
 
@@ -216,9 +222,7 @@ def scripted_acknowledgement(
     return prompts.render("round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim)
 
 
-def carry_round(
-    history: Sequence[Message], side: Speaker, record: RoundRecord
-) -> list[Message]:
+def carry_round(history: Sequence[Message], side: Speaker, record: RoundRecord) -> list[Message]:
     """The improved player's history after a round: the round, the feedback turn, the acknowledgement."""
     carried = [*history, *turns_as_messages(side, record["turns"])]
     if record.get("instruction"):

@@ -104,7 +104,9 @@ class RunWriter:
             self.directory.mkdir(parents=True, exist_ok=True)
             (self.directory / CONFIG).write_text(config_to_yaml(config), encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot write the run directory {self.directory}: {exc.strerror}") from None
+            raise UsageError(
+                f"cannot write the run directory {self.directory}: {exc.strerror}"
+            ) from None
         self.manifest = manifest
         self.write_manifest()
         self._games = (self.directory / GAMES).open("a", encoding="utf-8")
@@ -174,7 +176,9 @@ def base_manifest(
     roles = config.roles
     prompts = {f"prompts/{k}": v for k, v in hash_files(prompts_root).items()}
     if config.feedback.pool is not None and config.feedback.pool.is_file():
-        prompts[str(config.feedback.pool)] = hashlib.sha256(config.feedback.pool.read_bytes()).hexdigest()
+        prompts[str(config.feedback.pool)] = hashlib.sha256(
+            config.feedback.pool.read_bytes()
+        ).hexdigest()
     return {
         "name": config.name,
         "icl_aif_version": __version__,

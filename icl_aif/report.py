@@ -57,6 +57,7 @@ def round_table(summary: dict[str, Any], title: str | None = None) -> Table:
 
 def summary_markdown(summary: dict[str, Any], name: str) -> str:
     """``summary.md``: both per-round tables as Markdown."""
+
     def table(per_round: Sequence[dict[str, Any]]) -> list[str]:
         header = "| " + " | ".join(h for h, _ in COLUMNS) + " |"
         rule = "|" + "---|" * len(COLUMNS)

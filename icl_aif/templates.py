@@ -50,7 +50,11 @@ class PromptLibrary:
 def render_strict(template: str, values: dict[str, Any], source: str = "template") -> str:
     """``str.format`` that names the template and the missing field instead of a bare KeyError."""
     missing = sorted(
-        {field.split(".")[0].split("[")[0] for _, field, _, _ in _FORMATTER.parse(template) if field}
+        {
+            field.split(".")[0].split("[")[0]
+            for _, field, _, _ in _FORMATTER.parse(template)
+            if field
+        }
         - values.keys()
     )
     if missing:

@@ -15,7 +15,11 @@ CLI = Path(sys.executable).parent / "icl-aif"
 
 def icl_aif(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(CLI), *map(str, args)], capture_output=True, text=True, timeout=300, cwd=cwd,
+        [str(CLI), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
         env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "HOME": str(cwd)},
     )
 
@@ -40,15 +44,21 @@ def test_run_then_report(tmp_path: Path) -> None:
     [
         (("run", "missing.yaml"), "error: missing.yaml: no such config file"),
         (("run", QUICKSTART, "--set", "runz=1"), "unknown field 'runz'"),
-        (("run", QUICKSTART, "--set", "roles.seller.model=nosuch:model"),
-         "unknown provider 'nosuch'; known providers: scripted, replay"),
-        (("run", QUICKSTART, "--set", "roles.seller.model=scripted:stubborn"),
-         "roles.seller.model 'scripted:stubborn': unknown scripted strategy 'stubborn'; choose one of"),
+        (
+            ("run", QUICKSTART, "--set", "roles.seller.model=nosuch:model"),
+            "unknown provider 'nosuch'; known providers: scripted, replay",
+        ),
+        (
+            ("run", QUICKSTART, "--set", "roles.seller.model=scripted:stubborn"),
+            "roles.seller.model 'scripted:stubborn': unknown scripted strategy 'stubborn'; choose one of",
+        ),
         (("run", QUICKSTART, "--set", "roles.seller.model=gpt-4"), "write provider:model"),
         (("report", "nowhere"), "nowhere/summary.json: no such file"),
         (("moderator-eval", "missing.jsonl"), "missing.jsonl"),
-        (("moderator-eval", "tests/data/moderator_windows.jsonl", "--moderator", "oracle"),
-         "--moderator 'oracle': allowed values: rules"),
+        (
+            ("moderator-eval", "tests/data/moderator_windows.jsonl", "--moderator", "oracle"),
+            "--moderator 'oracle': allowed values: rules",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:

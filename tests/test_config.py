@@ -29,7 +29,12 @@ def test_defaults_follow_the_paper() -> None:
 def test_overrides_are_typed_and_nested() -> None:
     config = load_config(
         QUICKSTART,
-        ["runs=3", "roles.buyer.model=scripted:conceder", "scenario.buyer_budget=15.5", "improve=buyer"],
+        [
+            "runs=3",
+            "roles.buyer.model=scripted:conceder",
+            "scenario.buyer_budget=15.5",
+            "improve=buyer",
+        ],
     )
     assert config.runs == 3
     assert config.roles.buyer.model == "scripted:conceder"
@@ -47,7 +52,10 @@ def test_overrides_do_not_touch_the_input() -> None:
     ("overrides", "message"),
     [
         (["runz=3"], "unknown field 'runz'; allowed keys here: acknowledgement, anchor,"),
-        (["roles.seller.modle=x"], "unknown field 'roles.seller.modle'; allowed keys here: max_tokens, model,"),
+        (
+            ["roles.seller.modle=x"],
+            "unknown field 'roles.seller.modle'; allowed keys here: max_tokens, model,",
+        ),
         (["improve=critic"], "field 'improve': got 'critic'; allowed values: 'seller' or 'buyer'"),
         (["anchor=last"], "allowed values: 'previous', 'first' or 'best'"),
         (["feedback.source=humans"], "allowed values: 'ai', 'human_pool', 'constant' or 'none'"),

@@ -12,11 +12,21 @@ def game(*rounds: tuple[str, float | None, int]) -> dict[str, Any]:
     records = []
     for number, (outcome, price, turns) in enumerate(rounds, start=1):
         lines = [
-            {"speaker": "buyer" if i % 2 == 0 else "seller", "text": "x" * (5 if i % 2 == 0 else 10)}
+            {
+                "speaker": "buyer" if i % 2 == 0 else "seller",
+                "text": "x" * (5 if i % 2 == 0 else 10),
+            }
             for i in range(turns)
         ]
-        records.append({"round": number, "turns": lines, "outcome": outcome, "price": price,
-                        "reason": None if outcome == "deal" else "cap"})
+        records.append(
+            {
+                "round": number,
+                "turns": lines,
+                "outcome": outcome,
+                "price": price,
+                "reason": None if outcome == "deal" else "cap",
+            }
+        )
     return {"game_id": "g", "status": "complete", "rounds": records}
 
 

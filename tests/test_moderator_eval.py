@@ -21,8 +21,17 @@ def test_labelled_set_is_large_and_covers_the_traps() -> None:
     labels = Counter(r["label"] for r in rows)
     assert min(labels[k] for k in ("deal", "no_deal", "ongoing")) >= 40
     traps = Counter(r["trap"] for r in rows)
-    for trap in ("reference_price", "conditional_offer", "deal_question", "thousands_separator",
-                 "suffix_dollar", "usd_prefix", "spelled_number", "cents", "walk_away"):
+    for trap in (
+        "reference_price",
+        "conditional_offer",
+        "deal_question",
+        "thousands_separator",
+        "suffix_dollar",
+        "usd_prefix",
+        "spelled_number",
+        "cents",
+        "walk_away",
+    ):
         assert traps[trap] >= 5, trap
 
 
@@ -34,8 +43,13 @@ def test_rules_moderator_reaches_95_percent_with_exact_prices() -> None:
 
 def test_cli_prints_the_report() -> None:
     cli = Path(sys.executable).parent / "icl-aif"
-    result = subprocess.run([str(cli), "moderator-eval", str(LABELLED)], capture_output=True,
-                            text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "COLUMNS": "120"})
+    result = subprocess.run(
+        [str(cli), "moderator-eval", str(LABELLED)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "120"},
+    )
     assert result.returncode == 0, result.stderr
     for text in ("ccuracy", "recall", "precision", "deal", "no_deal", "ongoing"):
         assert text in result.stdout

@@ -9,7 +9,6 @@ from icl_aif.config import ExperimentConfig, config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.graphs import build_run_graph
 from icl_aif.moderator.rules import RulesModerator
-from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn, Verdict
 
 SELLER_BRIEF = (
@@ -43,7 +42,9 @@ class RecordingModerator:
         self.windows: list[list[Turn]] = []
         self.inner = RulesModerator()
 
-    async def aclassify(self, window: list[Turn], scenario: dict[str, Any] | None = None) -> Verdict:
+    async def aclassify(
+        self, window: list[Turn], scenario: dict[str, Any] | None = None
+    ) -> Verdict:
         self.windows.append(list(window))
         return self.inner.classify(window, scenario)
 
@@ -153,8 +154,9 @@ def test_critic_after_round_1_sees_true_speakers() -> None:
     system, request = messages
     assert system["role"] == "system"
     assert system["content"].startswith("You coach the seller in a bargaining game over a balloon.")
-    assert "Write exactly 3 numbered suggestions that will help the seller sell at a higher price" in (
-        system["content"]
+    assert (
+        "Write exactly 3 numbered suggestions that will help the seller sell at a higher price"
+        in (system["content"])
     )
     assert request == {
         "role": "user",

@@ -15,14 +15,21 @@ from tests.conftest import quickstart
 def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     d = small_run.directory
     assert {p.name for p in d.iterdir()} == {
-        "config.yaml", "manifest.json", "games.jsonl", "calls.jsonl", "summary.json", "summary.md",
+        "config.yaml",
+        "manifest.json",
+        "games.jsonl",
+        "calls.jsonl",
+        "summary.json",
+        "summary.md",
     }
     assert yaml.safe_load((d / "config.yaml").read_text())["runs"] == 6
 
     manifest = json.loads((d / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["finished_at"]
     assert manifest["models"] == {
-        "seller": "scripted:linear", "buyer": "scripted:linear", "critic": "scripted:critic",
+        "seller": "scripted:linear",
+        "buyer": "scripted:linear",
+        "critic": "scripted:critic",
         "moderator": "rules",
     }
     assert manifest["seed"] == 7
@@ -38,7 +45,11 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
         for record in game["rounds"]:
             assert record["outcome"] in ("deal", "no_deal")
             assert (record["price"] is not None) == (record["outcome"] == "deal")
-            assert record["outcome"] == "deal" or record["reason"] in ("walk_away", "refusal", "cap")
+            assert record["outcome"] == "deal" or record["reason"] in (
+                "walk_away",
+                "refusal",
+                "cap",
+            )
             assert all(set(t) == {"speaker", "text"} for t in record["turns"])
         for record in game["rounds"][:-1]:
             assert record["feedback_source"] == "ai" and len(record["suggestions"]) == 3
@@ -47,8 +58,17 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     calls = list(read_jsonl(d / "calls.jsonl"))
     assert {c["role"] for c in calls} == {"seller", "buyer", "critic"}
     for call in calls:
-        assert set(call) >= {"game_id", "round", "role", "model", "messages", "output", "usage",
-                             "latency_s", "error"}
+        assert set(call) >= {
+            "game_id",
+            "round",
+            "role",
+            "model",
+            "messages",
+            "output",
+            "usage",
+            "latency_s",
+            "error",
+        }
         assert all(set(m) == {"role", "content"} for m in call["messages"])
     # every generated line of every round is the output of exactly one recorded call
     outputs = sum(1 for c in calls if c["role"] in ("seller", "buyer"))
@@ -58,15 +78,26 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     summary = json.loads((d / "summary.json").read_text())
     assert [r["round"] for r in summary["per_round"]] == [1, 2, 3]
     for row in summary["per_round"]:
-        assert set(row) >= {"round", "games", "deals", "deal_rate", "mean_price", "price_ci95",
-                            "median_price", "mean_response_chars", "mean_exchanges"}
+        assert set(row) >= {
+            "round",
+            "games",
+            "deals",
+            "deal_rate",
+            "mean_price",
+            "price_ci95",
+            "median_price",
+            "mean_response_chars",
+            "mean_exchanges",
+        }
     assert "| round |" in (d / "summary.md").read_text()
 
 
 def test_each_game_is_on_disk_when_appended(tmp_path: Path) -> None:
     writer = RunWriter(tmp_path / "run")
     writer.create(quickstart(), {"name": "t"})
-    writer.append_game({"game_id": "g00001", "rounds": []}, [{"game_id": "g00001", "role": "seller"}])
+    writer.append_game(
+        {"game_id": "g00001", "rounds": []}, [{"game_id": "g00001", "role": "seller"}]
+    )
     # read back through a separate handle before anything is closed
     assert json.loads((tmp_path / "run" / "games.jsonl").read_text())["game_id"] == "g00001"
     assert (tmp_path / "run" / "calls.jsonl").read_text().count("\n") == 1

@@ -45,7 +45,10 @@ def first_counter(strategy: str, seed: int) -> float:
 
 
 def test_boulware_concedes_later_than_linear_later_than_conceder() -> None:
-    firsts = {s: mean(first_counter(s, seed) for seed in range(30)) for s in ("boulware", "linear", "conceder")}
+    firsts = {
+        s: mean(first_counter(s, seed) for seed in range(30))
+        for s in ("boulware", "linear", "conceder")
+    }
     assert firsts["boulware"] > firsts["linear"] > firsts["conceder"]
     assert firsts["boulware"] >= 19.0
 
@@ -54,13 +57,18 @@ def test_accepts_an_offer_better_than_its_next_one() -> None:
     model = ScriptedNegotiator(strategy="boulware", side="seller", scenario=SCENARIO, seed=1)
     answer = model.respond(seller_view("I can do $19.", "Alright, I'll pay $19.50."))
     verdict = RulesModerator().classify(
-        [{"speaker": "buyer", "text": "Alright, I'll pay $19.50."}, {"speaker": "seller", "text": answer}]
+        [
+            {"speaker": "buyer", "text": "Alright, I'll pay $19.50."},
+            {"speaker": "seller", "text": answer},
+        ]
     )
     assert (verdict.state, verdict.price) == ("deal", 19.5)
 
 
 def test_walks_away_on_its_last_turn_below_its_floor() -> None:
-    model = ScriptedNegotiator(strategy="linear", side="seller", scenario=SCENARIO, seed=1, floor=15)
+    model = ScriptedNegotiator(
+        strategy="linear", side="seller", scenario=SCENARIO, seed=1, floor=15
+    )
     lines = []
     for _ in range(8):
         lines += ["How about $16?", "Would you take $11?"]
@@ -72,7 +80,9 @@ def test_walks_away_on_its_last_turn_below_its_floor() -> None:
 
 
 def test_never_offers_below_its_floor_nor_reverses() -> None:
-    model = ScriptedNegotiator(strategy="conceder", side="seller", scenario=SCENARIO, seed=5, floor=14)
+    model = ScriptedNegotiator(
+        strategy="conceder", side="seller", scenario=SCENARIO, seed=5, floor=14
+    )
     lines: list[str] = []
     offers = []
     for _ in range(8):
@@ -85,13 +95,19 @@ def test_never_offers_below_its_floor_nor_reverses() -> None:
     assert offers == sorted(offers, reverse=True)
 
 
-@pytest.mark.parametrize("phrase", ["Hold firm and give ground in small steps.", "Be willing to walk away."])
+@pytest.mark.parametrize(
+    "phrase", ["Hold firm and give ground in small steps.", "Be willing to walk away."]
+)
 def test_feedback_lexicon_makes_the_seller_tougher(phrase: str) -> None:
     def offers(feedback: str | None) -> list[float]:
         result = []
         for seed in range(20):
-            model = ScriptedNegotiator(strategy="linear", side="seller", scenario=SCENARIO, seed=seed)
-            line = model.respond(seller_view("I can do $18.", "Would you take $12?", feedback=feedback))
+            model = ScriptedNegotiator(
+                strategy="linear", side="seller", scenario=SCENARIO, seed=seed
+            )
+            line = model.respond(
+                seller_view("I can do $18.", "Would you take $12?", feedback=feedback)
+            )
             result.append(standing_offer(line) or 0.0)
         return result
 
@@ -110,8 +126,12 @@ def test_scripted_critic_diagnoses_the_last_round() -> None:
     assert len(lines) == 3 and [ln[:3] for ln in lines] == ["1. ", "2. ", "3. "]
     assert "concede faster near the end" in lines[0]  # broke the deal
     assert "Anchor high" in lines[1]  # $20 -> $12 is 80% of the gap at once
-    early = "Round 1\nbuyer: Hi\nseller: It is $20.\nbuyer: $15?\nseller: Deal!\nOutcome: deal at $15."
-    assert "Do not accept too early" in critic.respond(to_langchain([{"role": "user", "content": early}]))
+    early = (
+        "Round 1\nbuyer: Hi\nseller: It is $20.\nbuyer: $15?\nseller: Deal!\nOutcome: deal at $15."
+    )
+    assert "Do not accept too early" in critic.respond(
+        to_langchain([{"role": "user", "content": early}])
+    )
 
 
 def test_offline_loop_shows_the_price_versus_deal_rate_trade_off(tmp_path: Path) -> None:

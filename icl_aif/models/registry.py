@@ -41,8 +41,13 @@ PROVIDERS: dict[str, Provider] = {
         Provider(
             "scripted",
             "Rule-based simulators (not language models): negotiators and a critic.",
-            ("scripted:boulware", "scripted:linear", "scripted:conceder", "scripted:tit_for_tat",
-             "scripted:critic"),
+            (
+                "scripted:boulware",
+                "scripted:linear",
+                "scripted:conceder",
+                "scripted:tit_for_tat",
+                "scripted:critic",
+            ),
             "icl_aif.models.registry:_build_scripted",
         ),
         Provider(

@@ -141,8 +141,10 @@ class Reading:
 def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Reading:
     """Split the history into the current round and the feedback turns before earlier rounds."""
     starts = [i for i, m in enumerate(messages) if message_text(m) == first_opener]
-    body_start = starts[-1] if starts else next(
-        (i for i, m in enumerate(messages) if m.type != "system"), len(messages)
+    body_start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
     )
     feedback: list[str] = []
     for start in starts[1:]:
@@ -201,7 +203,9 @@ class ScriptedNegotiator(BaseChatModel):
             self._reservation = self.floor if self.floor is not None else drawn
         else:
             budget = scenario.buyer_budget
-            drawn = budget if budget is not None else self._rng.uniform(0.6, 0.95) * scenario.list_price
+            drawn = (
+                budget if budget is not None else self._rng.uniform(0.6, 0.95) * scenario.list_price
+            )
             self._reservation = self.ceiling if self.ceiling is not None else drawn
         self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
         self._first_opener = opening_turns(scenario)[0]["text"]
@@ -338,10 +342,13 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
         raise ValueError(
             f"unknown scripted strategy {request.name!r}; choose one of {', '.join(STRATEGIES)}"
         )
+    unknown = sorted(set(request.params) - {"floor", "ceiling"})
+    if unknown:
+        raise ValueError(f"unknown params {', '.join(unknown)}; scripted players take floor, ceiling")
     return ScriptedNegotiator(
-        strategy=request.name,  # type: ignore[arg-type]
+        strategy=request.name,
         side=request.side,
         scenario=request.scenario,
         seed=request.seed,
-        **{k: v for k, v in request.params.items() if k in ("floor", "ceiling")},
+        **request.params,
     )

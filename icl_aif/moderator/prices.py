@@ -29,6 +29,7 @@ Each mention gets one kind, checked in this order (the first that applies wins):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -132,7 +133,10 @@ _NOT_MONEY_AFTER_RE = re.compile(
 _DELTA_AFTER_RE = re.compile(
     r"\s*(?:off\b|discount|more\b|less\b|extra\b|cheaper|lower\b|higher\b|difference|apart)"
 )
-_SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
+_SMALL_BARE_WORD_MINIMUM = 5
+_A_DOLLAR_RE = re.compile(r"\b(an?)\s+(?=(?:dollar|buck)\b)", re.IGNORECASE)
+# After "two dollars fifty": a unit means the second number is not cents ("2 dollars 30 items").
+_UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORECASE)  # "I'll take two" is not a price; "how about fifteen?" is.
 
 # ---------------------------------------------------------------------------------------------
 # Role cues.  Each list is matched against lower-case text around one mention.
@@ -279,7 +283,8 @@ class _Number:
     start: int
     end: int
     is_word: bool
-    pair: bool = False  # "twelve fifty": a spoken dollars-and-cents pair
+    pair: bool = False  # "twelve fifty": a spoken pair, read as dollars-and-cents or hundreds
+    alt: float | None = None  # the other reading of a spoken pair
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,14 +410,20 @@ def _word_numbers(text: str) -> list[_Number]:
                 cents = _below_100(words, j)
                 gap = text[end : tokens[j][1]] if j < len(tokens) else ""
                 if cents is not None and 10 <= cents[0] <= 99 and "and" not in gap:
-                    value_f = value * 100 + cents[0] if value < 10 else value + cents[0] / 100
+                    small, large = value + cents[0] / 100, float(value * 100 + cents[0])
+                    main, alt = (large, small) if value < 10 else (small, large)
                     end = tokens[cents[1] - 1][2]
-                    numbers.append(_Number(value_f, start, end, True, pair=True))
+                    numbers.append(_Number(main, start, end, True, pair=True, alt=alt))
                     i = cents[1]
                     continue
             numbers.append(_Number(float(value), start, end, True, pair=pair))
             i = j
     return numbers
+
+
+def _one_dollar(text: str) -> list[_Number]:
+    """"a dollar", "a buck": the number one written as an article."""
+    return [_Number(1.0, m.start(), m.end(1), True) for m in _A_DOLLAR_RE.finditer(text)]
 
 
 def _digit_numbers(text: str) -> list[_Number]:
@@ -444,14 +455,18 @@ def _money_value(number: _Number, text: str, numbers: list[_Number]) -> tuple[fl
         end += dollar.end()
     if not marked:
         return None
-    # "12 dollars and 50 cents", "$12 and 50 cents"
+    # "12 dollars and 50 cents", "$12 and 50 cents"; "a dollar fifty", "two dollars and fifty"
     joiner = _CENTS_JOINER_RE.match(text, end)
     if joiner is not None:
         for other in numbers:
-            if other.start == joiner.end() and other.value < 100 and not other.pair:
-                cent = _CENT_SUFFIX_RE.match(text, other.end)
-                if cent is not None:
-                    return value + other.value / 100, start, cent.end()
+            if other.start != joiner.end() or other.value >= 100 or other.pair:
+                continue
+            cent = _CENT_SUFFIX_RE.match(text, other.end)
+            if cent is not None:
+                return value + other.value / 100, start, cent.end()
+            spoken = dollar is not None and "," not in text[end : other.start]
+            if spoken and other.value >= 10 and not _UNIT_AFTER_RE.match(text, other.end):
+                return value + other.value / 100, start, other.end
     return value, start, end
 
 
@@ -469,11 +484,21 @@ def _bare_value(number: _Number, text: str) -> float | None:
     return number.value
 
 
-def _raw_prices(text: str) -> list[tuple[float, int, int]]:
+def _closer(value: float, alt: float, scale: float) -> float:
+    """The reading of a spoken pair closer (in ratio) to the price level ``scale``."""
+    return alt if abs(math.log(alt / scale)) < abs(math.log(value / scale)) else value
+
+
+def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int, int]]:
     """Every price in ``text`` as (amount, start, end), without overlaps, in order."""
-    numbers = sorted(_digit_numbers(text) + _word_numbers(text), key=lambda n: n.start)
+    numbers = sorted(
+        _digit_numbers(text) + _word_numbers(text) + _one_dollar(text), key=lambda n: n.start
+    )
     found: list[tuple[float, int, int]] = []
     for number in numbers:
+        if number.alt is not None and scale is not None and scale > 0:
+            chosen = _closer(number.value, number.alt, scale)
+            number = _Number(chosen, number.start, number.end, True, pair=True)
         money = _money_value(number, text, numbers)
         if money is None:
             bare = _bare_value(number, text)
@@ -595,14 +620,19 @@ def _kind(
     return "offer"
 
 
-def find_prices(text: str) -> list[PriceMention]:
+def find_prices(text: str, scale: float | None = None) -> list[PriceMention]:
     """Every price mentioned in ``text``, in order, with its amount in dollars and its role.
+
+    ``scale`` is an optional price level (a list price, or the other prices of the conversation):
+    a spoken pair is read as dollars-and-cents or as hundreds, whichever is closer to it
+    ("three seventy-five" is 3.75 near 4 and 375 near 400).  Without it, "twelve fifty" is 12.50
+    and "two twenty" is 220.
 
     >>> [(p.amount, p.kind) for p in find_prices("I saw one for $14 elsewhere. Would you take $12?")]
     [(14.0, 'reference'), (12.0, 'question')]
     """
     lowered = normalize(text)
-    raw = _raw_prices(lowered)
+    raw = _raw_prices(lowered, scale)
     sentences = sentence_spans(lowered)
     spans = [(s, e) for _, s, e in raw]
     return [

@@ -44,6 +44,7 @@ The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a s
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -139,12 +140,15 @@ _I_WILL = (
     r"'ll just| guess i'll| guess i will| need to| should| better)"
 )
 WALK_AWAY = [
-    _I_WILL + r" (?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
+    _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
+    r"(?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
     r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|"
     r"leave\b(?!\s+(?:it at|it there at|you|the|that|a |my|room))|"
     r"decline|go elsewhere|look elsewhere|shop elsewhere|shop around|keep looking|"
     r"keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|for you|until|at))|"
-    r"hold (?:onto|on to) it|find (?:one|another|it|something) elsewhere|"
+    r"hold (?:onto|on to) it|"
+    r"(?:find|buy|get|look for|try|order|source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|"
+    r"another (?:seller|shop|store)|online)|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here)",
@@ -343,9 +347,12 @@ def mask_prices(text: str, prices: Sequence[PriceMention]) -> str:
     return "".join(chars)
 
 
-def read_turn(text: str) -> Reading:
-    """Read one utterance: its prices, acceptances and endings."""
-    prices = tuple(find_prices(text))
+def read_turn(text: str, scale: float | None = None) -> Reading:
+    """Read one utterance: its prices, acceptances and endings.
+
+    ``scale`` is the price level of the conversation (see :func:`find_prices`).
+    """
+    prices = tuple(find_prices(text, scale))
     lowered = mask_prices(normalize(text), prices)
     sentences = sentence_spans(lowered)
     strong = _acceptances(STRONG_ACCEPT, lowered, sentences)
@@ -373,6 +380,14 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) < _PRICE_TOLERANCE
 
 
+def _list_price(scenario: Mapping[str, Any] | None) -> float | None:
+    """The scenario's positive list price, if it has one."""
+    value = (scenario or {}).get("list_price")
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Context:
     """A window with each turn read, and the optional scenario."""
@@ -383,15 +398,17 @@ class Context:
 
     @classmethod
     def read(cls, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None) -> Context:
-        """Read every turn of ``window``."""
-        return cls(window, [read_turn(turn["text"]) for turn in window], scenario)
+        """Read every turn of ``window`` at the price level of the scenario or of the window."""
+        scale = _list_price(scenario)
+        if scale is None:
+            amounts = [m.amount for turn in window for m in find_prices(turn["text"])]
+            scale = statistics.median(amounts) if amounts else None
+        return cls(window, [read_turn(turn["text"], scale) for turn in window], scenario)
 
     def plausible(self, amount: float) -> bool:
         """With a list price in the scenario, drop amounts far outside its range."""
-        list_price = (self.scenario or {}).get("list_price")
-        if isinstance(list_price, bool) or not isinstance(list_price, int | float):
-            return True
-        if list_price <= 0:
+        list_price = _list_price(self.scenario)
+        if list_price is None:
             return True
         return _SCENARIO_LOW * list_price <= amount <= _SCENARIO_HIGH * list_price
 
@@ -481,6 +498,18 @@ def _counter_offer(ctx: Context, index: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
+def _asks_again(ctx: Context, index: int) -> bool:
+    """After accepting, the turn asks for another price ("Deal... well, almost. $55?")."""
+    reading = ctx.readings[index]
+    position = reading.accept
+    asked = [m.amount for m in reading.prices if m.kind == "question" and position is not None
+             and m.start > position]
+    if not asked:
+        return False
+    bound = bind_price(ctx, index)
+    return bound is None or not any(_same(a, bound) for a in asked)
+
+
 def _weak_accept_counts(ctx: Context, index: int) -> bool:
     """A weak "OK." counts only if it answers a price or an acceptance and does not push back."""
     reading = ctx.readings[index]
@@ -525,7 +554,7 @@ def decide(ctx: Context, last: int) -> Verdict:
             return Verdict("no_deal", reason=reading.ending_reason)
 
     if accepts:
-        if _counter_offer(ctx, last):
+        if _counter_offer(ctx, last) or _asks_again(ctx, last):
             return Verdict("ongoing", reason="counter-offer")
         return _deal(ctx, last)
 
