@@ -33,7 +33,7 @@ def kinds(text: str) -> list[tuple[float, PriceKind]]:
         ("It's one hundred and twenty dollars.", 120.0, "one hundred and twenty dollars"),
         ("I'll do $12.50.", 12.5, "$12.50"),
         ("I'll do 12 dollars and 50 cents.", 12.5, "12 dollars and 50 cents"),
-        ("Add 50 cents for the bag.", 0.5, "50 cents"),
+        ("I can sell you one for 50 cents.", 0.5, "50 cents"),
         ("Final price: $16.75.", 16.75, "$16.75"),
         ("I could pay twelve dollars and fifty cents.", 12.5, "twelve dollars and fifty cents"),
         ("Make it a hundred bucks.", 100.0, "a hundred bucks"),
@@ -69,6 +69,49 @@ def test_price_formats(text: str, amount: float, span: str) -> None:
 )
 def test_not_prices(text: str) -> None:
     assert find_prices(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Make it a dollar fifty.", 1.5),
+        ("Two dollars fifty, final.", 2.5),
+        ("Two twenty for the bike.", 220.0),
+        ("I'd go to fourteen hundred is my limit.", 1400.0),
+        ("Ten and it's yours.", 10.0),
+        ("Fifteen it is.", 15.0),
+    ],
+)
+def test_more_spoken_forms(text: str, amount: float) -> None:
+    assert amounts(text) == [amount]
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "amount"),
+    [
+        ("Meet me at three seventy-five.", None, 375.0),
+        ("Meet me at three seventy-five.", 4.0, 3.75),
+        ("Meet me at three seventy-five.", 400.0, 375.0),
+        ("How about twelve fifty?", None, 12.5),
+        ("How about twelve fifty?", 1300.0, 1250.0),
+    ],
+)
+def test_spoken_pairs_follow_the_price_level(text: str, scale: float | None, amount: float) -> None:
+    assert [m.amount for m in find_prices(text, scale)] == [amount]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("$45 plus $5 shipping.", [45.0]),
+        ("Could you knock $10 off?", []),
+        ("It's $5 more than the other one.", []),
+        ("Condition is 10/10 and I want $40.", [40.0]),
+        ("It's $2,350? I know it's only fifty off.", [2350.0]),
+    ],
+)
+def test_differences_and_add_ons_are_not_prices(text: str, expected: list[float]) -> None:
+    assert amounts(text) == expected
 
 
 def test_several_prices_in_order() -> None:

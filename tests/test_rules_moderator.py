@@ -1,4 +1,4 @@
-"""The rules moderator (icl_aif.moderator.rules) and its evaluation (icl_aif.moderator.evaluation)."""
+"""The rules moderator (icl_aif.moderator.rules) and its evaluation (.evaluation)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def window(*texts: str, first: Speaker = "seller") -> list[Turn]:
 MODERATOR = RulesModerator()
 
 
-def verdict(*texts: str, first: Speaker = "seller", scenario: dict[str, Any] | None = None) -> Verdict:
+def verdict(
+    *texts: str, first: Speaker = "seller", scenario: dict[str, Any] | None = None
+) -> Verdict:
     return MODERATOR.classify(window(*texts, first=first), scenario)
 
 
@@ -74,6 +76,102 @@ def test_deals(texts: tuple[str, ...], price: float) -> None:
     result = verdict(*texts)
     assert result.state == "deal"
     assert result.price == pytest.approx(price)
+
+
+@pytest.mark.parametrize(
+    ("texts", "price"),
+    [
+        # prices the accepter grumbles about before accepting are not what it accepts
+        (
+            (
+                "$18.",
+                "I can pay $14.",
+                "Sorry, $16 is my lowest.",
+                "I still think $14 is fair, but fine, deal.",
+            ),
+            16.0,
+        ),
+        (
+            (
+                "$17.",
+                "Could you do $13?",
+                "No, $15 is the lowest.",
+                "Ugh, I'd rather pay $13, but okay, I'll take it.",
+            ),
+            15.0,
+        ),
+        (
+            (
+                "$2,100.",
+                "$1,800?",
+                "I can't do $1,800. $2,000 and that's final.",
+                "Man, $1,800 would've been fairer, but alright. Deal.",
+            ),
+            2000.0,
+        ),
+        # a confirmation after the other side accepted binds to what was accepted
+        (("$16.", "$14?", "Deal.", "Awesome, $14 it is. Thank you!"), 14.0),
+        (("$13?", "Okay, $15.", "Deal!", "Wonderful! $15 it is, enjoy."), 15.0),
+        # spoken pairs are read at the scale of the conversation
+        (
+            ("It's $4.", "Would you take $3.50?", "Meet me at three seventy-five.", "Fine, deal."),
+            3.75,
+        ),
+        (
+            (
+                "Two hundred and fifty for the bike.",
+                "Two hundred dollars?",
+                "Two hundred and twenty and we're good.",
+                "Two twenty it is. Deal!",
+            ),
+            220.0,
+        ),
+        # the two sides' prices meet without an acceptance word
+        (("Would you do $42?", "I can do $42."), 42.0),
+    ],
+)
+def test_deal_prices_in_context(texts: tuple[str, ...], price: float) -> None:
+    result = verdict(*texts)
+    assert (result.state, result.price) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        # an acknowledgement after a walk-away keeps the round over
+        (
+            ("$40, firm.", "I'll pass, thank you.", "Alright, no problem. Take care!"),
+            Verdict("no_deal", reason="walk_away"),
+        ),
+        # a farewell after a deal keeps the deal
+        (
+            ("Would $15 work?", "Deal.", "Great, see you tomorrow. Bye!"),
+            Verdict("deal", price=15.0, reason="acceptance"),
+        ),
+        # an acceptance word that accepts the end, not a price
+        (
+            (
+                "$30 and not a cent less.",
+                "Alright, I accept that we won't agree on this one. Goodbye!",
+            ),
+            Verdict("no_deal", reason="walk_away"),
+        ),
+        (
+            ("$16.", "OK... no. Actually, I've changed my mind. Sorry!"),
+            Verdict("no_deal", reason="walk_away"),
+        ),
+        (
+            ("$17.", "$13 is my final offer.", "Then we can't make a deal. Sorry!"),
+            Verdict("no_deal", reason="refusal"),
+        ),
+        (
+            ("$160.", "I'm not paying $160 for used headphones. Goodbye."),
+            Verdict("no_deal", reason="walk_away"),
+        ),
+    ],
+)
+def test_state_after_the_round_ends(texts: tuple[str, ...], expected: Verdict) -> None:
+    assert verdict(*texts) == expected
 
 
 def test_deal_without_a_bindable_price() -> None:
@@ -133,6 +231,13 @@ def test_no_deal(texts: tuple[str, ...], reason: str) -> None:
         ("I saw one for $14 elsewhere.", "That was probably a used one."),
         ("$15.", "I could do $15 if you throw in the case."),
         ("I'm at $18.", "We're close to a deal. $16?"),
+        ("It's $60.", "Deal... well, almost. Could you do $55?"),
+        ("Would you take $40?", "Sure, if you can pick it up today."),
+        ("I'd do $270.", "Okay, let me check with my wife."),
+        ("$750, and I'll help you carry it.", "Hmm, $750... let me think about it."),
+        ("$71 and we're done.", "Fine, $70 and we're done."),
+        ("I can let it go for $45.", "Make it $43 and you've got a deal."),
+        ("$58 is the lowest.", "No deal at $58. But I'd go to $54 right now."),
     ],
 )
 def test_ongoing(texts: tuple[str, ...]) -> None:
@@ -273,7 +378,10 @@ def test_render_report(labelled_file: Path) -> None:
         ('{"turns": [{"speaker": "moderator", "text": "hi"}], "label": "ongoing"}', "speaker"),
         ('{"turns": [{"speaker": "buyer", "text": 3}], "label": "ongoing"}', '"text"'),
         ('{"turns": [{"speaker": "buyer", "text": "hi"}], "label": "maybe"}', '"label"'),
-        ('{"turns": [{"speaker": "buyer", "text": "hi"}], "label": "deal", "price": "15"}', '"price"'),
+        (
+            '{"turns": [{"speaker": "buyer", "text": "hi"}], "label": "deal", "price": "15"}',
+            '"price"',
+        ),
         ('{"turns": [{"speaker": "buyer", "text": "hi"}], "label": "deal"}', '"price"'),
     ],
 )

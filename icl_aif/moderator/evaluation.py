@@ -1,4 +1,4 @@
-"""Judge a moderator on labelled windows: label accuracy, per-class precision/recall, price accuracy.
+"""Judge a moderator on labelled windows: label accuracy, precision/recall, price accuracy.
 
 The labelled file is JSON Lines, one window per line::
 
@@ -128,7 +128,9 @@ def _parse_line(line: str, path: Path, line_no: int) -> LabelledWindow:
     if scenario is not None and not isinstance(scenario, dict):
         raise _fail(path, line_no, '"scenario" must be an object')
     raw_id = record.get("id")
-    extra = {k: v for k, v in record.items() if k not in {"turns", "label", "price", "scenario", "id"}}
+    extra = {
+        k: v for k, v in record.items() if k not in {"turns", "label", "price", "scenario", "id"}
+    }
     return LabelledWindow(
         turns=turns,
         label=cast(State, label),
@@ -174,8 +176,8 @@ def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalRepor
     """Run ``moderator`` on every window and compare with the gold labels and prices.
 
     ``price_accuracy`` is over gold deals: the fraction predicted ``deal`` with the gold price
-    (within half a cent).  A gold deal whose price is ``null`` counts as right when the prediction is
-    a deal without a price.
+    (within half a cent).  A gold deal whose price is ``null`` counts as right when the prediction
+    is a deal without a price.
     """
     confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(STATES, 0) for g in STATES}
     mistakes: list[dict[str, Any]] = []
@@ -276,9 +278,9 @@ def render_report(report: EvalReport, console: Console) -> None:
     mistakes.add_column("predicted")
     for mistake in report.mistakes:
         turns = "\n".join(f"{t['speaker']}: {t['text']}" for t in mistake["turns"])
-        gold = f"{mistake['gold_label']} {_money(mistake['gold_price'])}"
+        gold_text = f"{mistake['gold_label']} {_money(mistake['gold_price'])}"
         predicted = f"{mistake['predicted_label']} {_money(mistake['predicted_price'])}"
         if mistake.get("reason"):
             predicted += f"\n({mistake['reason']})"
-        mistakes.add_row(str(mistake["id"]), turns, gold, predicted)
+        mistakes.add_row(str(mistake["id"]), turns, gold_text, predicted)
     console.print(mistakes)

@@ -4,9 +4,11 @@ Extraction
 ----------
 A *price* is a number with a money marker (``$15``, ``15$``, ``$ 15``, ``USD 14``, ``14 USD``,
 ``14 dollars``, ``15 bucks``, ``50 cents``, ``$1.2k``), a spelled-out amount with a marker
-(``fifteen dollars``, ``one hundred and twenty dollars``), the spoken pattern ``twelve fifty`` (12.5),
-or a bare number right after a price cue (``how about 15?``, ``I can do 14``).  A dollar amount followed
-by cents (``12 dollars and 50 cents``) is one price.
+(``fifteen dollars``, ``one hundred and twenty dollars``, ``a dollar fifty``), a spoken pair
+(``twelve fifty`` is 12.5, ``two twenty`` is 220; see :func:`find_prices` for the ``scale`` hint),
+or a bare number next to a price cue (``how about 15?``, ``I can do 14``, ``Ten and it's yours``).
+A dollar amount followed by cents (``12 dollars and 50 cents``) is one price.  Differences
+(``fifty off``, ``$5 more``) are not prices.
 
 Roles
 -----
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "OFFER_KINDS",
     "PriceKind",
     "PriceMention",
     "find_prices",
@@ -93,7 +96,9 @@ _WORD_RUN_RE = re.compile(
 )
 _TOKEN_RE = re.compile(r"[a-z]+", re.IGNORECASE)
 
-_DIGITS_RE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]\d)|(?<![\w.])\.\d{1,2}\b")
+_DIGITS_RE = re.compile(
+    r"(?<![\w.,/])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]\d|/\d|\d)|(?<![\w.])\.\d{1,2}\b"
+)
 
 # ---------------------------------------------------------------------------------------------
 # Money markers and cues
@@ -107,36 +112,43 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
-    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?|\bcounter(?:\s+(?:with|at))?|"
-    r"\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|for|at))?|"
-    r"\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|\bjust|"
-    r"\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget)\s+$",
+    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?|\bcounter(?:\s+(?:with|"
+    r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
+    r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
+    r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget)\s+$",
     re.IGNORECASE,
 )
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
-    r"\s*(?:and (?:it's|it is|we have|we've got|you've got|you got)|it is\b|it's a deal|"
-    r"is my (?:final|best|last|lowest|bottom|offer|price)|is the (?:best|lowest)|works\b|"
-    r"is fine|is fair|sounds (?:good|fair)|,? final\b|,? firm\b|tops\b|or nothing|obo\b|"
-    r"and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|that|them|both)\b)",
+    r"\s*(?:and (?:it's|it is|we have|we've got|you've got|you got)|it is\b|it's a deal|is (?:my|"
+    r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top)|"
+    r"is as (?:low|high) as|works\b|is fine|is fair|sounds (?:good|fair)|,? final\b|,? firm\b|"
+    r"tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|that|them|"
+    r"both)\b)",
     re.IGNORECASE,
 )
 # What must not follow a bare number for it to be a price ("5 years", "2 of them", "10%").
 _NOT_MONEY_AFTER_RE = re.compile(
     r"\s*(?:%|percent|per ?cent|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|"
-    r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|in\b|cm|mm|"
-    r"kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|nd\b|rd\b|x\b|more\b|left\b|"
-    r"others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
+    r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|in\b|cm|"
+    r"mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|nd\b|rd\b|x\b|more\b|"
+    r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
     re.IGNORECASE,
 )
 # After a price: it is a difference, not a price ("fifty off", "$5 more", "$10 cheaper").
 _DELTA_AFTER_RE = re.compile(
-    r"\s*(?:off\b|discount|more\b|less\b|extra\b|cheaper|lower\b|higher\b|difference|apart)"
+    r"\s*(?:off\b|discount|more\b|less\b|extra\b|cheaper|lower\b|higher\b|difference|apart|"
+    r"(?:for |in |of )?(?:shipping|delivery|postage|tax|fees?)\b)"
 )
-_SMALL_BARE_WORD_MINIMUM = 5
+# Before a price: it is an add-on or a difference ("plus $5", "knock off $10").
+_DELTA_BEFORE_RE = re.compile(
+    r"\b(?:plus|add|adding|extra|another|additional|knock off|take off|discount of|shipping(?: is|"
+    r" of| costs?)?|delivery(?: is| of| costs?)?)\s*$"
+)
+_SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
 _A_DOLLAR_RE = re.compile(r"\b(an?)\s+(?=(?:dollar|buck)\b)", re.IGNORECASE)
 # After "two dollars fifty": a unit means the second number is not cents ("2 dollars 30 items").
-_UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORECASE)  # "I'll take two" is not a price; "how about fifteen?" is.
+_UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORECASE)
 
 # ---------------------------------------------------------------------------------------------
 # Role cues.  Each list is matched against lower-case text around one mention.
@@ -145,33 +157,38 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 # After the price, in the same clause: the speaker turns it down.
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
-    r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|expensive)\b",
-    r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|an option)",
-    r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+"
-    r"(?:\w+\s+)?(?:enough|work|cut it|do it|happen|fly|going to work|acceptable|possible|doable)",
+    r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
+    r"expensive)\b",
+    r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
+    r"an option)",
+    r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"
+    r"cut it|do it|happen|fly|going to work|acceptable|possible|doable)",
     r"out of (?:the question|my (?:budget|range|price range))",
-    r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|paid)",
+    r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
+    r"paid)",
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
     r"(?:more|less) than i (?:can|want|'m willing|am willing|'d like|would like)",
     r"\b(?:unreasonable|ridiculous|insulting|absurd|laughable|a joke|a lowball|lowball|"
     r"a non-starter|non-starter|a no-go|no good|way off|off the table|a dealbreaker|robbery)\b",
-    r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|not even close)",
+    r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|"
+    r"not even close)",
     r"^\s*(?:is|'s)\s+(?:a\s+)?no\b",
     r"(?:i|we) (?:can't|cannot|won't) (?:do|accept|take|go)\b",
 ]
 # Before the price, in the same clause, ending right at it: the speaker turns it down.
 _REFUSED_BEFORE = [
     r"\b(?:can't|cannot|can not|won't|wouldn't|couldn't|will not|would not|could not|unable to|"
-    r"not able to|not willing to|not going to|not gonna|no way (?:i|we)(?:'d|'ll| would| will| can| could)?|"
-    r"refuse to|never|don't want to|do not want to|not about to|not prepared to)\s+"
-    r"(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|agree|consider|justify|"
-    r"afford|spend|drop|come down|go down|go up|budge|settle|settle for|settle on)\b[^$\d]*$",
+    r"not able to|not willing to|not going to|not gonna|no way (?:i|we)(?:'d|'ll| would| will|"
+    r" can| could)?|refuse to|never|don't want to|do not want to|not about to|"
+    r"not prepared to)\s+(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|"
+    r"agree|consider|justify|afford|spend|drop|come down|go down|go up|budge|settle|settle for|"
+    r"settle on)\b[^$\d]*$",
     r"\b(?:not|no)\s+(?:at|for|even|with)\s*$",
-    r"\b(?:not|never)\s+(?:paying|spending|buying|selling|giving|accepting|taking|doing|going)\b"
-    r"[^$\d]*$",
+    r"\b(?:not|never)\s+(?:paying|spending|buying|selling|giving|accepting|taking|doing|"
+    r"going)\b[^$\d]*$",
     r"\bno deal (?:at|for|with)\s*$",
-    r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|"
-    r"say no to|can't agree to|won't agree to)\b[^$\d]*$",
+    r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|say no to|"
+    r"can't agree to|won't agree to)\b[^$\d]*$",
     r"\bnowhere near\s*$",
     r"\b(?:not|never|no)\s*$",
 ]
@@ -189,14 +206,15 @@ _QUESTION_COMPARE_BEFORE_RE = re.compile(
 # A price the speaker quotes from the other side ("you offered $12", "your $12").
 _QUOTED_BEFORE_RE = re.compile(
     r"\b(?:you|you've|you'd|you have)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|asked for|wanted|"
-    r"mentioned|quoted|proposed|suggested|put|offer|ask|want|asking|offering|suggesting)\b[^$\d]*$|"
-    r"\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|counter-offer|number|figure|"
-    r"proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
+    r"mentioned|quoted|proposed|suggested|put|offer|ask|want|asking|offering|"
+    r"suggesting)\b[^$\d]*$|\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|"
+    r"counter-offer|number|figure|proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
 )
 
 # Before the price, in the same clause: it is a reference price, not an offer.
 _REFERENCE_BEFORE = [
-    r"\b(?:saw|seen|see (?:them|these|those|one|it)|spotted|found|noticed|came across|look(?:ed)? up)\b",
+    r"\b(?:saw|seen|see (?:them|these|those|one|it)|spotted|found|noticed|came across|"
+    r"look(?:ed)? up)\b",
     r"\bcost(?:s|ed)?\s+(?:me|us|him|her|them|my)\b",
     r"\b(?:paid|spent|bought|purchased|sold|went for|gone for|retails?|retailed|retailing|msrp)\b",
     r"\bgot (?:it|this|mine|them|one|these|those|that)\s+for\b",
@@ -205,21 +223,20 @@ _REFERENCE_BEFORE = [
     r"\b(?:sells|goes for|going for|going rate|market (?:price|value|rate)|lists? for|charges?|"
     r"charging|asks|asking for them)\b",
     r"\b(?:they|these|those|people|others|folks|stores?|shops?|retailers?|dealers?|sellers?|"
-    r"vendors?|someone|somebody|everyone|everybody|amazon|ebay|craigslist|walmart|target|"
-    r"the guy|other sellers?|next door|across the street|down the (?:street|road))\b"
-    r".*\b(?:sell|sells|selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|"
-    r"charges|charging|price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|"
-    r"are|were|was|had|have|has)\b",
+    r"vendors?|someone|somebody|everyone|everybody|amazon|ebay|craigslist|walmart|the guy|"
+    r"other sellers?|next door|across the street|down the (?:street|road))\b.*\b(?:sell|sells|"
+    r"selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|charges|charging|"
+    r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
     r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
-    r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|last time|"
-    r"last (?:week|month|year)|years? ago|before)\b",
+    r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|"
+    r"last time|last (?:week|month|year)|years? ago)\b",
     r"\b(?:compared to|versus|vs\.?|instead of|rather than|up from|down from|from)\s*$",
 ]
 # After the price, in the same clause: it is a reference price.
 _REFERENCE_AFTER = [
     r"^\s*(?:brand\s+)?new\b",
-    r"^[^.?!]{0,40}?\b(?:elsewhere|online|in (?:the )?stores?|at (?:the |a )?(?:store|shop|mall|market)|"
-    r"on (?:amazon|ebay|craigslist|etsy|facebook|marketplace)|down the (?:street|road)|"
+    r"^[^.?!]{0,40}?\b(?:elsewhere|online|in (?:the )?stores?|at (?:the |a )?(?:store|shop|mall|"
+    r"market)|on (?:amazon|ebay|craigslist|etsy|facebook|marketplace)|down the (?:street|road)|"
     r"across the street|next door|last (?:week|month|year|time)|\w+ (?:years?|months?|weeks?) ago|"
     r"back then|at retail|retail|new in|brand new|used to|originally)\b",
 ]
@@ -232,12 +249,11 @@ _CONDITION_RE = re.compile(
 # "if" clauses that add no terms: "if that works", "if you want", "let me know if".
 _SOFT_IF_RE = re.compile(
     r"\b(?:what|even|as|see|wonder|wondering|know|check|tell me|ask|asking|not sure|unsure|"
-    r"let me know|curious|sure)\s+if\b|"
-    r"\bif (?:you (?:want|like|wish|prefer|insist|please|'d like|would like|agree|accept|"
-    r"are interested|'re interested|are ready|'re ready)|that (?:works|helps|'s okay|'s ok|is okay|"
-    r"is ok|'s fine|is fine|'s alright|sounds good|suits you)|it (?:helps|works)|possible|"
-    r"need be|necessary|so|not|anything|that's too (?:much|high|low|steep)|"
-    r"that's more than|that's still|that's a bit)\b"
+    r"let me know|curious|sure)\s+if\b|\bif (?:you (?:want|like|wish|prefer|insist|please|'d like|"
+    r"would like|agree|accept|are interested|'re interested|are ready|'re ready)|that (?:works|"
+    r"helps|'s okay|'s ok|is okay|is ok|'s fine|is fine|'s alright|sounds good|suits you)|"
+    r"it (?:helps|works)|possible|need be|necessary|so|not|anything|that's too (?:much|high|low|"
+    r"steep)|that's more than|that's still|that's a bit)\b"
 )
 # Bundle / multi-item terms: "$25 for both", "$15 each", "two for $20".
 _BUNDLE_AFTER_RE = re.compile(
@@ -256,15 +272,16 @@ _CLAUSE_BREAK_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"(?:[.!?…]+|\n+)(?=\s|$|[\"')\]])|[.!?]+$|\n")
 # A sentence that is nothing but an echo of a price: "$12?", "Only $12?!", "Twelve dollars, really?"
 _ECHO_FILLER_RE = re.compile(
-    r"^(?:\W|\b(?:what|only|just|seriously|really|you want|you're asking|huh|hmm|wow|whoa|oh|come on|"
-    r"excuse me|sorry|pardon|for real|that's|that is|is that|a mere)\b)*$"
+    r"^(?:\W|\b(?:what|only|just|seriously|really|you want|you're asking|huh|hmm|wow|whoa|oh|"
+    r"come on|excuse me|sorry|pardon|for real|that's|that is|is that|a mere)\b)*$"
 )
 _REJECTION_RE = re.compile(
-    r"\b(?:no|nope|too (?:low|high|much|little|steep|expensive|cheap)|no way|not a chance|"
-    r"can't|cannot|won't|ridiculous|insulting|joke|lowball|kidding|come on|not happening|forget it)\b"
+    r"\b(?:no|nope|too (?:low|high|much|little|steep|expensive|cheap)|no way|not a chance|can't|"
+    r"cannot|won't|ridiculous|insulting|joke|lowball|kidding|come on|not happening|forget it)\b"
 )
 
-_QUESTION_KINDS: frozenset[str] = frozenset({"offer", "question"})
+# Kinds that put a price on the table.
+OFFER_KINDS: frozenset[str] = frozenset({"offer", "question"})
 
 
 @dataclass(frozen=True)
@@ -294,7 +311,9 @@ class _Number:
 
 def normalize(text: str) -> str:
     """Lower-case ``text`` and unify quote marks and dashes, keeping every index the same."""
-    table = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "“": '"', "”": '"', "\u00a0": " "})
+    table = str.maketrans(
+        {"’": "'", "‘": "'", "ʼ": "'", "`": "'", "“": '"', "”": '"', "\u00a0": " "}
+    )
     lowered = text.translate(table)
     # str.lower() can change the length of a few characters; keep such characters as they are.
     return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in lowered)
@@ -350,7 +369,12 @@ def _below_100(words: list[str], i: int) -> tuple[int, int] | None:
 
 def _below_1000(words: list[str], i: int) -> tuple[int, int] | None:
     """Parse 1..999 (and "fifteen hundred"-style 1100..9900) from ``words[i:]``."""
-    if i < len(words) and words[i] in ("a", "an") and i + 1 < len(words) and words[i + 1] == "hundred":
+    if (
+        i < len(words)
+        and words[i] in ("a", "an")
+        and i + 1 < len(words)
+        and words[i + 1] == "hundred"
+    ):
         value, j = 1, i + 1
     else:
         head = _below_100(words, i)
@@ -370,7 +394,12 @@ def _below_1000(words: list[str], i: int) -> tuple[int, int] | None:
 
 def _parse_words(words: list[str], i: int) -> tuple[int, int] | None:
     """Parse a whole number from ``words[i:]``, up to the thousands."""
-    if i < len(words) and words[i] in ("a", "an") and i + 1 < len(words) and words[i + 1] == "thousand":
+    if (
+        i < len(words)
+        and words[i] in ("a", "an")
+        and i + 1 < len(words)
+        and words[i + 1] == "thousand"
+    ):
         value, j = 1, i + 1
     else:
         head = _below_1000(words, i)
@@ -392,8 +421,10 @@ def _word_numbers(text: str) -> list[_Number]:
     """Spelled-out numbers in ``text``, including spoken pairs such as "twelve fifty"."""
     numbers: list[_Number] = []
     for run in _WORD_RUN_RE.finditer(text):
-        tokens = [(m.group(0).lower(), run.start() + m.start(), run.start() + m.end())
-                  for m in _TOKEN_RE.finditer(run.group(0))]
+        tokens = [
+            (m.group(0).lower(), run.start() + m.start(), run.start() + m.end())
+            for m in _TOKEN_RE.finditer(run.group(0))
+        ]
         words = [t[0] for t in tokens]
         i = 0
         while i < len(words):
@@ -422,7 +453,7 @@ def _word_numbers(text: str) -> list[_Number]:
 
 
 def _one_dollar(text: str) -> list[_Number]:
-    """"a dollar", "a buck": the number one written as an article."""
+    """ "a dollar", "a buck": the number one written as an article."""
     return [_Number(1.0, m.start(), m.end(1), True) for m in _A_DOLLAR_RE.finditer(text)]
 
 
@@ -434,8 +465,10 @@ def _digit_numbers(text: str) -> list[_Number]:
     return numbers
 
 
-def _money_value(number: _Number, text: str, numbers: list[_Number]) -> tuple[float, int, int] | None:
-    """The dollar amount of ``number`` if it is written as money, with the span of the whole price."""
+def _money_value(
+    number: _Number, text: str, numbers: list[_Number]
+) -> tuple[float, int, int] | None:
+    """The dollar amount of ``number`` if written as money, with the span of the whole price."""
     before = text[: number.start]
     after = text[number.end :]
     value, start, end = number.value, number.start, number.end
@@ -505,7 +538,7 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
             if bare is None:
                 continue
             money = (bare, number.start, number.end)
-        if _DELTA_AFTER_RE.match(text, money[2]):
+        if _DELTA_AFTER_RE.match(text, money[2]) or _DELTA_BEFORE_RE.search(text, 0, money[1]):
             continue
         found.append(money)
     found.sort(key=lambda p: (p[1], -(p[2] - p[1])))
@@ -553,7 +586,9 @@ def _condition_kind(
     """
     s_start, s_end = sentence
     for match in _CONDITION_RE.finditer(text, s_start, s_end):
-        soft = _SOFT_IF_RE.search(text, max(s_start, match.start() - 20), min(s_end, match.end() + 40))
+        soft = _SOFT_IF_RE.search(
+            text, max(s_start, match.start() - 20), min(s_end, match.end() + 40)
+        )
         if soft is not None and soft.start() <= match.start() <= soft.end():
             continue
         if match.start() >= end:
@@ -628,7 +663,7 @@ def find_prices(text: str, scale: float | None = None) -> list[PriceMention]:
     ("three seventy-five" is 3.75 near 4 and 375 near 400).  Without it, "twelve fifty" is 12.50
     and "two twenty" is 220.
 
-    >>> [(p.amount, p.kind) for p in find_prices("I saw one for $14 elsewhere. Would you take $12?")]
+    >>> [(p.amount, p.kind) for p in find_prices("I saw one for $14 online. Would you take $12?")]
     [(14.0, 'reference'), (12.0, 'question')]
     """
     lowered = normalize(text)
@@ -642,6 +677,6 @@ def find_prices(text: str, scale: float | None = None) -> list[PriceMention]:
 
 
 def standing_offer(text: str) -> float | None:
-    """The last price in ``text`` that puts a price on the table (kind ``offer`` or ``question``)."""
-    offers = [m.amount for m in find_prices(text) if m.kind in _QUESTION_KINDS]
+    """The last price in ``text`` that puts a price on the table (kind offer or question)."""
+    offers = [m.amount for m in find_prices(text) if m.kind in OFFER_KINDS]
     return offers[-1] if offers else None

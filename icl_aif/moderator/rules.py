@@ -1,44 +1,54 @@
 """A rule-based moderator: reads a window of turns and decides the state after the last one.
 
-Decision procedure (see ``docs/moderator.md`` for the label definitions)
------------------------------------------------------------------------
-1. Read the **last turn** sentence by sentence.  Find
+The labels are defined in ``docs/moderator.md``.  Every turn is first read on its own
+(:func:`read_turn`): its prices and their roles (:func:`icl_aif.moderator.prices.find_prices`),
+where it *accepts* and where it *ends* the negotiation.  Phrases are matched on the lower-cased
+turn with every price masked as ``$999``, so one pattern covers "$15", "fifteen dollars" and
+"twelve fifty" alike.
 
-   * an *acceptance*: a strong one ("Deal.", "I'll take it", "You've got yourself a deal", "Sold!",
-     "Fine, $15 it is") or a weak one ("OK.", "Sure.", "Sounds good.", "That works").  An acceptance
-     phrase does not count when it is negated ("no deal", "I can't accept"), asked ("Deal?",
-     "Do we have a deal?"), hypothetical ("I'd take it at $14", "we're close to a deal") or made
-     conditional ("If you can do $14, we have a deal");
-   * an *ending*: a walk-away ("I'll pass", "I'm out", "I'll look elsewhere", "Goodbye") or a final
-     refusal ("No deal.", "Let's leave it there", "This isn't going to work").  Threats ("or I walk",
-     "otherwise I'll pass") and endings followed by a new offer ("I'll pass on $20, but $15 works")
-     do not count.
+Reading a turn
+--------------
+* **Acceptance**, strong ("Deal.", "I'll take it", "You've got yourself a deal", "Sold!",
+  "$15 it is") or weak ("OK.", "Sure.", "Sounds good.", "That works").  A phrase is dead when it is
+  asked ("Deal?", "Do we have a deal?"), negated or hypothetical ("no deal", "I can't accept",
+  "we're close to a deal", "$38 and it's a deal") or made conditional ("If you can do $14, we have
+  a deal").  Its *accepting clause* runs from the last contrast before it to the end of the
+  sentence: in "I still think $14 is fair, but fine, deal." the $14 is not what is accepted.
+* **Ending**: a walk-away ("I'll pass", "I'm out", "I'll look elsewhere", "Goodbye") or a declared
+  end ("No deal.", "Let's leave it there", "We can't make a deal").  Threats and hypotheticals
+  ("or I walk", "I don't want to walk away") do not count, and a turn that puts a new price on the
+  table after its ending phrase ("I'll pass on $20, but $15 works") is not an ending.
 
-2. If the turn ends the negotiation and does not (later) accept, the state is ``no_deal`` with reason
-   ``walk_away`` or ``refusal``.  A bare farewell ("Thanks, goodbye") after the other side accepted
-   keeps that deal.
+Deciding the last turn (:func:`decide`)
+---------------------------------------
+1. An ending that is not followed by a strong acceptance gives ``no_deal`` (reason ``walk_away``
+   when the speaker leaves, else ``refusal``).  A bare farewell ("Thanks, bye!") instead keeps the
+   state of the previous turn when the round was already over (a deal stays a deal).
+2. An acceptance gives ``deal`` unless it is a counter-offer in disguise: its accepting clause
+   names a price that the other side never put on the table ("Deal at $14." to a $15 offer), or
+   the turn then asks for a different price ("Deal... well, almost. $55?").  A weak acceptance
+   counts only when the other side's previous turn put a price on the table (or accepted), and
+   when the turn does not go on to resist, hesitate or set conditions ("OK, but...",
+   "Okay, let me think", "Sure, if you deliver").  A question is never an acceptance.
+3. The price of a deal (:func:`bind_price`):
 
-3. If the turn accepts, bind the price (:func:`bind_price`):
-
-   a. the offer-kind price the accepting turn states ("Deal at $15"), provided it is a price the
-      other side put on the table in the window (otherwise the turn is a counter-offer worded as an
-      acceptance and the state stays ``ongoing``);
-   b. else the other side's most recent standing offer in the window (kinds ``offer``/``question``;
-      reference, conditional and refused prices are skipped).  When the other side's latest turn was
-      itself an acceptance ("OK." -> "Great, deal!") the price is what that turn accepted;
+   a. the offer-kind price stated in the accepting clause ("Deal at $15", "Fine, $15 it is");
+   b. else the other side's most recent standing offer in the window (kinds ``offer`` and
+      ``question``; reference, conditional and refused prices are skipped).  When the other side's
+      latest turn was itself an acceptance ("OK." -> "Great, deal!"), the price that turn accepted;
    c. else, when both sides' latest firm prices in the window are equal, that price;
    d. else ``Verdict("deal", price=None, reason="price_not_found")``.
 
-   A weak acceptance only counts when it answers a price (or an acceptance) in the other side's
-   previous turn, and when the turn does not go on to reject, counter or ask about the price.
+4. Without an acceptance phrase, a turn that states the other side's standing offer as its own
+   firm price, without hesitating or asking ("I can't go below $15." -> "$15 then."), is a deal at
+   that price: both sides have now stated it.
+5. An acknowledgement after a finished round ("I'll pass." -> "Alright, no problem.") keeps the
+   round finished; anything else is ``ongoing``.
 
-4. Without an acceptance phrase, a turn whose firm offer equals the other side's standing offer
-   ("I can't go below $15." -> "$15 then.") is a ``deal`` at that price: both sides have stated it.
-
-5. Anything else is ``ongoing``.
-
-The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check: with a
-``list_price``, prices far outside its range (under 2 % or over 50 times) are ignored when binding.
+The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
+hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
+spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
+the median price of the window.
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from icl_aif.moderator.prices import (
+    OFFER_KINDS,
     PriceMention,
     find_prices,
     normalize,
@@ -57,7 +68,15 @@ from icl_aif.moderator.prices import (
 )
 from icl_aif.transcript import Turn, Verdict
 
-__all__ = ["Context", "Reading", "RulesModerator", "bind_price", "decide", "mask_prices", "read_turn"]
+__all__ = [
+    "Context",
+    "Reading",
+    "RulesModerator",
+    "bind_price",
+    "decide",
+    "mask_prices",
+    "read_turn",
+]
 
 # ---------------------------------------------------------------------------------------------
 # Phrase lists.  They are matched against the lower-cased turn in which every price is masked as
@@ -75,15 +94,15 @@ STRONG_ACCEPT = [
     # "Deal.", "Deal, $15.", "OK, deal!"
     r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*deal\b(?!\s*-?(?:breaker|with|or))",
     r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
-    r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|so we)\s*(?:'ve)?\s*"
-    r"(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?a deal\b",
+    r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|"
+    r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?a deal\b",
     r"\bdeal at\b",
     r"\bdeal,? then\b",
     r"\b(?:done deal|deal done|deal's done|deal is done)\b",
     r"\bi (?:accept|agree)\b(?! with| that)",
     r"\b(?:accepted|agreed)\b",
-    r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) "
-    r"(?:it|that|them|this|the \w+)\b(?! (?:into|under|in mind))",
+    r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
+    r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
     r"\b(?:it's|its) (?:all )?yours\b",
     r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
@@ -98,12 +117,14 @@ STRONG_ACCEPT = [
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
     r"\bmeet you there\b",
     r"\bsounds like a deal\b",
+    r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
+    r"you found (?:a|your) buyer|i'm sold)\b",
     r"\b(?:when|where) (?:can|should|do) i (?:pick (?:it|them) up|pay|send|come)\b",
 ]
 WEAK_ACCEPT = [
-    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|absolutely|perfect|great|"
-    r"excellent|wonderful|awesome|done|agreed|certainly|of course|why not)\b"
-    r"(?!\s+(?:question|point|thing|idea|to|with the))",
+    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|"
+    r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
+    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not)\b)",
     r"\b(?:sounds|that's|that is|looks|seems) (?:good|great|fair|reasonable|fine|acceptable|"
     r"perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
     r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
@@ -115,20 +136,20 @@ WEAK_ACCEPT = [
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
-    r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|"
-    r"want|wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|"
-    r"might|may|maybe|perhaps|if|unless|before|until|whether|or)\b[^.!?]{0,12}$|"
+    r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|want|"
+    r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
+    r"maybe|perhaps|if|unless|before|until|whether|or)\b[^.!?]{0,12}$|"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
     + PRICE
-    + r"\s*,?\s*and\s*$"
+    + r"\s*,?\s*and\b[^.!?]{0,20}$"
 )
 # Inside the acceptance sentence, before it: the acceptance hangs on a condition.
 CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
 # After a weak acceptance: the turn goes on to resist.
 CONTINUES_RE = re.compile(
-    r"\b(?:but|however|though|although|except|unless|still|instead|meet me|meet in the middle|"
-    r"counter|can you|could you|would you|will you|how about|what about|lower|higher|less|"
-    r"too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
+    r"\b(?:but|however|though|although|except|unless|if|as long as|provided|still|instead|meet me|"
+    r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
+    r"higher|less|too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
     r"sleep on it|consider)\b"
@@ -142,13 +163,11 @@ _I_WILL = (
 WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
     r"(?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
-    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|"
-    r"leave\b(?!\s+(?:it at|it there at|you|the|that|a |my|room))|"
-    r"decline|go elsewhere|look elsewhere|shop elsewhere|shop around|keep looking|"
-    r"keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|for you|until|at))|"
-    r"hold (?:onto|on to) it|"
-    r"(?:find|buy|get|look for|try|order|source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|"
-    r"another (?:seller|shop|store)|online)|"
+    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it at|"
+    r"it there at|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
+    r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
+    r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
+    r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online)|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here)",
@@ -157,13 +176,13 @@ WALK_AWAY = [
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
     r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
-    r"thank you anyway|thanks for your time|thank you for your time|"
-    r"never ?mind\b(?!\s+(?:the|that|about))|forget it|forget about it)\b",
-    r"\b(?:goodbye|good bye|bye|farewell|have a (?:good|nice|great) (?:day|one|evening|night|"
-    r"weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
+    r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
+    r"that|about))|forget it|forget about it)\b",
+    r"\b(?:goodbye|good bye|bye|farewell|good day|so long|have a (?:good|nice|great) (?:day|one|"
+    r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
-    r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) "
-    r"(?:online|elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
+    r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
+    r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
     r"\b(?:changed my mind|change of plans|don't need (?:it|one|a|the|this)|no longer need|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
@@ -172,44 +191,45 @@ REFUSAL = [
     r"\bno deal\b(?!\s+(?:at|for|with|unless|if|yet|" + PRICE + r"))",
     r"\bno sale\b",
     r"\b(?:let's|let us|we'll have to|we should|we can|we'll|i'll|i think we should|"
-    r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at " + PRICE + r")|"
+    r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at "
+    + PRICE
+    + r")|"
     r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways|"
     r"agree to disagree)",
-    r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways|"
-    r"end (?:the|this|our) (?:negotiation|conversation|discussion))\b",
+    r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways|end (?:the|this|"
+    r"our) (?:negotiation|conversation|discussion))\b",
     r"\b(?:can't|cannot|won't|couldn't|unable to|not able to|not going to|never going to|"
     r"failed to|didn't|did not) (?:make (?:this|it|a deal) work|make a deal|do a deal|"
-    r"strike a deal|come to a deal|reach (?:a deal|an agreement|"
-    r"agreement)|come to (?:an agreement|terms)|agree on (?:a )?price|"
-    r"find (?:a )?(?:middle ground|common ground|price))\b",
+    r"strike a deal|come to a deal|reach (?:a deal|an agreement|agreement)|"
+    r"come to (?:an agreement|terms)|agree on (?:a )?price|find (?:a )?(?:middle ground|"
+    r"common ground|price))\b",
     r"\b(?:this|it|that)(?:'s| is|'s just| is just)? (?:not going to|never going to|not gonna|"
     r"isn't going to|won't|will never|doesn't|isn't) (?:work|happen)(?: out)?\b"
     r"(?!\s+(?:for me at|at|for " + PRICE + r"))",
     r"\b(?:too far apart|not going to happen|not happening|i won't sell|i'm not selling|"
     r"i will not sell|i'm not buying|i won't buy|i will not buy|i refuse|i'm keeping it|"
     r"final answer is no|the answer is no|my answer is no)\b",
+    r"\bi don't think (?:this|it|that|we)(?:'s| is| are|'re)? (?:going to|gonna|will) (?:work|"
+    r"happen|get there)\b",
     r"\b(?:deal's off|deal is off|offer withdrawn|i withdraw|withdrawing my offer|"
     r"negotiation is over|this is over|we're finished)\b",
-    r"\b(?:we|you and i)(?: just)? (?:won't|can't|cannot|will not|are not going to|aren't going to|"
-    r"don't|do not|couldn't) (?:agree|see eye to eye|get there|meet)\b",
+    r"\b(?:we|you and i)(?: just)? (?:won't|can't|cannot|will not|are not going to|"
+    r"aren't going to|don't|do not|couldn't) (?:agree|see eye to eye|get there|meet)\b",
 ]
 # Before an ending phrase: the ending is only a threat or a hypothetical ("or I walk",
 # "otherwise I'll pass", "before I walk away", "I don't want to walk away").
 THREAT_RE = re.compile(
-    r"\b(?:or|otherwise|else|if not|unless|before|might|may|could|would|'d|want to|wants to|"
-    r"wanna|hate to|rather not|not|n't|never|if|or i|about to|ready to|prepared to|"
-    r"have to decide|tempted to|thinking about|considering|close to|rather than|instead of|"
-    r"than|no one|nobody|neither)\b[^.!?]{0,25}$|"
-    # "$71 and we're done": an offer
-    + PRICE
-    + r"\s*,?\s*and\s*$"
+    r"\b(?:or|otherwise|else|if not|unless|before|might|may|could|would|'d|want to|wants to|wanna|"
+    r"hate to|rather not|not|n't|never|if|or i|about to|ready to|prepared to|have to decide|"
+    r"tempted to|thinking about|considering|close to|rather than|instead of|"
+    r"than|no one|nobody|neither)\b[^.!?]{0,25}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$"
+    # "$71 and we're done": an offer, not an ending
 )
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
-    r"\b(?:goodbye|good bye|bye|farewell|have a (?:good|nice|great) (?:day|one|evening|night|"
-    r"weekend)|thanks|thank you|see you|take care|cheers|enjoy)\b"
+    r"\b(?:goodbye|good bye|bye|farewell|good day|so long|have a (?:good|nice|great) (?:day|one|"
+    r"evening|night|weekend)|thanks|thank you|see you|take care|cheers|enjoy)\b"
 )
-
 
 
 # Before an acceptance, inside its sentence: a contrast that starts the accepting clause
@@ -221,7 +241,15 @@ HESITATION_RE = re.compile(
     r"consider|sleep on it|get back to you|check with)\b"
 )
 
-_OFFER_KINDS = frozenset({"offer", "question"})
+# Acknowledgements that add nothing after a round is over.
+ACKNOWLEDGE_RE = re.compile(
+    r"\b(?:ok|okay|alright|all right|no problem|no worries|understood|i understand|fair enough|"
+    r"sure|great|perfect|wonderful|awesome|excellent|sorry to hear|too bad|shame|pity|i see|"
+    r"got it|noted|see you|take care|thanks|thank you|cheers|enjoy|bye|goodbye|have a (?:good|"
+    r"nice|great))\b"
+)
+
+_OFFER_KINDS = OFFER_KINDS
 _TABLE_KINDS = frozenset({"offer", "question", "conditional"})
 _PRICE_TOLERANCE = 0.005
 _SCENARIO_LOW, _SCENARIO_HIGH = 0.02, 50.0
@@ -502,8 +530,11 @@ def _asks_again(ctx: Context, index: int) -> bool:
     """After accepting, the turn asks for another price ("Deal... well, almost. $55?")."""
     reading = ctx.readings[index]
     position = reading.accept
-    asked = [m.amount for m in reading.prices if m.kind == "question" and position is not None
-             and m.start > position]
+    asked = [
+        m.amount
+        for m in reading.prices
+        if m.kind == "question" and position is not None and m.start > position
+    ]
     if not asked:
         return False
     bound = bind_price(ctx, index)
@@ -572,9 +603,11 @@ def decide(ctx: Context, last: int) -> Verdict:
         if other is not None and _same(firm, other):
             return Verdict("deal", price=firm, reason="both sides stated the price")
 
-    # A turn that neither offers, asks, accepts nor ends keeps a finished round finished
+    # An acknowledgement or a farewell keeps a finished round finished
     # ("I'll pass." -> "Alright, no problem. Take care!").
-    return _carry_over(ctx, last, default=Verdict("ongoing"))
+    if ACKNOWLEDGE_RE.search(reading.text):
+        return _carry_over(ctx, last, default=Verdict("ongoing"))
+    return Verdict("ongoing")
 
 
 def _carry_over(ctx: Context, last: int, default: Verdict) -> Verdict:
