@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -24,12 +25,22 @@ class ModelCallError(Exception):
         self.role = role
 
 
-_CONVERT = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+_CONVERT: dict[str, type[BaseMessage]] = {
+    "system": SystemMessage,
+    "user": HumanMessage,
+    "assistant": AIMessage,
+}
 
 
 def to_langchain(messages: Sequence[Message]) -> list[BaseMessage]:
     """Plain ``{role, content}`` dicts to LangChain messages."""
-    return [_CONVERT[m["role"]](content=m["content"]) for m in messages]
+    return [_message(m["role"], m["content"]) for m in messages]
+
+
+@lru_cache(maxsize=65536)
+def _message(role: str, content: str) -> BaseMessage:
+    # Histories repeat the same messages on every call; models never mutate their input messages.
+    return _CONVERT[role](content=content)
 
 
 def usage_of(message: BaseMessage) -> dict[str, int] | None:

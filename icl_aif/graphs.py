@@ -26,8 +26,8 @@ def build_round_graph() -> CompiledStateGraph[RoundState, GameContext, RoundStat
     graph.add_edge(START, "open_round")
     for source in ("open_round", "moderate"):
         graph.add_conditional_edges(source, nodes.route_turn, ["seller", "buyer", END])
-    for side in ("seller", "buyer"):
-        graph.add_conditional_edges(side, nodes.route_after_speech, ["moderate", END])
+    graph.add_edge("seller", "moderate")
+    graph.add_edge("buyer", "moderate")
     return graph.compile(name="negotiation")
 
 

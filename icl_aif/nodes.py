@@ -2,6 +2,8 @@
 
 Nodes read plain state, ask :mod:`icl_aif.protocol` what each role sees, call models through
 :func:`icl_aif.calls.call_model`, and return plain updates. They never import a vendor SDK.
+Every node and router is a coroutine: LangGraph runs plain functions of an async graph in a
+thread pool, which costs more than the work they do.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from icl_aif.transcript import Speaker, Turn, other_side
 # --- one round ----------------------------------------------------------------------------
 
 
-def open_round(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Put the scripted opening lines on the table."""
     ctx = context_of(runtime.context)
     return {"turns": protocol.opening_turns(ctx.config.scenario), "status": "ongoing"}
@@ -52,6 +54,8 @@ def speaker_node(side: Speaker) -> Any:
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Classify the round after the last utterance; reaching the cap is no deal, never a deal."""
+    if state.get("error"):  # the speaker's model failed: the round ends with that error
+        return {}
     ctx = context_of(runtime.context)
     turns = state["turns"]
     window = protocol.moderator_window(turns, ctx.config.roles.moderator.window)
@@ -63,12 +67,7 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     return {"status": "ongoing"}
 
 
-def route_after_speech(state: RoundState) -> str:
-    """A failed model call ends the round with an error; otherwise the moderator reads it."""
-    return END if state.get("error") else "moderate"
-
-
-def route_turn(state: RoundState) -> str:
+async def route_turn(state: RoundState) -> str:
     """After the openers or the moderator: the next speaker, or the end of the round."""
     if state.get("status") != "ongoing":
         return END
@@ -90,7 +89,7 @@ def round_record(state: RoundState) -> RoundRecord:
 # --- one run: rounds with feedback in between ------------------------------------------------
 
 
-def start_run(state: RunState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+async def start_run(state: RunState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """The improved player's history starts with its brief."""
     ctx = context_of(runtime.context)
     if state.get("history"):
@@ -124,7 +123,7 @@ def play_round_node(round_graph: Any) -> Any:
     return play_round
 
 
-def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> str:
+async def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> str:
     """Feedback follows every round but the last; an error ends the run."""
     ctx = context_of(runtime.context)
     if state.get("error") or len(state["rounds"]) >= ctx.config.rounds:
@@ -149,7 +148,7 @@ async def feedback(state: RunState, runtime: Runtime[GameContext]) -> dict[str, 
     return {"rounds": [*rounds[:-1], last]}
 
 
-def route_after_feedback(state: RunState) -> str:
+async def route_after_feedback(state: RunState) -> str:
     """An error in the feedback step ends the run."""
     return END if state.get("error") else "next_round"
 
@@ -179,6 +178,6 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
     }
 
 
-def route_after_next_round(state: RunState) -> str:
+async def route_after_next_round(state: RunState) -> str:
     """Back to the table, unless the acknowledgement failed."""
     return END if state.get("error") else "play_round"

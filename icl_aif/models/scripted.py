@@ -344,7 +344,9 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
         )
     unknown = sorted(set(request.params) - {"floor", "ceiling"})
     if unknown:
-        raise ValueError(f"unknown params {', '.join(unknown)}; scripted players take floor, ceiling")
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; scripted players take floor, ceiling"
+        )
     return ScriptedNegotiator(
         strategy=request.name,
         side=request.side,

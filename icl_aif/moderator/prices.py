@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 __all__ = [
@@ -666,14 +667,20 @@ def find_prices(text: str, scale: float | None = None) -> list[PriceMention]:
     >>> [(p.amount, p.kind) for p in find_prices("I saw one for $14 online. Would you take $12?")]
     [(14.0, 'reference'), (12.0, 'question')]
     """
+    return list(_find_prices(text, scale))
+
+
+@lru_cache(maxsize=16384)
+def _find_prices(text: str, scale: float | None) -> tuple[PriceMention, ...]:
+    # Memoised: games repeat the same lines (openers, templated replies) thousands of times.
     lowered = normalize(text)
     raw = _raw_prices(lowered, scale)
     sentences = sentence_spans(lowered)
     spans = [(s, e) for _, s, e in raw]
-    return [
+    return tuple(
         PriceMention(round(amount, 2), start, end, _kind(lowered, start, end, sentences, spans))
         for amount, start, end in raw
-    ]
+    )
 
 
 def standing_offer(text: str) -> float | None:

@@ -57,6 +57,7 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from icl_aif.moderator.prices import (
@@ -375,6 +376,7 @@ def mask_prices(text: str, prices: Sequence[PriceMention]) -> str:
     return "".join(chars)
 
 
+@lru_cache(maxsize=16384)
 def read_turn(text: str, scale: float | None = None) -> Reading:
     """Read one utterance: its prices, acceptances and endings.
 
