@@ -134,16 +134,16 @@ def anchor_price(
         candidates = [rounds[0]]
     else:
         candidates = list(rounds)
-    deals = [
-        (r["price"], r["round"])
-        for r in candidates
-        if r.get("outcome") == "deal" and r.get("price") is not None
-    ]
+    deals: list[tuple[float, int]] = []
+    for record in candidates:
+        price = record.get("price")
+        if record.get("outcome") == "deal" and price is not None:
+            deals.append((float(price), record["round"]))
     if not deals:
         return None
-    pick = max if improve == "seller" else min
-    price, number = pick(deals, key=lambda d: (d[0], -d[1]))
-    return float(price), int(number)  # type: ignore[arg-type]
+    # the best price for the improved side; the earliest round among equal prices
+    sign = 1.0 if improve == "seller" else -1.0
+    return max(deals, key=lambda d: (sign * d[0], -d[1]))
 
 
 def _trade_words(side: Speaker) -> dict[str, str]:

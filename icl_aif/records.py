@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -185,7 +184,7 @@ def base_manifest(
         "versions": package_versions(),
         "git": git_state(Path(__file__).resolve().parent),
         "platform": platform.platform(),
-        "argv_config": config_file,
+        "config_file": config_file,
         "overrides": overrides,
         "seed": config.seed,
         "runs": config.runs,
@@ -198,7 +197,6 @@ def base_manifest(
             "moderator": roles.moderator.mode,
         },
         "prompts": prompts,
-        "python_executable": sys.executable,
         "started_at": now(),
         "finished_at": None,
         "status": "running",
