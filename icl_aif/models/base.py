@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
@@ -51,3 +53,32 @@ def last_user_text(messages: Sequence[BaseMessage]) -> str:
         if message.type == "human":
             return message_text(message)
     return ""
+
+
+class TextReplyModel(BaseChatModel):
+    """A chat model computed in process: subclasses say what to reply in :meth:`respond`.
+
+    ``_agenerate`` is implemented directly, so the async path runs no thread pool.
+    """
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The reply to ``messages``."""
+        raise NotImplementedError
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return reply(self.respond(messages))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return reply(self.respond(messages))

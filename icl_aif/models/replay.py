@@ -7,18 +7,15 @@ The messages it received are kept in ``received`` and, like every call, in ``cal
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
 from pydantic import Field
 
-from icl_aif.models.base import ModelRequest, reply
+from icl_aif.models.base import ModelRequest, TextReplyModel
 
 
-class ReplayModel(BaseChatModel):
+class ReplayModel(TextReplyModel):
     """Returns ``replies`` one after another and records what it was sent."""
 
     name: str = "replay"
@@ -29,32 +26,15 @@ class ReplayModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "replay"
 
-    def _next(self, messages: list[BaseMessage]) -> ChatResult:
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next reply in the list."""
         self.received.append(list(messages))
         index = len(self.received) - 1
         if index >= len(self.replies):
             raise RuntimeError(
                 f"replay model {self.name!r} has {len(self.replies)} replies and was called again"
             )
-        return reply(self.replies[index])
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._next(messages)
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._next(messages)
+        return self.replies[index]
 
 
 def build_replay(request: ModelRequest) -> ReplayModel:

@@ -43,14 +43,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
 from icl_aif.config import ScenarioConfig
-from icl_aif.models.base import ModelRequest, message_text, reply
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
 from icl_aif.moderator.prices import standing_offer
 from icl_aif.protocol import opening_turns
 from icl_aif.transcript import Speaker, format_money
@@ -177,7 +174,7 @@ def price_step(list_price: float) -> float:
     return float(max(1, 10 ** math.floor(math.log10(max(list_price / 20, 1)))))
 
 
-class ScriptedNegotiator(BaseChatModel):
+class ScriptedNegotiator(TextReplyModel):
     """A rule-based seller or buyer (a simulator, not a language model)."""
 
     strategy: Strategy
@@ -217,24 +214,6 @@ class ScriptedNegotiator(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return reply(self.respond(messages))
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return reply(self.respond(messages))
 
     # --- the strategy ---------------------------------------------------------------------
 

@@ -21,14 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
 from icl_aif.config import ScenarioConfig
-from icl_aif.models.base import ModelRequest, last_user_text, reply
+from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
 from icl_aif.moderator.prices import standing_offer
 from icl_aif.transcript import Speaker
 
@@ -130,7 +127,7 @@ def diagnose(summary: RoundSummary | None, side: Speaker, scenario: ScenarioConf
     return keys
 
 
-class ScriptedCritic(BaseChatModel):
+class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
     side: Speaker
@@ -147,24 +144,6 @@ class ScriptedCritic(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return "scripted-critic"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return reply(self.respond(messages))
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return reply(self.respond(messages))
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """Numbered suggestions for the improved player."""
