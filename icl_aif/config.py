@@ -69,11 +69,21 @@ class ScenarioConfig(_Strict):
 
 
 class RoleConfig(_Strict):
-    """The model behind one role, as ``provider:model``, and its parameters."""
+    """The model behind one role, as ``provider:model``, and its parameters.
+
+    Unset decoding parameters take the provider's defaults (temperature: the paper's per-vendor
+    values; max_tokens: 512, as in the paper's code).
+    """
 
     model: str
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, gt=0)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = Field(None, description="Sampling seed sent to backends that accept one.")
+    timeout: float = Field(60.0, gt=0, description="Seconds before one request is abandoned.")
+    base_url: str | None = Field(
+        None, description="Another endpoint, e.g. an OpenAI-compatible server."
+    )
     params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
 
 
@@ -105,6 +115,14 @@ class FeedbackConfig(_Strict):
     constant: str = "Play again and try to do better than last time."
 
 
+class RetryConfig(_Strict):
+    """Retries of retryable model failures (429, 5xx, timeouts, dropped connections)."""
+
+    attempts: int = Field(6, ge=1, le=50, description="Tries per call, the first one included.")
+    initial_wait: float = Field(1.0, ge=0, description="Seconds before the first retry.")
+    max_wait: float = Field(60.0, ge=0, description="Longest wait between tries.")
+
+
 class ExperimentConfig(_Strict):
     """One experiment: a scenario, models per role, and the ICL-AIF protocol settings."""
 
@@ -119,6 +137,7 @@ class ExperimentConfig(_Strict):
     scenario: ScenarioConfig = ScenarioConfig()
     roles: Roles = Roles()
     feedback: FeedbackConfig = FeedbackConfig()
+    retry: RetryConfig = RetryConfig()
 
     @property
     def rival(self) -> Speaker:

@@ -54,7 +54,7 @@ def test_overrides_do_not_touch_the_input() -> None:
         (["runz=3"], "unknown field 'runz'; allowed keys here: acknowledgement, anchor,"),
         (
             ["roles.seller.modle=x"],
-            "unknown field 'roles.seller.modle'; allowed keys here: max_tokens, model,",
+            "unknown field 'roles.seller.modle'; allowed keys here: base_url, max_tokens, model,",
         ),
         (["improve=critic"], "field 'improve': got 'critic'; allowed values: 'seller' or 'buyer'"),
         (["anchor=last"], "allowed values: 'previous', 'first' or 'best'"),

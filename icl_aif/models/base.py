@@ -34,6 +34,10 @@ class ModelRequest:
     suggestions: int = 3
     temperature: float | None = None
     max_tokens: int | None = None
+    top_p: float | None = None
+    sampling_seed: int | None = None
+    timeout: float = 60.0
+    base_url: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
 

@@ -51,6 +51,18 @@ PROVIDERS: dict[str, Provider] = {
             "icl_aif.models.registry:_build_scripted",
         ),
         Provider(
+            "openai",
+            "OpenAI chat models; with base_url, any OpenAI-compatible server. Key: OPENAI_API_KEY.",
+            ("openai:gpt-4o-mini", "openai:gpt-4.1", "openai:MODEL + base_url"),
+            "icl_aif.models.vendors:build_openai",
+        ),
+        Provider(
+            "anthropic",
+            "Anthropic Claude models. Key: ANTHROPIC_API_KEY.",
+            ("anthropic:claude-3-5-haiku-latest", "anthropic:claude-sonnet-4-5"),
+            "icl_aif.models.vendors:build_anthropic",
+        ),
+        Provider(
             "replay",
             "A fake that answers with params.replies in order (tests and dry runs).",
             ("replay:NAME",),
@@ -92,6 +104,10 @@ def build_model(
         suggestions=config.feedback.suggestions,
         temperature=role_config.temperature,
         max_tokens=role_config.max_tokens,
+        top_p=role_config.top_p,
+        sampling_seed=role_config.seed,
+        timeout=role_config.timeout,
+        base_url=role_config.base_url,
         params=dict(role_config.params),
     )
     try:

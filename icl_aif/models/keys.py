@@ -1,0 +1,54 @@
+"""API keys: read from the environment or a ``.env`` file in the working directory, never from configs.
+
+Key values are never written to a run directory nor printed; errors name the variable only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+from icl_aif.errors import UsageError
+
+
+@cache
+def load_env_file(path: Path = Path(".env")) -> bool:
+    """Load ``.env`` once (variables already set in the environment win). True if a file was read."""
+    if not path.is_file():
+        return False
+    from dotenv import load_dotenv
+
+    return load_dotenv(path, override=False)
+
+
+def api_key(variable: str, spec: str, *, required: bool = True) -> str | None:
+    """The key in ``variable``; a missing required key is a one-line error naming the variable."""
+    load_env_file()
+    value = os.environ.get(variable, "").strip()
+    if not value and required:
+        raise UsageError(
+            f"model {spec!r} needs an API key: set {variable} in the environment or in .env"
+        )
+    return value or None
+
+
+KEY_VARIABLES = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "COHERE_API_KEY",
+    "CO_API_KEY",
+    "AI21_API_KEY",
+)
+# Shapes of vendor keys, whole or masked by the vendor's own error message ("sk-abc***xyz").
+_KEY_SHAPES = re.compile(r"\b(?:sk|sk-ant|sk-proj|co|ai21)[-_][A-Za-z0-9_\-*.]{6,}")
+
+
+def redact(text: str) -> str:
+    """``text`` with every configured key value and anything shaped like a key replaced."""
+    for variable in KEY_VARIABLES:
+        value = os.environ.get(variable, "").strip()
+        if len(value) >= 8:
+            text = text.replace(value, "[redacted]")
+    return _KEY_SHAPES.sub("[redacted]", text)

@@ -1,0 +1,88 @@
+"""Which model failures are worth another try, and how long to wait before it.
+
+Retryable: HTTP 408, 409, 429 and 5xx, timeouts and dropped connections. Everything else (400, 401,
+403, 404, a context that is too long, a malformed reply) fails at once. A ``Retry-After`` (or
+``retry-after-ms``) header sets the wait; otherwise exponential backoff with full jitter.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from typing import Any
+
+from tenacity import RetryCallState
+
+from icl_aif.config import RetryConfig
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+_TRANSIENT_NAMES = ("Timeout", "Connection", "RemoteProtocol", "ReadError", "WriteError")
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status behind an SDK exception, if it carries one."""
+    for candidate in (
+        getattr(exc, "status_code", None),
+        getattr(_response(exc), "status_code", None),
+    ):
+        if isinstance(candidate, int):
+            return candidate
+    return None
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for rate limits, server errors, timeouts and dropped connections."""
+    status = status_of(exc)
+    if status is not None:
+        return status in RETRYABLE_STATUS or status >= 500
+    names = [type(e).__name__ for e in _chain(exc)]
+    return any(part in name for name in names for part in _TRANSIENT_NAMES)
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the server asked us to wait, from ``retry-after-ms`` or ``Retry-After``."""
+    headers = getattr(_response(exc), "headers", None)
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed is not None else None
+
+
+def backoff(settings: RetryConfig, rng: random.Random) -> Any:
+    """A tenacity ``wait`` that honours Retry-After, else waits with exponential full jitter."""
+
+    def wait(state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        asked = retry_after(exc) if exc is not None else None
+        if asked is not None:
+            return min(asked, settings.max_wait)
+        ceiling = min(settings.max_wait, settings.initial_wait * 2 ** (state.attempt_number - 1))
+        return rng.uniform(0, ceiling)
+
+    return wait
+
+
+def _response(exc: BaseException) -> Any:
+    return getattr(exc, "response", None)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
