@@ -53,6 +53,14 @@ def test_run_then_report(tmp_path: Path) -> None:
             "roles.seller.model 'scripted:stubborn': unknown scripted strategy 'stubborn'; choose one of",
         ),
         (("run", QUICKSTART, "--set", "roles.seller.model=gpt-4"), "write provider:model"),
+        (
+            ("run", QUICKSTART, "--set", "roles.seller.model=openai:gpt-4o-mini"),
+            "model 'openai:gpt-4o-mini' needs an API key: set OPENAI_API_KEY in the environment or in .env",
+        ),
+        (
+            ("run", QUICKSTART, "--set", "roles.buyer.model=anthropic:claude-x"),
+            "set ANTHROPIC_API_KEY in the environment or in .env",
+        ),
         (("report", "nowhere"), "nowhere/summary.json: no such file"),
         (("moderator-eval", "missing.jsonl"), "missing.jsonl"),
         (

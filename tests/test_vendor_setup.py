@@ -1,0 +1,38 @@
+"""Vendor set-up errors: a missing extra names the install command; keys come from .env too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from icl_aif.errors import UsageError
+from icl_aif.models import keys
+from icl_aif.models.keys import api_key, redact
+from icl_aif.models.vendors import require
+
+
+def test_missing_extra_names_the_command() -> None:
+    with pytest.raises(UsageError) as error:
+        require("icl_aif_no_such_integration", "cohere", "cohere:command-r")
+    assert str(error.value) == (
+        "model 'cohere:command-r' needs the cohere extra: pip install 'icl-aif[cohere]'"
+    )
+
+
+def test_key_from_a_dotenv_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv-123456\n")
+    keys.load_env_file.cache_clear()
+    try:
+        assert api_key("OPENAI_API_KEY", "openai:x") == "sk-from-dotenv-123456"
+    finally:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        keys.load_env_file.cache_clear()
+
+
+def test_redact_removes_configured_and_key_shaped_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "plainsecretvalue42")
+    text = "bad key plainsecretvalue42, or sk-proj-abc***wxyz, at 127.0.0.1"
+    assert redact(text) == "bad key [redacted], or [redacted], at 127.0.0.1"

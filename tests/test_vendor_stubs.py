@@ -1,0 +1,255 @@
+"""Vendor backends through their real SDKs against local stub servers that speak each wire format.
+
+Each test plays a one-round game whose seller is the vendor model and whose buyer is scripted, and
+checks both what the SDK sent and what the run recorded. No request leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from icl_aif.records import read_jsonl
+from tests.conftest import quickstart, run
+
+SECRET = "sk-test-Zq8Xv3LmN0pRsTuVwXyZ123456"
+SELLER_LINE = "I can't go that low, but I could do $17."
+
+
+def openai_body(text: str = SELLER_LINE) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o-mini",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": 42,
+            "completion_tokens": 9,
+            "total_tokens": 51,
+            "prompt_tokens_details": {"cached_tokens": 32},
+        },
+    }
+
+
+def anthropic_body(text: str = SELLER_LINE) -> dict[str, Any]:
+    return {
+        "id": "msg_stub",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-stub",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 40,
+            "output_tokens": 9,
+            "cache_read_input_tokens": 30,
+            "cache_creation_input_tokens": 0,
+        },
+    }
+
+
+VENDORS: dict[str, dict[str, Any]] = {
+    "openai": {
+        "path": "/v1/chat/completions",
+        "body": openai_body,
+        "model": "openai:gpt-4o-mini",
+        "base": lambda server: server.url_for("/v1"),
+        "key": "OPENAI_API_KEY",
+        "usage": {"input_tokens": 42, "output_tokens": 9, "cached_input_tokens": 32},
+    },
+    "anthropic": {
+        "path": "/v1/messages",
+        "body": anthropic_body,
+        "model": "anthropic:claude-stub",
+        "base": lambda server: server.url_for("").rstrip("/"),
+        "key": "ANTHROPIC_API_KEY",
+        # langchain-anthropic counts cache reads into input_tokens
+        "usage": {"input_tokens": 70, "output_tokens": 9, "cached_input_tokens": 30},
+    },
+}
+
+
+def json_response(body: dict[str, Any], status: int = 200, **headers: str) -> Response:
+    return Response(
+        json.dumps(body), status=status, headers=headers, content_type="application/json"
+    )
+
+
+def play(
+    vendor: str, server: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+) -> Path:
+    spec = VENDORS[vendor]
+    monkeypatch.setenv(spec["key"], SECRET)
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    config = quickstart(
+        "runs=1",
+        "rounds=1",
+        "feedback.source=none",
+        f"roles.seller.model={spec['model']}",
+        f"roles.seller.base_url={spec['base'](server)}",
+        "roles.seller.timeout=2",
+        "retry.initial_wait=0.01",
+        "retry.attempts=3",
+        *extra,
+    )
+    return run(config, tmp_path / "run").directory
+
+
+def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    (game,) = read_jsonl(directory / "games.jsonl")
+    calls = [c for c in read_jsonl(directory / "calls.jsonl") if c["role"] == "seller"]
+    return game, calls
+
+
+def assert_no_secret(directory: Path) -> None:
+    for path in directory.rglob("*"):
+        text = path.read_text(encoding="utf-8")
+        assert SECRET not in text and SECRET[:12] not in text, path.name
+
+
+def respond_in_order(
+    server: HTTPServer, path: str, *replies: Callable[[Request], Response]
+) -> None:
+    for reply in replies:
+        server.expect_ordered_request(path, method="POST").respond_with_handler(reply)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_normal_reply_sends_the_request_and_records_usage(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+    httpserver.expect_request(spec["path"], method="POST").respond_with_json(spec["body"]())
+    directory = play(vendor, httpserver, tmp_path, monkeypatch)
+    game, calls = recorded(directory)
+    assert game["status"] == "complete"
+    assert calls and all(c["usage"] == spec["usage"] and c["attempts"] == 1 for c in calls)
+    assert all(c["output"] == SELLER_LINE for c in calls)
+
+    request, _ = httpserver.log[0]
+    sent = request.get_json()
+    first = calls[0]["messages"]
+    if vendor == "openai":
+        assert sent["model"] == "gpt-4o-mini"
+        assert sent["temperature"] == 1.0  # the paper's OpenAI default
+        assert sent["max_completion_tokens"] == 512 and sent["max_tokens"] == 512  # extra_body too
+        assert sent["messages"] == first
+        assert request.headers["Authorization"] == f"Bearer {SECRET}"
+    else:
+        assert sent["model"] == "claude-stub"
+        assert sent["temperature"] == 1.0 and sent["max_tokens"] == 512
+        assert sent["system"] == first[0]["content"]
+        assert [m["role"] for m in sent["messages"]] == [m["role"] for m in first[1:]]
+        # the SDK sends the key as x-api-key or (anthropic 2.x) as a bearer token
+        assert SECRET in request.headers.get("x-api-key", "") + request.headers.get(
+            "Authorization", ""
+        )
+    assert_no_secret(directory)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_429_with_retry_after_then_success(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+    limited = {"error": {"type": "rate_limit_error", "message": "slow down"}}
+    respond_in_order(
+        httpserver,
+        spec["path"],
+        lambda _: json_response(limited, 429, **{"Retry-After": "0.2"}),
+        lambda _: json_response(spec["body"]()),
+    )
+    httpserver.expect_request(spec["path"], method="POST").respond_with_json(spec["body"]())
+    directory = play(vendor, httpserver, tmp_path, monkeypatch)
+    game, calls = recorded(directory)
+    assert game["status"] == "complete"
+    assert calls[0]["attempts"] == 2 and calls[0]["latency_s"] >= 0.2
+    assert all(c["attempts"] == 1 for c in calls[1:])
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_500_then_success(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+    failed = {"error": {"type": "api_error", "message": "boom"}}
+    respond_in_order(
+        httpserver,
+        spec["path"],
+        lambda _: json_response(failed, 500),
+        lambda _: json_response(spec["body"]()),
+    )
+    httpserver.expect_request(spec["path"], method="POST").respond_with_json(spec["body"]())
+    game, calls = recorded(play(vendor, httpserver, tmp_path, monkeypatch))
+    assert game["status"] == "complete" and calls[0]["attempts"] == 2
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_401_ends_the_game_with_a_reason_and_no_key_anywhere(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+    denied = {
+        "error": {
+            "type": "authentication_error",
+            "message": f"Incorrect API key provided: {SECRET[:8]}***{SECRET[-4:]}",
+        }
+    }
+    httpserver.expect_request(spec["path"], method="POST").respond_with_json(denied, status=401)
+    directory = play(vendor, httpserver, tmp_path, monkeypatch)
+    game, calls = recorded(directory)
+    assert game["status"] == "error" and "AuthenticationError" in game["error"]
+    assert calls[0]["attempts"] == 1  # never retried
+    assert game["rounds"][0]["outcome"] == "error"
+    assert len(httpserver.log) == 1
+    assert_no_secret(directory)
+    assert SECRET[-4:] + '"' not in (directory / "calls.jsonl").read_text()
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_malformed_body_is_an_error_not_a_retry(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+    httpserver.expect_request(spec["path"], method="POST").respond_with_data(
+        "{not json", content_type="application/json"
+    )
+    game, calls = recorded(play(vendor, httpserver, tmp_path, monkeypatch))
+    assert game["status"] == "error"
+    assert calls[0]["attempts"] == 1 and calls[0]["output"] is None
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_slow_reply_times_out_and_is_retried(
+    vendor: str, httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = VENDORS[vendor]
+
+    def slow(_: Request) -> Response:
+        time.sleep(1.5)
+        return json_response(spec["body"]())
+
+    httpserver.expect_request(spec["path"], method="POST").respond_with_handler(slow)
+    game, calls = recorded(
+        play(
+            vendor,
+            httpserver,
+            tmp_path,
+            monkeypatch,
+            "roles.seller.timeout=0.5",
+            "retry.attempts=2",
+        )
+    )
+    assert game["status"] == "error" and "Timeout" in game["error"]
+    assert calls[0]["attempts"] == 2
