@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from tenacity import RetryCallState
@@ -42,7 +43,7 @@ def is_retryable(exc: BaseException) -> bool:
 
 def retry_after(exc: BaseException) -> float | None:
     """Seconds the server asked us to wait, from ``retry-after-ms`` or ``Retry-After``."""
-    headers = getattr(_response(exc), "headers", None)
+    headers = headers_of(exc)
     if headers is None:
         return None
     millis = headers.get("retry-after-ms")
@@ -73,6 +74,18 @@ def backoff(settings: RetryConfig, rng: random.Random) -> Any:
         return rng.uniform(0, ceiling)
 
     return wait
+
+
+def headers_of(exc: BaseException) -> Mapping[str, str] | None:
+    """The response headers behind an SDK exception (lower-case names), if it carries them.
+
+    From ``exc.response.headers`` (httpx-based SDKs) or the exception's own ``headers`` mapping
+    (Cohere's ``ApiError``).
+    """
+    for candidate in (getattr(_response(exc), "headers", None), getattr(exc, "headers", None)):
+        if isinstance(candidate, Mapping):
+            return {str(name).lower(): str(value) for name, value in candidate.items()}
+    return None
 
 
 def _response(exc: BaseException) -> Any:

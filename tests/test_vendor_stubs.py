@@ -59,6 +59,34 @@ def anthropic_body(text: str = SELLER_LINE) -> dict[str, Any]:
     }
 
 
+def cohere_body(text: str = SELLER_LINE) -> dict[str, Any]:
+    return {
+        "id": "chat-stub",
+        "finish_reason": "COMPLETE",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        "usage": {
+            "billed_units": {"input_tokens": 38, "output_tokens": 9},
+            "tokens": {"input_tokens": 45, "output_tokens": 11},
+            "cached_tokens": 24,
+        },
+    }
+
+
+def ai21_body(text: str = SELLER_LINE) -> dict[str, Any]:
+    return {
+        "id": "chat-stub",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "tool_calls": None},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 41, "completion_tokens": 9, "total_tokens": 50},
+    }
+
+
 VENDORS: dict[str, dict[str, Any]] = {
     "openai": {
         "path": "/v1/chat/completions",
@@ -67,6 +95,7 @@ VENDORS: dict[str, dict[str, Any]] = {
         "base": lambda server: server.url_for("/v1"),
         "key": "OPENAI_API_KEY",
         "usage": {"input_tokens": 42, "output_tokens": 9, "cached_input_tokens": 32},
+        "auth_error": "AuthenticationError",
     },
     "anthropic": {
         "path": "/v1/messages",
@@ -76,6 +105,26 @@ VENDORS: dict[str, dict[str, Any]] = {
         "key": "ANTHROPIC_API_KEY",
         # langchain-anthropic counts cache reads into input_tokens
         "usage": {"input_tokens": 70, "output_tokens": 9, "cached_input_tokens": 30},
+        "auth_error": "AuthenticationError",
+    },
+    "cohere": {
+        "path": "/v2/chat",
+        "body": cohere_body,
+        "model": "cohere:command-r7b-12-2024",
+        "base": lambda server: server.url_for("").rstrip("/"),
+        "key": "COHERE_API_KEY",
+        # billed units, not usage.tokens (which counts the chat template too)
+        "usage": {"input_tokens": 38, "output_tokens": 9, "cached_input_tokens": 24},
+        "auth_error": "UnauthorizedError",
+    },
+    "ai21": {
+        "path": "/studio/v1/chat/completions",
+        "body": ai21_body,
+        "model": "ai21:jamba-mini",
+        "base": lambda server: server.url_for("/studio/v1"),
+        "key": "AI21_API_KEY",
+        "usage": {"input_tokens": 41, "output_tokens": 9, "cached_input_tokens": 0},
+        "auth_error": "Unauthorized",
     },
 }
 
@@ -146,7 +195,7 @@ def test_normal_reply_sends_the_request_and_records_usage(
         assert sent["max_completion_tokens"] == 512 and sent["max_tokens"] == 512  # extra_body too
         assert sent["messages"] == first
         assert request.headers["Authorization"] == f"Bearer {SECRET}"
-    else:
+    elif vendor == "anthropic":
         assert sent["model"] == "claude-stub"
         assert sent["temperature"] == 1.0 and sent["max_tokens"] == 512
         assert sent["system"] == first[0]["content"]
@@ -155,6 +204,20 @@ def test_normal_reply_sends_the_request_and_records_usage(
         assert SECRET in request.headers.get("x-api-key", "") + request.headers.get(
             "Authorization", ""
         )
+    elif vendor == "cohere":
+        assert sent["model"] == "command-r7b-12-2024"
+        assert sent["temperature"] == 0.75  # the paper's Cohere default
+        assert sent["max_tokens"] == 512
+        assert sent["messages"] == first  # system, user and assistant turns, text content
+        assert sent["stream"] is False and "p" not in sent and "seed" not in sent
+        assert request.headers["Authorization"] == f"Bearer {SECRET}"
+    else:
+        assert sent["model"] == "jamba-mini"
+        assert sent["temperature"] == 0.7  # the paper's AI21 default
+        assert sent["max_tokens"] == 512
+        assert sent["messages"] == first
+        assert sent["stream"] is False and "top_p" not in sent
+        assert request.headers["Authorization"] == f"Bearer {SECRET}"
     assert_no_secret(directory)
 
 
@@ -209,7 +272,7 @@ def test_401_ends_the_game_with_a_reason_and_no_key_anywhere(
     httpserver.expect_request(spec["path"], method="POST").respond_with_json(denied, status=401)
     directory = play(vendor, httpserver, tmp_path, monkeypatch)
     game, calls = recorded(directory)
-    assert game["status"] == "error" and "AuthenticationError" in game["error"]
+    assert game["status"] == "error" and spec["auth_error"] in game["error"]
     assert calls[0]["attempts"] == 1  # never retried
     assert game["rounds"][0]["outcome"] == "error"
     assert len(httpserver.log) == 1
@@ -253,3 +316,81 @@ def test_slow_reply_times_out_and_is_retried(
     )
     assert game["status"] == "error" and "Timeout" in game["error"]
     assert calls[0]["attempts"] == 2
+    # The server answers the abandoned requests late: let it finish so no later test sees them.
+    deadline = time.monotonic() + 10
+    while len(httpserver.log) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def cache_marks(body: dict[str, Any]) -> list[tuple[int, int]]:
+    """(message, block) positions that carry cache_control in an Anthropic request body."""
+    return [
+        (i, j)
+        for i, message in enumerate(body["messages"])
+        if isinstance(message["content"], list)
+        for j, block in enumerate(message["content"])
+        if "cache_control" in block
+    ]
+
+
+def test_anthropic_marks_the_last_message_for_prompt_caching(
+    httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpserver.expect_request("/v1/messages", method="POST").respond_with_json(anthropic_body())
+    directory = play("anthropic", httpserver, tmp_path, monkeypatch)
+    _, calls = recorded(directory)
+    bodies = [request.get_json() for request, _ in httpserver.log]
+    assert len(bodies) == len(calls) >= 2
+    for body, call in zip(bodies, calls, strict=True):
+        last = len(body["messages"]) - 1
+        assert cache_marks(body) == [(last, len(body["messages"][last]["content"]) - 1)]
+        block = body["messages"][last]["content"][-1]
+        assert block["cache_control"] == {"type": "ephemeral"}
+        assert block["text"] == call["messages"][-1]["content"]  # the text itself is unchanged
+        assert "cache_control" not in body and isinstance(body["system"], str)
+        assert call["usage"]["cached_input_tokens"] == 30  # cache reads are recorded
+
+
+def test_anthropic_prompt_cache_can_be_switched_off(
+    httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpserver.expect_request("/v1/messages", method="POST").respond_with_json(anthropic_body())
+    play("anthropic", httpserver, tmp_path, monkeypatch, "roles.seller.params.prompt_cache=false")
+    bodies = [request.get_json() for request, _ in httpserver.log]
+    assert bodies and all(cache_marks(b) == [] and "cache_control" not in b for b in bodies)
+    assert all(isinstance(m["content"], str) for b in bodies for m in b["messages"])
+
+
+@pytest.mark.parametrize(
+    ("vendor", "expected"),
+    [
+        ("cohere", {"temperature": 0.3, "max_tokens": 64, "p": 0.9, "seed": 5}),
+        ("ai21", {"temperature": 0.3, "max_tokens": 64, "top_p": 0.9}),  # no seed in AI21's API
+        ("anthropic", {"temperature": 0.3, "max_tokens": 64, "top_p": 0.9}),
+    ],
+)
+def test_role_decoding_settings_reach_the_wire(
+    vendor: str,
+    expected: dict[str, Any],
+    httpserver: HTTPServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = VENDORS[vendor]
+    httpserver.expect_request(spec["path"], method="POST").respond_with_json(spec["body"]())
+    settings = ("temperature=0.3", "max_tokens=64", "top_p=0.9", "seed=5")
+    play(vendor, httpserver, tmp_path, monkeypatch, *(f"roles.seller.{s}" for s in settings))
+    sent = httpserver.log[0][0].get_json()
+    assert {key: sent.get(key) for key in expected} == expected
+    assert "seed" not in sent or vendor == "cohere"
+
+
+def test_cohere_accepts_the_sdk_key_variable(
+    httpserver: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpserver.expect_request("/v2/chat", method="POST").respond_with_json(cohere_body())
+    monkeypatch.delenv("COHERE_API_KEY", raising=False)
+    monkeypatch.setitem(VENDORS["cohere"], "key", "CO_API_KEY")
+    game, _ = recorded(play("cohere", httpserver, tmp_path, monkeypatch))
+    assert game["status"] == "complete"
+    assert httpserver.log[0][0].headers["Authorization"] == f"Bearer {SECRET}"

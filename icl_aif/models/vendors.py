@@ -69,12 +69,21 @@ def build_openai(request: ModelRequest) -> BaseChatModel:
 
 
 def build_anthropic(request: ModelRequest) -> BaseChatModel:
-    """``anthropic:MODEL``."""
-    module = require("langchain_anthropic", "anthropic", request.spec)
+    """``anthropic:MODEL``; prompt caching of the growing prefix unless ``params.prompt_cache`` is false.
+
+    See :mod:`icl_aif.models.anthropic_cache`.
+    """
+    require("langchain_anthropic", "anthropic", request.spec)
+    from icl_aif.models.anthropic_cache import PrefixCachingChatAnthropic
+
     key = api_key("ANTHROPIC_API_KEY", request.spec)
     settings = decoding(request)
+    params = dict(request.params)
+    prompt_cache = params.pop("prompt_cache", True)
+    if not isinstance(prompt_cache, bool):
+        raise ValueError(f"params.prompt_cache must be true or false, got {prompt_cache!r}")
     optional = {"base_url": request.base_url} if request.base_url else {}
-    model: BaseChatModel = module.ChatAnthropic(
+    return PrefixCachingChatAnthropic(
         model=request.name,
         api_key=key,
         temperature=settings["temperature"],
@@ -82,7 +91,7 @@ def build_anthropic(request: ModelRequest) -> BaseChatModel:
         top_p=request.top_p,
         timeout=request.timeout,
         max_retries=0,
+        prompt_cache=prompt_cache,
         **optional,
-        **request.params,
+        **params,
     )
-    return model
