@@ -6,12 +6,16 @@ import logging
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from icl_aif import limits, pricing
+from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
 from icl_aif.models.base import message_text
 from icl_aif.models.keys import redact
@@ -61,24 +65,52 @@ def usage_of(message: BaseMessage) -> dict[str, int] | None:
     }
 
 
-async def call_model(
-    ctx: GameContext, role: str, round_number: int, messages: Sequence[Message]
-) -> str:
-    """Send ``messages`` to ``role``'s model, retrying what is retryable; record the call.
+@dataclass(frozen=True)
+class CallResult:
+    """What one model call produced, as recorded in ``calls.jsonl`` (``output`` None on failure)."""
 
-    Retryable failures (see :mod:`icl_aif.retries`) are tried again up to ``retry.attempts`` times;
-    any other failure, or the last one, raises :class:`ModelCallError` after the call is recorded.
+    output: str | None
+    usage: dict[str, int] | None
+    error: str | None
+    attempts: int
+    cost_usd: float | None
+    latency_s: float
+    limit_wait_s: float
+
+    def record(self) -> dict[str, Any]:
+        """The call's fields in ``calls.jsonl`` order."""
+        return {
+            "output": self.output,
+            "usage": self.usage,
+            "error": self.error,
+            "attempts": self.attempts,
+            "cost_usd": self.cost_usd,
+            "latency_s": self.latency_s,
+            "limit_wait_s": self.limit_wait_s,
+        }
+
+
+async def invoke(
+    model: BaseChatModel,
+    model_id: str,
+    messages: Sequence[Message],
+    config: ExperimentConfig,
+    *,
+    max_tokens: int | None = None,
+) -> tuple[CallResult, BaseException | None]:
+    """Send ``messages`` to ``model``, retrying what is retryable; never raises a model failure.
+
+    Retryable failures (see :mod:`icl_aif.retries`) are tried again up to ``retry.attempts`` times.
+    Every attempt first waits for the provider's rate limits (:mod:`icl_aif.limits`). The result
+    holds the call's cost (:mod:`icl_aif.pricing`); errors are redacted of keys. The exception
+    of a failed call comes back beside the result, for chaining.
     """
-    model = ctx.models[role]
-    record: dict[str, Any] = {
-        "game_id": ctx.game_id,
-        "round": round_number,
-        "role": role,
-        "model": ctx.model_ids[role],
-        "messages": [dict(m) for m in messages],
-    }
     prompt = to_langchain(messages)
-    settings = ctx.config.retry
+    settings = config.retry
+    provider = model_id.partition(":")[0]
+    limiter = limits.limiter_for(provider, config.rate_limits.get(provider))
+    tokens = limits.estimate_tokens(messages, max_tokens) if limiter else 0
+    waited = 0.0
     attempts = 0
     started = time.perf_counter()
     try:
@@ -90,18 +122,70 @@ async def call_model(
         ):
             with attempt:
                 attempts += 1
-                result = await model.ainvoke(prompt)
+                if limiter is not None:
+                    waited += await limiter.acquire(tokens)
+                reply = await model.ainvoke(prompt)
     except Exception as exc:
-        error = redact(f"{type(exc).__name__}: {exc}")
-        record.update(output=None, usage=None, error=error, attempts=attempts)
-        record["latency_s"] = round(time.perf_counter() - started, 6)
-        ctx.calls.append(record)
+        failed = CallResult(
+            output=None,
+            usage=None,
+            error=redact(f"{type(exc).__name__}: {exc}"),
+            attempts=attempts,
+            cost_usd=pricing.call_cost(model_id, None, config.prices),
+            latency_s=round(time.perf_counter() - started, 6),
+            limit_wait_s=round(waited, 6),
+        )
+        return failed, exc
+    usage = usage_of(reply)
+    done = CallResult(
+        output=message_text(reply).strip(),
+        usage=usage,
+        error=None,
+        attempts=attempts,
+        cost_usd=pricing.call_cost(model_id, usage, config.prices),
+        latency_s=round(time.perf_counter() - started, 6),
+        limit_wait_s=round(waited, 6),
+    )
+    return done, None
+
+
+async def call_model(
+    ctx: GameContext, role: str, round_number: int, messages: Sequence[Message]
+) -> str:
+    """Send ``messages`` to ``role``'s model through :func:`invoke` and record the call.
+
+    A failure (not retryable, or the last try) raises :class:`ModelCallError` after the call is
+    recorded.
+    """
+    model = ctx.models[role]
+    model_id = ctx.model_ids[role]
+    result, exc = await invoke(
+        model, model_id, messages, ctx.config, max_tokens=_max_tokens(ctx, role, model)
+    )
+    ctx.calls.append(
+        {
+            "game_id": ctx.game_id,
+            "round": round_number,
+            "role": role,
+            "model": model_id,
+            "messages": [dict(m) for m in messages],
+            **result.record(),
+        }
+    )
+    if result.output is None:
+        error = result.error or "no reply"
         logger.warning(
             "game %s round %s: %s call failed: %s", ctx.game_id, round_number, role, error
         )
         raise ModelCallError(role, error) from exc
-    text = message_text(result).strip()
-    record.update(output=text, usage=usage_of(result), error=None, attempts=attempts)
-    record["latency_s"] = round(time.perf_counter() - started, 6)
-    ctx.calls.append(record)
-    return text
+    return result.output
+
+
+def _max_tokens(ctx: GameContext, role: str, model: Any) -> int | None:
+    """The reply budget of a call: the role's ``max_tokens``, else the built model's, else None."""
+    role_config = getattr(ctx.config.roles, role, None)
+    configured = getattr(role_config, "max_tokens", None)
+    if isinstance(configured, int):
+        return configured
+    built = getattr(model, "max_tokens", None)
+    return built if isinstance(built, int) else None

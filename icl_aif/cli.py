@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -70,6 +70,7 @@ def run(
         round_table(result.summary, title=f"{experiment.name} ({experiment.improve} improved)")
     )
     console.print(LEGEND, style="dim")
+    _print_usage(result.summary)
     console.print(f"Run written to {result.directory}")
 
 
@@ -83,6 +84,16 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) ->
     manifest = read_json(run_dir / MANIFEST)
     console.print(round_table(summary, title=f"{manifest['name']} ({summary['improve']} improved)"))
     console.print(LEGEND, style="dim")
+    _print_usage(summary)
+
+
+def _print_usage(summary: dict[str, Any]) -> None:
+    """The cost line (when a model reported tokens) and the budget line (when it stopped the run)."""
+    from icl_aif.report import budget_line, cost_line
+
+    for line in (cost_line(summary), budget_line(summary)):
+        if line:
+            console.print(line, markup=False, highlight=False)
 
 
 @app.command()

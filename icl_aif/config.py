@@ -6,11 +6,12 @@ allowed values instead of being silently ignored.
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from icl_aif.errors import UsageError
 from icl_aif.transcript import Speaker
@@ -123,6 +124,34 @@ class RetryConfig(_Strict):
     max_wait: float = Field(60.0, ge=0, description="Longest wait between tries.")
 
 
+class RateLimit(_Strict):
+    """One provider's limits, shared by every game of the process (see :mod:`icl_aif.limits`)."""
+
+    requests_per_minute: int | None = Field(None, gt=0)
+    tokens_per_minute: int | None = Field(
+        None, gt=0, description="Estimated tokens: prompt characters / 4 plus max_tokens."
+    )
+
+
+class Price(_Strict):
+    """List price of a model in USD per million tokens (see :mod:`icl_aif.pricing`)."""
+
+    input: float = Field(ge=0, description="Uncached input tokens.")
+    output: float = Field(ge=0, description="Output tokens.")
+    cached_input: float | None = Field(
+        None, ge=0, description="Cached input tokens (cache reads); none: the input price."
+    )
+
+
+def _known_provider(name: str) -> str | None:
+    """An error message if ``name`` is not a registered provider (the registry imports lazily)."""
+    from icl_aif.models.registry import PROVIDERS
+
+    if name in PROVIDERS:
+        return None
+    return f"unknown provider {name!r}; known providers: {', '.join(PROVIDERS)}"
+
+
 class ExperimentConfig(_Strict):
     """One experiment: a scenario, models per role, and the ICL-AIF protocol settings."""
 
@@ -138,6 +167,37 @@ class ExperimentConfig(_Strict):
     roles: Roles = Roles()
     feedback: FeedbackConfig = FeedbackConfig()
     retry: RetryConfig = RetryConfig()
+    rate_limits: dict[str, RateLimit] = Field(
+        default_factory=dict, description="Limits per provider name, e.g. openai."
+    )
+    prices: dict[str, Price] = Field(
+        default_factory=dict,
+        description="USD per million tokens per provider:model string; extends the shipped table.",
+    )
+    max_usd: float | None = Field(
+        None, gt=0, description="Start no new run once the recorded cost reaches this many USD."
+    )
+
+    @field_validator("rate_limits")
+    @classmethod
+    def _check_rate_limit_providers(cls, value: dict[str, RateLimit]) -> dict[str, RateLimit]:
+        for name in value:
+            problem = _known_provider(name)
+            if problem:
+                raise ValueError(problem)
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _check_price_models(cls, value: dict[str, Price]) -> dict[str, Price]:
+        for spec in value:
+            provider, sep, name = spec.partition(":")
+            if not sep or not provider or not name:
+                raise ValueError(f"{spec!r} is not a provider:model string")
+            problem = _known_provider(provider)
+            if problem:
+                raise ValueError(f"{spec!r}: {problem}")
+        return value
 
     @property
     def rival(self) -> Speaker:
@@ -148,7 +208,8 @@ class ExperimentConfig(_Strict):
 def parse_override(item: str) -> tuple[list[str], Any]:
     """``"roles.seller.model=openai:gpt-4o"`` -> (``["roles", "seller", "model"]``, value).
 
-    The value is read as YAML, so numbers, booleans, ``null`` and lists come out typed.
+    The value is read as YAML, so numbers, booleans, ``null``, lists and ``{k: v}`` mappings come
+    out typed; text that YAML would read as a mapping without braces (``local:``) stays text.
     """
     key, sep, raw = item.partition("=")
     if not sep or not key.strip():
@@ -157,6 +218,8 @@ def parse_override(item: str) -> tuple[list[str], Any]:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
+    if isinstance(value, dict) and not raw.lstrip().startswith("{"):
+        value = raw  # "local:" or "a: b" is text; a mapping must be written {key: value}
     return key.strip().split("."), value
 
 
@@ -230,6 +293,9 @@ def _describe(exc: ValidationError) -> str:
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     model: Any = ExperimentConfig
     for part in loc:
+        if typing.get_origin(model) is dict:  # rate_limits.<provider>, prices.<model>
+            model = typing.get_args(model)[1]
+            continue
         field = getattr(model, "model_fields", {}).get(part)
         if field is None:
             return []

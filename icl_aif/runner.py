@@ -1,8 +1,10 @@
 """Scheduling runs: ``concurrency`` games in flight, each recorded the moment it finishes.
 
-Nothing here knows about prices or prompts: a game is the run graph invoked with its context.
+Nothing here knows about prompts or the protocol: a game is the run graph invoked with its context.
 Every game derives its randomness from the experiment seed and its index, so results do not
-depend on the concurrency or on the order in which games finish.
+depend on the concurrency or on the order in which games finish. The runner does keep the books:
+with ``max_usd`` set it starts no new game once the cost of the calls recorded so far (finished
+games and games in flight) reaches the budget; games in flight finish and are recorded.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.graphs import build_run_graph
 from icl_aif.metrics import summarize
-from icl_aif.records import RunWriter, base_manifest, now, read_games
+from icl_aif.pricing import check_budget_prices, total_cost
+from icl_aif.records import CALLS, RunWriter, base_manifest, now, read_games, read_jsonl
 from icl_aif.report import summary_markdown
 from icl_aif.templates import PromptLibrary
+from icl_aif.usage import summarize_usage
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +72,13 @@ async def run_experiment(
     config_file: str | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Play ``config.runs`` games into ``directory`` and write the summary."""
+    """Play ``config.runs`` games into ``directory`` and write the summary.
+
+    With ``max_usd`` set, games stop being started once the recorded cost reaches it: the manifest
+    then says ``status: budget_reached`` and the summary ``stopped_by: max_usd``.
+    """
     prompts = PromptLibrary()
+    check_budget_prices(config)
     preflight(config, prompts)
     writer = RunWriter(directory)
     writer.create(config, base_manifest(config, prompts.root, overrides or [], config_file))
@@ -77,16 +86,34 @@ async def run_experiment(
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(config.runs):
         queue.put_nowait(index)
+    budget = config.max_usd
+    spent = 0.0  # cost of the finished games
+    in_flight: dict[int, GameContext] = {}
+    stopped_by: str | None = None
+
+    def over_budget() -> bool:
+        if budget is None:
+            return False
+        return spent + sum(total_cost(c.calls) for c in in_flight.values()) >= budget
 
     async def worker() -> None:
+        nonlocal spent, stopped_by
         while True:
+            if not queue.empty() and over_budget():
+                stopped_by = "max_usd"
+                return
             try:
                 index = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
             ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
-            game = await play_game(ctx)
+            in_flight[index] = ctx
+            try:
+                game = await play_game(ctx)
+            finally:
+                del in_flight[index]
             writer.append_game(game, ctx.calls)
+            spent += total_cost(ctx.calls)
             if progress is not None:
                 progress(1)
 
@@ -94,15 +121,27 @@ async def run_experiment(
         await asyncio.gather(*(worker() for _ in range(min(config.concurrency, config.runs))))
     finally:
         writer.close()
+    games = read_games(directory)
     summary = summarize(
-        read_games(directory),
+        games,
         rounds=config.rounds,
         runs=config.runs,
         improve=config.improve,
         openers=len(config.scenario.openers),
         seed=config.seed,
     )
+    summary["usage"] = summarize_usage(read_jsonl(directory / CALLS), config.prices, budget)
+    summary["stopped_by"] = stopped_by
+    if stopped_by is not None:
+        logger.info(
+            "budget max_usd=%s reached ($%.4f recorded): stopped after %d of %d runs",
+            budget,
+            summary["usage"]["total_cost_usd"],
+            len(games),
+            config.runs,
+        )
     writer.finish(summary, summary_markdown(summary, config.name))
-    writer.manifest.update(finished_at=now(), status="finished")
+    status = "budget_reached" if stopped_by == "max_usd" else "finished"
+    writer.manifest.update(finished_at=now(), status=status)
     writer.write_manifest()
     return RunResult(directory=directory, summary=summary)

@@ -42,6 +42,20 @@ def test_overrides_are_typed_and_nested() -> None:
     assert config.improve == "buyer"
 
 
+def test_text_that_looks_like_a_mapping_stays_text() -> None:
+    config = load_config(
+        QUICKSTART,
+        [
+            "roles.seller.model=local:",
+            "roles.buyer.params={floor: 12}",
+            "feedback.constant=Note: hold",
+        ],
+    )
+    assert config.roles.seller.model == "local:"
+    assert config.roles.buyer.params == {"floor": 12}
+    assert config.feedback.constant == "Note: hold"
+
+
 def test_overrides_do_not_touch_the_input() -> None:
     data = {"roles": {"seller": {"model": "a:b"}}}
     assert apply_overrides(data, ["roles.seller.model=c:d"])["roles"]["seller"]["model"] == "c:d"

@@ -27,6 +27,7 @@ class Provider:
     description: str
     examples: tuple[str, ...]
     builder: str  # "module:function", imported on first use
+    offline: bool = False  # runs in this process: no key, no network, no cost
 
     def build(self, request: ModelRequest) -> BaseChatModel:
         """Import the provider module and build the model."""
@@ -49,6 +50,7 @@ PROVIDERS: dict[str, Provider] = {
                 "scripted:critic",
             ),
             "icl_aif.models.registry:_build_scripted",
+            offline=True,
         ),
         Provider(
             "openai",
@@ -58,18 +60,44 @@ PROVIDERS: dict[str, Provider] = {
         ),
         Provider(
             "anthropic",
-            "Anthropic Claude models. Key: ANTHROPIC_API_KEY.",
+            "Anthropic Claude models, prompt caching on (params.prompt_cache: false). Key: ANTHROPIC_API_KEY.",
             ("anthropic:claude-3-5-haiku-latest", "anthropic:claude-sonnet-4-5"),
             "icl_aif.models.vendors:build_anthropic",
+        ),
+        Provider(
+            "cohere",
+            "Cohere Command models (v2 chat API). Key: COHERE_API_KEY (or CO_API_KEY).",
+            ("cohere:command-r7b-12-2024", "cohere:command-a-03-2025"),
+            "icl_aif.models.cohere:build_cohere",
+        ),
+        Provider(
+            "ai21",
+            "AI21 Jamba models (chat completions). Key: AI21_API_KEY.",
+            ("ai21:jamba-mini", "ai21:jamba-large"),
+            "icl_aif.models.ai21:build_ai21",
+        ),
+        Provider(
+            "local",
+            "A GGUF model in process via llama.cpp, offline; local: is the bundled SmolLM2-135M.",
+            ("local:", "local:/path/to/model.gguf"),
+            "icl_aif.models.local:build_local",
+            offline=True,
         ),
         Provider(
             "replay",
             "A fake that answers with params.replies in order (tests and dry runs).",
             ("replay:NAME",),
             "icl_aif.models.replay:build_replay",
+            offline=True,
         ),
     )
 }
+
+
+def is_offline(spec: str) -> bool:
+    """True for a model that runs in this process (simulators, the replay fake, local GGUF models)."""
+    provider = PROVIDERS.get(spec.partition(":")[0])
+    return provider is not None and provider.offline
 
 
 def split_model_string(spec: str) -> tuple[str, str]:

@@ -3,16 +3,26 @@
 ``replay:NAME`` with ``params.replies`` (a list of strings). Each game builds its own instance, so
 every game starts again at the first reply; running out of replies is an error, never a silent loop.
 The messages it received are kept in ``received`` and, like every call, in ``calls.jsonl``.
+
+With ``params.usage`` (``{input_tokens, output_tokens, cached_input_tokens}``) every reply reports
+that token usage, as LangChain ``usage_metadata`` with cached tokens under
+``input_token_details.cache_read``, so cost and usage accounting can be tested without a vendor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from icl_aif.models.base import ModelRequest, TextReplyModel
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens")
 
 
 class ReplayModel(TextReplyModel):
@@ -20,6 +30,7 @@ class ReplayModel(TextReplyModel):
 
     name: str = "replay"
     replies: list[str] = Field(default_factory=list)
+    usage: dict[str, int] | None = None
     received: list[list[BaseMessage]] = Field(default_factory=list)
 
     @property
@@ -36,10 +47,55 @@ class ReplayModel(TextReplyModel):
             )
         return self.replies[index]
 
+    def _result(self, messages: Sequence[BaseMessage]) -> ChatResult:
+        text = self.respond(messages)
+        metadata: UsageMetadata | None = None
+        if self.usage is not None:
+            input_tokens = self.usage.get("input_tokens", 0)
+            output_tokens = self.usage.get("output_tokens", 0)
+            metadata = UsageMetadata(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                total_tokens=input_tokens + output_tokens,
+                input_token_details={"cache_read": self.usage.get("cached_input_tokens", 0)},
+            )
+        message = AIMessage(content=text, usage_metadata=metadata)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._result(messages)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._result(messages)
+
 
 def build_replay(request: ModelRequest) -> ReplayModel:
-    """``replay:NAME`` with ``params.replies``."""
+    """``replay:NAME`` with ``params.replies`` and optional ``params.usage``."""
     replies = request.params.get("replies")
     if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
         raise ValueError("replay models need params.replies: a list of strings")
-    return ReplayModel(name=request.name or "replay", replies=list(replies))
+    usage = request.params.get("usage")
+    if usage is not None and (
+        not isinstance(usage, dict)
+        or not set(usage) <= set(USAGE_KEYS)
+        or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in usage.values()
+        )
+    ):
+        raise ValueError(
+            "params.usage must map some of input_tokens, output_tokens, cached_input_tokens "
+            "to counts >= 0"
+        )
+    return ReplayModel(name=request.name or "replay", replies=list(replies), usage=usage)

@@ -1,0 +1,104 @@
+"""Rate limits per provider: requests and tokens per minute, shared by every game of the process.
+
+Configured with the top-level ``rate_limits`` key, by provider name (``openai``, ``anthropic``, ...;
+an OpenAI-compatible server reached with ``base_url`` counts as ``openai``)::
+
+    rate_limits:
+      openai: {requests_per_minute: 500, tokens_per_minute: 200000}
+
+Each limit is a leaky bucket (:class:`aiolimiter.AsyncLimiter`): up to a minute's allowance may go
+out at once, then capacity comes back continuously, as vendors meter it. :func:`icl_aif.calls.call_model`
+acquires one request and the request's estimated tokens before every attempt, retries included.
+
+What is counted as tokens: an estimate made before the call, the characters of every message
+divided by 4 (rounded up) plus the call's ``max_tokens`` (what the reply may use). It is not
+corrected by the usage reported afterwards, so it errs on the safe side for short replies. A
+request estimated above the whole ``tokens_per_minute`` waits for a full bucket instead of failing.
+
+Limiters are kept in a process-wide registry keyed by provider, so all games of a run share them.
+An ``AsyncLimiter`` belongs to one event loop: when a new loop asks (a new ``asyncio.run``, as
+tests do), the provider gets fresh limiters for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from aiolimiter import AsyncLimiter
+
+from icl_aif.config import RateLimit
+from icl_aif.protocol import Message
+
+logger = logging.getLogger(__name__)
+
+PERIOD_S = 60.0  # the window of "per minute"; tests shrink it to keep waits short
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(messages: Sequence[Message], max_tokens: int | None) -> int:
+    """Tokens a request may use: message characters / 4 (rounded up) plus ``max_tokens``."""
+    chars = sum(len(m["content"]) for m in messages)
+    return math.ceil(chars / CHARS_PER_TOKEN) + (max_tokens or 0)
+
+
+@dataclass
+class ProviderLimiter:
+    """The request and token buckets of one provider on one event loop."""
+
+    provider: str
+    limit: RateLimit
+    loop: asyncio.AbstractEventLoop
+    requests: AsyncLimiter | None
+    tokens: AsyncLimiter | None
+
+    @classmethod
+    def create(cls, provider: str, limit: RateLimit) -> ProviderLimiter:
+        """Fresh buckets for ``limit`` on the running loop."""
+        rpm, tpm = limit.requests_per_minute, limit.tokens_per_minute
+        return cls(
+            provider=provider,
+            limit=limit,
+            loop=asyncio.get_running_loop(),
+            requests=AsyncLimiter(rpm, PERIOD_S) if rpm else None,
+            tokens=AsyncLimiter(tpm, PERIOD_S) if tpm else None,
+        )
+
+    async def acquire(self, tokens: int) -> float:
+        """Wait until one request of about ``tokens`` tokens may go out; return the seconds waited."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        if self.requests is not None:
+            await self.requests.acquire(1)
+        if self.tokens is not None and tokens > 0:
+            await self.tokens.acquire(min(tokens, self.tokens.max_rate))
+        waited = loop.time() - started
+        if waited > 0.001:
+            logger.debug("%s rate limit: waited %.3f s", self.provider, waited)
+        return waited
+
+
+_LIMITERS: dict[str, ProviderLimiter] = {}
+
+
+def limiter_for(provider: str, limit: RateLimit | None) -> ProviderLimiter | None:
+    """The shared limiter of ``provider`` on the running loop, or None when it has no limits.
+
+    Call it from a coroutine. A provider whose limits changed (another experiment in the same
+    process) gets new buckets.
+    """
+    if limit is None or (limit.requests_per_minute is None and limit.tokens_per_minute is None):
+        return None
+    current = _LIMITERS.get(provider)
+    if current is None or current.loop is not asyncio.get_running_loop() or current.limit != limit:
+        current = _LIMITERS[provider] = ProviderLimiter.create(provider, limit)
+        logger.debug("rate limits for %s: %s", provider, limit)
+    return current
+
+
+def reset() -> None:
+    """Forget every limiter (tests)."""
+    _LIMITERS.clear()

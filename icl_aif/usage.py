@@ -1,0 +1,55 @@
+"""Token usage and cost of a run, from its ``calls.jsonl``: the ``usage`` object of ``summary.json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from icl_aif.config import Price
+from icl_aif.pricing import price_of
+
+TOKEN_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens")
+ROLE_ORDER = ("seller", "buyer", "critic", "moderator")
+
+
+def summarize_usage(
+    calls: Iterable[Mapping[str, Any]],
+    prices: Mapping[str, Price] | None = None,
+    max_usd: float | None = None,
+) -> dict[str, Any]:
+    """Calls, failed calls, tokens and cost per role; the total cost and the unpriced models.
+
+    A role's ``cost_usd`` sums the known costs of its calls and is null when none is known;
+    ``total_cost_usd`` sums the known costs, so it is a lower bound while ``unpriced_models``
+    (models of the run that have no price) is not empty.
+    """
+    roles: dict[str, dict[str, Any]] = {}
+    models: set[str] = set()
+    for call in calls:
+        row = roles.setdefault(
+            call["role"],
+            {"calls": 0, "failed_calls": 0, **dict.fromkeys(TOKEN_KEYS, 0), "cost_usd": None},
+        )
+        row["calls"] += 1
+        row["failed_calls"] += call.get("error") is not None
+        for key in TOKEN_KEYS:
+            row[key] += int((call.get("usage") or {}).get(key) or 0)
+        cost = call.get("cost_usd")
+        if cost is not None:
+            row["cost_usd"] = round((row["cost_usd"] or 0.0) + cost, 10)
+        models.add(call["model"])
+    total = sum(r["cost_usd"] for r in roles.values() if r["cost_usd"] is not None)
+    order = sorted(roles, key=lambda r: (ROLE_ORDER.index(r) if r in ROLE_ORDER else 99, r))
+    return {
+        "roles": {r: roles[r] for r in order},
+        "total_cost_usd": round(total, 10),
+        "unpriced_models": sorted(m for m in models if price_of(m, prices) is None),
+        "max_usd": max_usd,
+    }
+
+
+def has_tokens(usage: Mapping[str, Any] | None) -> bool:
+    """True when any role of a ``usage`` summary reported tokens."""
+    if not usage:
+        return False
+    return any(r["input_tokens"] or r["output_tokens"] for r in usage["roles"].values())
