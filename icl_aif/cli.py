@@ -39,6 +39,13 @@ def run(
         Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
     ] = None,
     set_: SetOption = None,
+    preflight: Annotated[
+        bool,
+        typer.Option(
+            "--preflight/--no-preflight",
+            help="Send each vendor model one short request before any game (default: on).",
+        ),
+    ] = True,
 ) -> None:
     """Play an experiment and print the per-round table."""
     from icl_aif.records import default_run_dir
@@ -64,6 +71,7 @@ def run(
                 overrides=overrides,
                 config_file=str(config),
                 progress=lambda n: bar.advance(task, n),
+                probe_models=preflight,
             )
         )
     console.print(
@@ -87,6 +95,23 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) ->
     _print_usage(summary)
 
 
+@app.command("estimate")
+def estimate(
+    config: Annotated[Path, typer.Argument(help="Experiment YAML file.")],
+    set_: SetOption = None,
+    sample: Annotated[int, typer.Option(help="Games to simulate, spread over the runs.")] = 10,
+) -> None:
+    """Predict calls, tokens and cost per role by simulating a sample of games (nothing is sent)."""
+    from icl_aif.estimate import estimate_table, estimate_usage
+
+    if sample < 1:
+        raise UsageError(f"--sample {sample}: simulate at least one game")
+    result = estimate_usage(load_config(config, list(set_ or [])), sample)
+    console.print(estimate_table(result))
+    for note in result.notes:
+        console.print(note, style="dim", markup=False, highlight=False)
+
+
 def _print_usage(summary: dict[str, Any]) -> None:
     """The cost line (when a model reported tokens) and the budget line (when it stopped the run)."""
     from icl_aif.report import budget_line, cost_line
@@ -107,6 +132,60 @@ def models() -> None:
     table.add_column("what it is")
     for provider in PROVIDERS.values():
         table.add_row(provider.name, "\n".join(provider.examples), provider.description)
+    console.print(table)
+
+
+@app.command("check-model")
+def check_model(
+    model: Annotated[str, typer.Argument(help="provider:model, e.g. openai:gpt-4o-mini")],
+    base_url: Annotated[
+        str | None, typer.Option(help="Another endpoint, e.g. an OpenAI-compatible server.")
+    ] = None,
+    max_tokens: Annotated[int, typer.Option(help="Reply budget in tokens.")] = 16,
+    timeout: Annotated[float, typer.Option(help="Seconds before the request is abandoned.")] = 30,
+    prompt: Annotated[
+        str | None, typer.Option(help="The user message (default: asks for the word OK).")
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", help="A provider parameter KEY=VALUE, as roles.<role>.params."),
+    ] = None,
+) -> None:
+    """Send one short request to a model and show the reply, latency and usage."""
+    from icl_aif.config import apply_overrides, config_from_dict
+    from icl_aif.preflight import PROBE, probe
+    from icl_aif.protocol import Message
+
+    role = "critic" if model == "scripted:critic" else "seller"
+    settings = {"model": model, "base_url": base_url, "timeout": timeout}
+    data = apply_overrides(
+        {"roles": {role: settings}, "retry": {"attempts": 1}},
+        [f"roles.{role}.params.{item}" for item in param or []],
+    )
+    experiment = config_from_dict(data, source="check-model")
+    role_config = getattr(experiment.roles, role)
+    messages = PROBE if prompt is None else (PROBE[0], Message(role="user", content=prompt))
+    result = asyncio.run(
+        probe(experiment, role, role_config, messages=messages, max_tokens=max_tokens)
+    )
+    if result.output is None:
+        raise UsageError(f"{model}: the request failed: {result.error}")
+    table = Table(show_header=False, box=None)
+    usage = result.usage
+    table.add_row("model", model + (f" at {base_url}" if base_url else ""))
+    table.add_row("reply", result.output or "(empty)")
+    table.add_row("latency", f"{result.latency_s:.2f} s")
+    table.add_row(
+        "usage",
+        (
+            f"{usage['input_tokens']} input ({usage['cached_input_tokens']} cached), "
+            f"{usage['output_tokens']} output tokens"
+            if usage
+            else "not reported"
+        ),
+    )
+    cost = result.cost_usd
+    table.add_row("cost", "unknown (no price)" if cost is None else f"${cost:.6f}")
     console.print(table)
 
 

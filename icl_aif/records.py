@@ -93,12 +93,16 @@ class RunWriter:
         self._calls: IO[str] | None = None
         self.manifest: dict[str, Any] = {}
 
-    def create(self, config: ExperimentConfig, manifest: dict[str, Any]) -> None:
-        """Make the directory and write the config and the manifest; refuse to mix two runs."""
+    def check_new(self) -> None:
+        """Refuse a directory that already holds a run (two runs must never mix)."""
         if (self.directory / GAMES).exists():
             raise UsageError(
                 f"{self.directory} already holds a run; choose another --out directory"
             )
+
+    def create(self, config: ExperimentConfig, manifest: dict[str, Any]) -> None:
+        """Make the directory and write the config and the manifest; refuse to mix two runs."""
+        self.check_new()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             (self.directory / CONFIG).write_text(config_to_yaml(config), encoding="utf-8")

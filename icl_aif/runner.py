@@ -20,6 +20,7 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.graphs import build_run_graph
 from icl_aif.metrics import summarize
+from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
 from icl_aif.records import CALLS, RunWriter, base_manifest, now, read_games, read_jsonl
 from icl_aif.report import summary_markdown
@@ -59,11 +60,6 @@ async def play_game(ctx: GameContext) -> dict[str, Any]:
     }
 
 
-def preflight(config: ExperimentConfig, prompts: PromptLibrary) -> None:
-    """Build game 0's models and render its briefs, so bad model strings fail before any game."""
-    GameContext(config=config, index=0, prompts=prompts)
-
-
 async def run_experiment(
     config: ExperimentConfig,
     directory: Path,
@@ -71,17 +67,22 @@ async def run_experiment(
     overrides: list[str] | None = None,
     config_file: str | None = None,
     progress: Progress | None = None,
+    probe_models: bool = True,
 ) -> RunResult:
     """Play ``config.runs`` games into ``directory`` and write the summary.
 
-    With ``max_usd`` set, games stop being started once the recorded cost reaches it: the manifest
-    then says ``status: budget_reached`` and the summary ``stopped_by: max_usd``.
+    Before any game, :func:`icl_aif.preflight.preflight` checks every role (and, with
+    ``probe_models``, sends each vendor model one short request). With ``max_usd`` set, games stop
+    being started once the recorded cost reaches it: the manifest then says
+    ``status: budget_reached`` and the summary ``stopped_by: max_usd``.
     """
     prompts = PromptLibrary()
     check_budget_prices(config)
-    preflight(config, prompts)
     writer = RunWriter(directory)
-    writer.create(config, base_manifest(config, prompts.root, overrides or [], config_file))
+    writer.check_new()
+    probes = await preflight(config, prompts, send=probe_models)
+    manifest = base_manifest(config, prompts.root, overrides or [], config_file)
+    writer.create(config, {**manifest, "preflight": probes})
     moderator = build_moderator(config)
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(config.runs):

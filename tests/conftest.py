@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "experiments" / "quickstart.yaml"
 
 
-def run(config: ExperimentConfig, directory: Path) -> RunResult:
-    """Play an experiment synchronously."""
-    return asyncio.run(run_experiment(config, directory))
+def run(config: ExperimentConfig, directory: Path, **options: Any) -> RunResult:
+    """Play an experiment synchronously (``options`` go to :func:`run_experiment`)."""
+    return asyncio.run(run_experiment(config, directory, **options))
 
 
 def quickstart(*overrides: str) -> ExperimentConfig:

@@ -13,14 +13,16 @@ from tests.conftest import QUICKSTART, ROOT
 CLI = Path(sys.executable).parent / "icl-aif"
 
 
-def icl_aif(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def icl_aif(
+    *args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(CLI), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=cwd,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "HOME": str(cwd)},
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "HOME": str(cwd), **(env or {})},
     )
 
 

@@ -136,7 +136,12 @@ def json_response(body: dict[str, Any], status: int = 200, **headers: str) -> Re
 
 
 def play(
-    vendor: str, server: HTTPServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+    vendor: str,
+    server: HTTPServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *extra: str,
+    probe_models: bool = False,  # the preflight request has its own tests (test_preflight.py)
 ) -> Path:
     spec = VENDORS[vendor]
     monkeypatch.setenv(spec["key"], SECRET)
@@ -152,7 +157,7 @@ def play(
         "retry.attempts=3",
         *extra,
     )
-    return run(config, tmp_path / "run").directory
+    return run(config, tmp_path / "run", probe_models=probe_models).directory
 
 
 def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
