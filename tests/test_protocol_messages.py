@@ -190,3 +190,24 @@ def test_moderator_sees_the_last_four_turns_with_speakers() -> None:
         {"speaker": "buyer", "text": "Would you take $15?"},
         {"speaker": "seller", "text": "That is too low, so I'm walking away. No deal."},
     ]
+
+
+def test_the_improved_players_prompts_only_ever_grow_at_the_end(tmp_path: Any) -> None:
+    """Each call's messages extend the previous call's: the prefix vendors cache stays the same."""
+    from icl_aif.records import read_jsonl
+    from tests.conftest import quickstart, run
+
+    for improve in ("seller", "buyer"):
+        directory = run(
+            quickstart("runs=4", "rounds=3", f"improve={improve}", "acknowledgement=generated"),
+            tmp_path / improve,
+        ).directory
+        by_game: dict[str, list[list[dict[str, str]]]] = {}
+        for call in read_jsonl(directory / "calls.jsonl"):
+            if call["role"] == improve:
+                by_game.setdefault(call["game_id"], []).append(call["messages"])
+        assert len(by_game) == 4
+        for prompts in by_game.values():
+            assert len(prompts) > 3
+            for before, after in zip(prompts, prompts[1:], strict=False):
+                assert len(after) > len(before) and after[: len(before)] == before
