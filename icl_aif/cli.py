@@ -104,8 +104,6 @@ def estimate(
     """Predict calls, tokens and cost per role by simulating a sample of games (nothing is sent)."""
     from icl_aif.estimate import estimate_table, estimate_usage
 
-    if sample < 1:
-        raise UsageError(f"--sample {sample}: simulate at least one game")
     result = estimate_usage(load_config(config, list(set_ or [])), sample)
     console.print(estimate_table(result))
     for note in result.notes:

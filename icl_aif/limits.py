@@ -39,10 +39,14 @@ PERIOD_S = 60.0  # the window of "per minute"; tests shrink it to keep waits sho
 CHARS_PER_TOKEN = 4
 
 
+def tokens_in(chars: int) -> int:
+    """Estimated tokens of ``chars`` characters of text: characters / 4, rounded up."""
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
 def estimate_tokens(messages: Sequence[Message], max_tokens: int | None) -> int:
     """Tokens a request may use: message characters / 4 (rounded up) plus ``max_tokens``."""
-    chars = sum(len(m["content"]) for m in messages)
-    return math.ceil(chars / CHARS_PER_TOKEN) + (max_tokens or 0)
+    return tokens_in(sum(len(m["content"]) for m in messages)) + (max_tokens or 0)
 
 
 @dataclass

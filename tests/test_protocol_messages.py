@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 from typing import Any
 
 from icl_aif.config import ExperimentConfig, config_from_dict
@@ -209,5 +210,5 @@ def test_the_improved_players_prompts_only_ever_grow_at_the_end(tmp_path: Any) -
         assert len(by_game) == 4
         for prompts in by_game.values():
             assert len(prompts) > 3
-            for before, after in zip(prompts, prompts[1:], strict=False):
+            for before, after in pairwise(prompts):
                 assert len(after) > len(before) and after[: len(before)] == before
