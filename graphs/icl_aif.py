@@ -1,7 +1,9 @@
 """One ICL-AIF run: rounds, with critic feedback and the improved player's acknowledgement between.
 
 Entry point for ``langgraph dev`` (see ``langgraph.json``). Without a runtime context the graph
-plays the scripted defaults, so it loads and runs with no API keys.
+plays the scripted defaults, so it loads and runs with no API keys. It has no checkpointer of its
+own (``langgraph dev`` refuses one and brings its own): with ``feedback.source: human`` or a
+``person`` in the context's config, the game pauses with ``interrupt()`` and Studio resumes it.
 """
 
 from icl_aif.graphs import build_run_graph

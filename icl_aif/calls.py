@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -12,6 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from icl_aif import limits, pricing
@@ -76,6 +78,7 @@ class CallResult:
     cost_usd: float | None
     latency_s: float
     limit_wait_s: float
+    parsed: Any = None  # a structured-output runnable's parsed value; not part of the record
 
     def record(self) -> dict[str, Any]:
         """The call's fields in ``calls.jsonl`` order."""
@@ -91,7 +94,7 @@ class CallResult:
 
 
 async def invoke(
-    model: BaseChatModel,
+    model: BaseChatModel | Runnable[Any, Any],
     model_id: str,
     messages: Sequence[Message],
     config: ExperimentConfig,
@@ -104,6 +107,11 @@ async def invoke(
     Every attempt first waits for the provider's rate limits (:mod:`icl_aif.limits`). The result
     holds the call's cost (:mod:`icl_aif.pricing`); errors are redacted of keys. The exception
     of a failed call comes back beside the result, for chaining.
+
+    ``model`` may also be a structured-output runnable built with ``include_raw=True``
+    (``model.with_structured_output(schema, include_raw=True)``): the raw message gives the
+    output text and usage (a tool call's arguments as JSON when the text is empty), and the
+    parsed value comes back in ``CallResult.parsed`` (None when the reply did not parse).
     """
     prompt = to_langchain(messages)
     settings = config.retry
@@ -124,7 +132,7 @@ async def invoke(
                 attempts += 1
                 if limiter is not None:
                     waited += await limiter.acquire(tokens)
-                reply = await model.ainvoke(prompt)
+                reply: Any = await model.ainvoke(prompt)
     except Exception as exc:
         failed = CallResult(
             output=None,
@@ -136,17 +144,30 @@ async def invoke(
             limit_wait_s=round(waited, 6),
         )
         return failed, exc
+    parsed: Any = None
+    if isinstance(reply, dict) and "raw" in reply:  # with_structured_output(include_raw=True)
+        parsed, reply = reply.get("parsed"), reply["raw"]
     usage = usage_of(reply)
     done = CallResult(
-        output=message_text(reply).strip(),
+        output=_reply_text(reply),
         usage=usage,
         error=None,
         attempts=attempts,
         cost_usd=pricing.call_cost(model_id, usage, config.prices),
         latency_s=round(time.perf_counter() - started, 6),
         limit_wait_s=round(waited, 6),
+        parsed=parsed,
     )
     return done, None
+
+
+def _reply_text(reply: BaseMessage) -> str:
+    """The reply's text, or the first tool call's arguments as JSON when there is no text."""
+    text = message_text(reply).strip()
+    tool_calls = getattr(reply, "tool_calls", None)
+    if not text and tool_calls:
+        return json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False)
+    return text
 
 
 async def call_model(

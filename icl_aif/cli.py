@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from icl_aif.config import load_config
+from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
+
+if TYPE_CHECKING:
+    from icl_aif.moderator.evaluation import EvalReport, LabelledWindow
 
 app = typer.Typer(
     name="icl-aif",
@@ -31,6 +35,14 @@ SetOption = Annotated[
     typer.Option("--set", help="Override a config field: --set roles.seller.model=scripted:linear"),
 ]
 
+PreflightOption = Annotated[
+    bool,
+    typer.Option(
+        "--preflight/--no-preflight",
+        help="Send each vendor model one short request before any game (default: on).",
+    ),
+]
+
 
 @app.command()
 def run(
@@ -39,21 +51,21 @@ def run(
         Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
     ] = None,
     set_: SetOption = None,
-    preflight: Annotated[
-        bool,
-        typer.Option(
-            "--preflight/--no-preflight",
-            help="Send each vendor model one short request before any game (default: on).",
-        ),
-    ] = True,
+    preflight: PreflightOption = True,
 ) -> None:
-    """Play an experiment and print the per-round table."""
+    """Play an experiment and print the per-round table.
+
+    With feedback.source human the games pause after each round: the improved player's record is
+    shown and the feedback you type (one suggestion a line, an empty line ends it) is given to it.
+    """
     from icl_aif.records import default_run_dir
     from icl_aif.report import LEGEND, round_table
     from icl_aif.runner import run_experiment
+    from icl_aif.terminal import TerminalPerson, paused
 
     overrides = list(set_ or [])
     experiment = load_config(config, overrides)
+    _check_terminal(experiment)
     directory = out or default_run_dir(experiment)
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -64,6 +76,7 @@ def run(
         transient=False,
     ) as bar:
         task = bar.add_task(f"{experiment.name}: runs", total=experiment.runs)
+        person = TerminalPerson(console, pause_display=lambda: paused(bar))
         result = asyncio.run(
             run_experiment(
                 experiment,
@@ -72,6 +85,7 @@ def run(
                 config_file=str(config),
                 progress=lambda n: bar.advance(task, n),
                 probe_models=preflight,
+                ask_human=person if experiment.needs_person else None,
             )
         )
     console.print(
@@ -80,6 +94,74 @@ def run(
     console.print(LEGEND, style="dim")
     _print_usage(result.summary)
     console.print(f"Run written to {result.directory}")
+
+
+@app.command()
+def play(
+    config: Annotated[Path, typer.Argument(help="Experiment YAML file (scenario and models).")],
+    side: Annotated[
+        str, typer.Option("--as", help="The side you play: seller or buyer.", show_default=False)
+    ],
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Rounds to play (default 1: one negotiation; the config's rounds are not used). "
+            "Between rounds the improved side gets its feedback as configured.",
+        ),
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
+    ] = None,
+    set_: SetOption = None,
+    preflight: PreflightOption = True,
+) -> None:
+    """Play one side yourself against the configured model; recorded like any run.
+
+    Each time it is your turn the new lines are shown and you type yours; the moderator ends the
+    round as usual. The run directory holds your lines in games.jsonl; calls.jsonl holds only
+    model calls.
+    """
+    from icl_aif.records import default_run_dir, read_games
+    from icl_aif.runner import run_experiment
+    from icl_aif.terminal import TerminalPerson
+
+    if side not in ("seller", "buyer"):
+        raise UsageError(f"--as {side!r}: allowed values: seller or buyer")
+    overrides = [
+        *(set_ or []),
+        f"person={side}",
+        "runs=1",
+        "concurrency=1",
+        f"rounds={rounds}",
+    ]
+    experiment = load_config(config, overrides)
+    _check_terminal(experiment)
+    directory = out or default_run_dir(experiment)
+    person = TerminalPerson(console)
+    result = asyncio.run(
+        run_experiment(
+            experiment,
+            directory,
+            overrides=overrides,
+            config_file=str(config),
+            probe_models=preflight,
+            ask_human=person,
+        )
+    )
+    for game in read_games(result.directory):
+        person.show_round_ends(game, side)
+        if game.get("error"):
+            console.print(f"The game stopped: {game['error']}", markup=False, highlight=False)
+    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+
+
+def _check_terminal(experiment: ExperimentConfig) -> None:
+    """A config that pauses for a person needs one at an interactive terminal."""
+    from icl_aif.runner import person_needed
+
+    if experiment.needs_person and not sys.stdin.isatty():
+        raise UsageError(person_needed(experiment))
 
 
 @app.command()
@@ -190,16 +272,122 @@ def check_model(
 @app.command("moderator-eval")
 def moderator_eval(
     file: Annotated[Path, typer.Argument(help="Labelled windows, JSONL.")],
-    moderator: Annotated[str, typer.Option(help="Moderator mode: rules.")] = "rules",
+    moderator: Annotated[str, typer.Option(help="Moderator mode: rules, llm or hybrid.")] = "rules",
+    model: Annotated[
+        str | None, typer.Option(help="provider:model of the llm and hybrid modes, e.g. local:")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Another endpoint, e.g. an OpenAI-compatible server.")
+    ] = None,
+    examples: Annotated[
+        Path | None,
+        typer.Option(help="Few-shot examples (default: prompts/moderator/examples.jsonl)."),
+    ] = None,
+    concurrency: Annotated[int, typer.Option(help="Windows judged at once by a model.")] = 4,
+    write_failures: Annotated[
+        Path | None,
+        typer.Option(help="Save the mistakes here, labelled, with the moderator's answer."),
+    ] = None,
 ) -> None:
     """Score a moderator on labelled dialog windows: accuracy, precision, recall, price accuracy."""
-    from icl_aif.moderator.evaluation import evaluate, load_labelled, render_report
+    from icl_aif.moderator.evaluation import load_labelled, render_report
+    from icl_aif.moderator.evaluation import write_failures as save_failures
+
+    if moderator not in ("rules", "llm", "hybrid"):
+        raise UsageError(f"--moderator {moderator!r}: allowed values: rules, llm, hybrid")
+    if moderator != "rules" and not model:
+        raise UsageError(
+            f"--moderator {moderator} needs --model provider:model, e.g. --model local:"
+        )
+    if concurrency < 1:
+        raise UsageError(f"--concurrency {concurrency}: judge at least one window at a time")
+    items = load_labelled(file)
+    report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
+    render_report(report, console)
+    if write_failures is not None:
+        count = save_failures(report, write_failures)
+        console.print(
+            f"{count} mistake(s) written to {write_failures}", markup=False, soft_wrap=True
+        )
+
+
+def _moderator_report(
+    items: Sequence[LabelledWindow],
+    mode: str,
+    model: str | None,
+    base_url: str | None,
+    examples: Path | None,
+    concurrency: int,
+) -> EvalReport:
+    """Evaluate the moderator ``mode`` on ``items``; model-backed modes show a progress bar."""
+    from icl_aif.calls import ModelCallError
+    from icl_aif.config import config_from_dict
+    from icl_aif.context import build_moderator
+    from icl_aif.moderator.evaluation import aevaluate, evaluate
+    from icl_aif.moderator.examples import overlap
+    from icl_aif.moderator.llm import LLMModerator
     from icl_aif.moderator.rules import RulesModerator
 
-    if moderator != "rules":
-        raise UsageError(f"--moderator {moderator!r}: allowed values: rules")
-    items = load_labelled(file)
-    render_report(evaluate(RulesModerator(), items), console)
+    if mode == "rules":
+        return evaluate(RulesModerator(), items)
+    settings = {"mode": mode, "model": model, "base_url": base_url, "examples": examples}
+    experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
+    judge = build_moderator(experiment)
+    llm = judge if isinstance(judge, LLMModerator) else getattr(judge, "llm", None)
+    if isinstance(llm, LLMModerator):
+        shared = overlap(items, llm.examples)
+        if shared:
+            console.print(
+                f"note: {shared} of these windows are also few-shot examples; "
+                "their scores are not held out",
+                style="yellow",
+                markup=False,
+            )
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(f"{mode} moderator ({model})", total=len(items))
+        try:
+            return asyncio.run(
+                aevaluate(
+                    judge,
+                    items,
+                    concurrency=concurrency,
+                    progress=lambda n: bar.advance(task, n),
+                )
+            )
+        except ModelCallError as exc:
+            raise UsageError(f"--model {model}: {exc}") from None
+
+
+@app.command("moderator-add")
+def moderator_add(
+    examples_file: Annotated[
+        Path, typer.Argument(help="Corrected labelled windows, JSONL (e.g. from --write-failures).")
+    ],
+    to: Annotated[
+        Path | None,
+        typer.Option(help="The few-shot file (default: prompts/moderator/examples.jsonl)."),
+    ] = None,
+) -> None:
+    """Append corrected windows to the LLM moderator's few-shot examples, skipping duplicates."""
+    from icl_aif.moderator.examples import add_examples
+    from icl_aif.moderator.llm import EXAMPLES
+    from icl_aif.templates import default_prompts_dir
+
+    target = to if to is not None else default_prompts_dir() / EXAMPLES
+    result = add_examples(examples_file, target)
+    skipped = f" ({result.duplicates} duplicate(s) skipped)" if result.duplicates else ""
+    console.print(
+        f"{result.added} example(s) added to {result.target}{skipped}",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 def main() -> None:

@@ -17,9 +17,13 @@ from icl_aif.errors import UsageError
 from icl_aif.transcript import Speaker
 
 Role = Literal["seller", "buyer", "critic", "moderator"]
-FeedbackSourceName = Literal["ai", "human_pool", "constant", "none"]
+FeedbackSourceName = Literal["ai", "human", "human_pool", "constant", "none"]
 Anchor = Literal["previous", "first", "best"]
 Acknowledgement = Literal["scripted", "generated"]
+ModeratorMode = Literal["rules", "llm", "hybrid"]
+ContextMode = Literal["all", "last_rounds", "feedback_only"]
+CriticConstraint = Literal["no_price", "build_on_last", "generic", "one_item"]
+CRITIC_CONSTRAINTS: tuple[CriticConstraint, ...] = typing.get_args(CriticConstraint)
 
 
 class _Strict(BaseModel):
@@ -89,15 +93,64 @@ class RoleConfig(_Strict):
 
 
 class ModeratorConfig(_Strict):
-    """How rounds are judged: ``rules`` reads the last ``window`` turns."""
+    """How rounds are judged after every line, from the last ``window`` turns.
 
-    mode: Literal["rules"] = "rules"
+    ``rules``: keyword-and-price rules, no model. ``llm``: a few-shot model (``model``, any
+    provider) reads every window. ``hybrid``: the rules decide when they are confident and the model
+    is asked only about ambiguous windows (see ``docs/moderator.md``). Decoding settings work as
+    for the other roles; the temperature defaults to 0.
+    """
+
+    mode: ModeratorMode = "rules"
     window: int = Field(4, ge=1, le=20)
-    model: str | None = None
+    model: str | None = Field(None, description="provider:model; required by llm and hybrid.")
+    temperature: float = Field(0.0, ge=0, le=2)
+    max_tokens: int = Field(200, gt=0, description="Reply budget of one moderator call.")
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = Field(None, description="Sampling seed sent to backends that accept one.")
+    timeout: float = Field(60.0, gt=0, description="Seconds before one request is abandoned.")
+    base_url: str | None = Field(
+        None, description="Another endpoint, e.g. an OpenAI-compatible server."
+    )
+    params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
+    examples: Path | None = Field(
+        None, description="Few-shot examples, JSONL (default: prompts/moderator/examples.jsonl)."
+    )
+
+    @model_validator(mode="after")
+    def _check_model(self) -> ModeratorConfig:
+        if self.mode != "rules" and not self.model:
+            raise ValueError(f"mode {self.mode} needs a model (provider:model), e.g. local:")
+        return self
+
+    @property
+    def uses_model(self) -> bool:
+        """True when this moderator may call a model (modes llm and hybrid)."""
+        return self.mode != "rules"
+
+    def role_config(self) -> RoleConfig:
+        """The model settings as a :class:`RoleConfig`, to build the model like any role's."""
+        if not self.model:
+            raise UsageError("roles.moderator.model is not set")
+        return RoleConfig(
+            model=self.model,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            top_p=self.top_p,
+            seed=self.seed,
+            timeout=self.timeout,
+            base_url=self.base_url,
+            params=dict(self.params),
+        )
 
 
 class Roles(_Strict):
-    """Models per role."""
+    """Models per role.
+
+    When ``critic`` is not given, :class:`ExperimentConfig` fills it in from the improved player
+    (the paper's critic is the improved player's engine): a scripted player gets
+    ``scripted:critic``, any other model the same model string and settings.
+    """
 
     seller: RoleConfig = RoleConfig(model="scripted:linear")
     buyer: RoleConfig = RoleConfig(model="scripted:linear")
@@ -108,8 +161,16 @@ class Roles(_Strict):
 class FeedbackConfig(_Strict):
     """Where the improved player's feedback comes from between rounds."""
 
-    source: FeedbackSourceName = "ai"
+    source: FeedbackSourceName = Field(
+        "ai",
+        description="ai (the critic model), human (a person types it at the terminal), "
+        "human_pool, constant or none.",
+    )
     suggestions: int = Field(3, ge=1, le=10, description="Suggestions per feedback.")
+    constraints: tuple[CriticConstraint, ...] = Field(
+        CRITIC_CONSTRAINTS,
+        description="The critic's constraints that are on (texts in prompts/critic/constraints.txt).",
+    )
     pool: Path | None = Field(
         None, description="Human pool file (one suggestion a line); default: the shipped pool."
     )
@@ -163,6 +224,15 @@ class ExperimentConfig(_Strict):
     improve: Speaker = "seller"
     anchor: Anchor = "previous"
     acknowledgement: Acknowledgement = "scripted"
+    context: ContextMode = Field(
+        "all",
+        description="What the improved player carries from past rounds: all of them, the "
+        "last_rounds most recent ones, or only the feedback turns.",
+    )
+    last_rounds: int = Field(1, ge=1, le=50, description="Rounds kept with context: last_rounds.")
+    person: Speaker | None = Field(
+        None, description="The side a person plays at the terminal (icl-aif play --as)."
+    )
     scenario: ScenarioConfig = ScenarioConfig()
     roles: Roles = Roles()
     feedback: FeedbackConfig = FeedbackConfig()
@@ -177,6 +247,46 @@ class ExperimentConfig(_Strict):
     max_usd: float | None = Field(
         None, gt=0, description="Start no new run once the recorded cost reaches this many USD."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_critic(cls, data: Any) -> Any:
+        """Without ``roles.critic``, the critic takes the improved player's model (see Roles)."""
+        if not isinstance(data, dict):
+            return data
+        improve = data.get("improve", "seller")
+        roles = data.get("roles")
+        if improve not in ("seller", "buyer") or not isinstance(roles, dict | Roles | None):
+            return data
+        if isinstance(roles, Roles):
+            if "critic" in roles.model_fields_set:
+                return data
+            player: Any = getattr(roles, improve)
+        else:
+            if roles is not None and roles.get("critic") is not None:  # critic: null is unset
+                return data
+            player = (roles or {}).get(improve, Roles.model_fields[improve].default)
+        critic = critic_for(player)
+        if critic is None:
+            return data
+        if isinstance(roles, Roles):
+            roles = roles.model_copy(update={"critic": RoleConfig.model_validate(critic)})
+        else:
+            roles = {**(roles or {}), "critic": critic}
+        return {**data, "roles": roles}
+
+    @model_validator(mode="after")
+    def _check_person(self) -> ExperimentConfig:
+        if (
+            self.person is not None
+            and self.person == self.improve
+            and self.acknowledgement == "generated"
+        ):
+            raise ValueError(
+                "acknowledgement: generated needs a model for the improved side, and a person "
+                "plays it; use acknowledgement: scripted"
+            )
+        return self
 
     @field_validator("rate_limits")
     @classmethod
@@ -203,6 +313,36 @@ class ExperimentConfig(_Strict):
     def rival(self) -> Speaker:
         """The player that is not improved."""
         return "buyer" if self.improve == "seller" else "seller"
+
+    @property
+    def needs_person(self) -> bool:
+        """True when a game pauses for a person: human feedback, or a side a person plays."""
+        return self.feedback.source == "human" or self.person is not None
+
+    def model_roles(self) -> dict[str, RoleConfig]:
+        """The roles whose model this experiment calls: the players a person does not play,
+        and the critic for feedback source ``ai``."""
+        roles = {
+            side: getattr(self.roles, side) for side in ("seller", "buyer") if side != self.person
+        }
+        if self.feedback.source == "ai":
+            roles["critic"] = self.roles.critic
+        return roles
+
+
+def critic_for(player: Any) -> dict[str, Any] | None:
+    """The default critic for an improved player's role settings (a mapping or a RoleConfig).
+
+    A scripted player gets ``scripted:critic``; any other model the same model string and
+    settings. None when the player's settings are not readable (validation reports them).
+    """
+    if isinstance(player, RoleConfig):
+        player = player.model_dump(exclude_unset=True)
+    if not isinstance(player, dict) or not isinstance(player.get("model"), str):
+        return None
+    if player["model"].startswith("scripted:"):
+        return {"model": "scripted:critic"}
+    return _deep_copy(player)
 
 
 def parse_override(item: str) -> tuple[list[str], Any]:
@@ -283,6 +423,8 @@ def _describe(exc: ValidationError) -> str:
         hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
         return f"unknown field {field!r}{hint}"
     message = error["msg"]
+    if kind == "value_error" and not error["loc"]:  # a check across fields: its message alone
+        return str(error.get("ctx", {}).get("error", message))
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
         message = f"got {error.get('input')!r}; allowed values: {expected}"

@@ -18,16 +18,21 @@ from icl_aif.models.registry import build_model
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn, Verdict
 
-PLAYER_ROLES = ("seller", "buyer", "critic")
-
 
 class Moderator(Protocol):
-    """Reads a window of turns and says whether the round goes on, ended in a deal, or not."""
+    """Reads a window of turns and says whether the round goes on, ended in a deal, or not.
+
+    A model-backed moderator appends each model call it makes to ``calls`` as a ``calls.jsonl``
+    record without ``game_id`` and ``round`` (the game adds them); the rules moderator makes none.
+    """
 
     name: str
 
     async def aclassify(
-        self, window: list[Turn], scenario: dict[str, Any] | None = None
+        self,
+        window: list[Turn],
+        scenario: dict[str, Any] | None = None,
+        calls: list[dict[str, Any]] | None = None,
     ) -> Verdict:
         """The state after the window's last turn."""
         ...
@@ -44,11 +49,26 @@ def game_id_for(index: int) -> str:
     return f"g{index:05d}"
 
 
-def build_moderator(config: ExperimentConfig) -> Moderator:
-    """The moderator the config asks for."""
+def build_moderator(config: ExperimentConfig, prompts: PromptLibrary | None = None) -> Moderator:
+    """The moderator the config asks for (``roles.moderator.mode``).
+
+    For ``llm`` and ``hybrid`` its model is built once, like any role's, and shared by every game
+    that gets this moderator, so the parse path it learns (``icl_aif.moderator.llm``) is too.
+    """
     from icl_aif.moderator.rules import RulesModerator
 
-    return RulesModerator()
+    settings = config.roles.moderator
+    if settings.mode == "rules":
+        return RulesModerator()
+    from icl_aif.moderator.hybrid import HybridModerator
+    from icl_aif.moderator.llm import LLMModerator
+
+    role_config = settings.role_config()
+    model = build_model(
+        config, "moderator", role_config, seed=derive_seed(config.seed, "moderator")
+    )
+    llm = LLMModerator(model, role_config.model, config, prompts)
+    return llm if settings.mode == "llm" else HybridModerator(llm)
 
 
 @dataclass
@@ -78,19 +98,14 @@ class GameContext:
         config = self.config
         self.game_id = game_id_for(self.index)
         self.seed = derive_seed(config.seed, "game", self.index)
-        roles = {
-            "seller": config.roles.seller,
-            "buyer": config.roles.buyer,
-            "critic": config.roles.critic,
-        }
-        needed = [r for r in PLAYER_ROLES if r != "critic" or config.feedback.source == "ai"]
-        for role in needed:
+        roles = config.model_roles()  # a side a person plays has no model; the critic only for ai
+        for role, role_config in roles.items():
             if role not in self.models:
                 seed = derive_seed(self.seed, role)
-                self.models[role] = build_model(config, role, roles[role], seed=seed)
-        self.model_ids = {role: roles[role].model for role in needed}
+                self.models[role] = build_model(config, role, role_config, seed=seed)
+        self.model_ids = {role: role_config.model for role, role_config in roles.items()}
         if self.moderator is None:
-            self.moderator = build_moderator(config)
+            self.moderator = build_moderator(config, self.prompts)
         self.rng = random.Random(derive_seed(self.seed, "protocol"))
 
     @property

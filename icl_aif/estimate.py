@@ -48,6 +48,7 @@ STAND_INS: dict[str, str] = {
     "seller": "scripted:linear",
     "buyer": "scripted:linear",
     "critic": "scripted:critic",
+    "moderator": "rules",  # a vendor moderator model is replaced by the rules: its calls are not counted
 }
 # The probe ``icl-aif run`` sends to each vendor model before the first game: its messages at
 # characters / 4, and its whole reply budget.
@@ -131,15 +132,23 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
         split_model_string(model)
         if not is_offline(model):
             replaced[role] = STAND_INS[role]
-            roles[role] = RoleConfig(model=STAND_INS[role])
-    simulated = config.model_copy(
-        update={
-            "roles": config.roles.model_copy(update=roles),
-            "rate_limits": {},
-            "max_usd": None,
-        }
-    )
-    return simulated, replaced
+            roles[role] = _stand_in(config, role)
+    update: dict[str, Any] = {
+        "roles": config.roles.model_copy(update=roles),
+        "rate_limits": {},
+        "max_usd": None,
+        "person": None,  # a person's lines cost nothing; a simulator plays that side in the sample
+    }
+    if config.feedback.source == "human":  # typed feedback costs nothing; a fixed line stands in
+        update["feedback"] = config.feedback.model_copy(update={"source": "constant"})
+    return config.model_copy(update=update), replaced
+
+
+def _stand_in(config: ExperimentConfig, role: str) -> Any:
+    """A role's stand-in settings: a simulator's RoleConfig, or the rules moderator."""
+    if role == "moderator":
+        return config.roles.moderator.model_copy(update={"mode": "rules"})
+    return RoleConfig(model=STAND_INS[role])
 
 
 def call_tokens(call: Mapping[str, Any]) -> tuple[int, int]:
@@ -179,7 +188,8 @@ async def estimate_usage_async(config: ExperimentConfig, sample: int = DEFAULT_S
     totals: dict[str, list[int]] = {role: [0, 0, 0] for role in models}
     chars: dict[str, list[int]] = {role: [] for role in models}
     per_game: list[float] = []
-    for _, calls in played:
+    for _, played_calls in played:
+        calls = [c for c in played_calls if c["role"] != config.person]  # a person is no call
         per_game.append(float(len(calls)))
         for call in calls:
             row = totals.setdefault(call["role"], [0, 0, 0])
@@ -286,6 +296,20 @@ def _notes(
             f"Vendor models were played by simulators: {played_by}. Language models often write "
             "longer replies: more output tokens and, as every later call resends the history, "
             "more input tokens. Tokens are characters / 4."
+        )
+    if config.feedback.source == "human":
+        notes.append("Typed feedback costs nothing: a fixed line stood in for it in the sample.")
+    if config.person is not None:
+        notes.append(
+            f"The {config.person}'s lines are typed by a person and cost nothing: the configured "
+            f"{config.person} model stood in for them in the sample."
+        )
+    if "moderator" in replaced:
+        moderator = config.roles.moderator
+        notes.append(
+            f"Not counted: the {moderator.mode} moderator's calls to {moderator.model} (the "
+            "simulation judged every line by the rules); mode llm makes one call per generated "
+            "line, hybrid only on the lines the rules find ambiguous."
         )
     if any(line.role == PREFLIGHT for line in result.lines):
         notes.append(

@@ -1,6 +1,8 @@
 """Where the improved player's feedback comes from between rounds.
 
 - ``ai``: the critic model reads the improved player's record and writes suggestions;
+- ``human``: the game pauses (LangGraph ``interrupt``) with what the critic would read, and the
+  text a person types, given back with ``Command(resume=text)``, is the feedback;
 - ``human_pool``: ``suggestions`` lines sampled (seeded, per round) from a file of human-written advice;
 - ``constant``: one fixed line;
 - ``none``: no feedback, only the result and the next goal.
@@ -13,10 +15,18 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from langgraph.types import interrupt
+
 from icl_aif.calls import call_model
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
-from icl_aif.protocol import RoundRecord, critic_messages, parse_suggestions
+from icl_aif.protocol import (
+    RoundRecord,
+    critic_messages,
+    human_feedback_request,
+    human_suggestions,
+    parse_suggestions,
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,16 @@ def pool_path(ctx: GameContext) -> Path:
 
 
 async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
-    """Feedback after the last of ``rounds``."""
+    """Feedback after the last of ``rounds``.
+
+    For source ``human`` this must run inside a graph node with a checkpointer: the first call
+    pauses the graph, and the node runs again when it is resumed with the person's text.
+    """
     settings = ctx.config.feedback
+    if settings.source == "human":
+        answer = interrupt(human_feedback_request(ctx.config, rounds))
+        text = str(answer or "").strip()
+        return Feedback("human", text or None, human_suggestions(text))
     if settings.source == "ai":
         messages = critic_messages(ctx.prompts, ctx.config, rounds)
         text = await call_model(ctx, "critic", rounds[-1]["round"], messages)

@@ -1,12 +1,17 @@
 """The LangGraph state machines: one round, and one run of rounds with feedback in between.
 
-``graphs/negotiation.py`` and ``graphs/icl_aif.py`` expose these for ``langgraph dev``.
+``graphs/negotiation.py`` and ``graphs/icl_aif.py`` expose these for ``langgraph dev``, which
+refuses graphs compiled with their own checkpointer (it brings its own): the entry points use the
+graphs without one. Games that pause for a person (LangGraph ``interrupt()``: human feedback, a side
+a person plays) need a checkpointer: :func:`build_pausable_run_graph` compiles the run graph with
+one. The round graph never has its own; inside the run graph it shares the run graph's.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -34,6 +39,22 @@ def build_round_graph() -> CompiledStateGraph[RoundState, GameContext, RoundStat
 @cache
 def build_run_graph() -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
     """round -> feedback -> next-round instruction and acknowledgement -> round ..."""
+    return _run_graph().compile(name="icl_aif")
+
+
+def build_pausable_run_graph(
+    checkpointer: BaseCheckpointSaver[str],
+) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
+    """The run graph with ``checkpointer``, so that its games can pause for a person and resume.
+
+    Invoke it with one ``thread_id`` per game; a pause comes back as ``__interrupt__`` in the
+    result and the game goes on with ``Command(resume=answer)`` on the same thread.
+    Checkpoints cost time: use it only for games that pause.
+    """
+    return _run_graph().compile(name="icl_aif", checkpointer=checkpointer)
+
+
+def _run_graph() -> StateGraph[RunState, GameContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=GameContext)
     graph.add_node("start_run", nodes.start_run)
     graph.add_node("play_round", nodes.play_round_node(build_round_graph()))
@@ -44,4 +65,4 @@ def build_run_graph() -> CompiledStateGraph[RunState, GameContext, RunState, Run
     graph.add_conditional_edges("play_round", nodes.route_after_round, ["feedback", END])
     graph.add_conditional_edges("feedback", nodes.route_after_feedback, ["next_round", END])
     graph.add_conditional_edges("next_round", nodes.route_after_next_round, ["play_round", END])
-    return graph.compile(name="icl_aif")
+    return graph

@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 
 from icl_aif import protocol
 from icl_aif.calls import ModelCallError, call_model
@@ -38,6 +39,11 @@ def speaker_node(side: Speaker) -> Any:
         ctx = context_of(runtime.context)
         config = ctx.config
         turns = state.get("turns", [])
+        if side == config.person:  # pause for the person's line; no model call is made
+            shown = protocol.person_prompt(
+                ctx.prompts, config, side, state["round"], state.get("history", []), turns
+            )
+            return {"turns": [Turn(speaker=side, text=str(interrupt(shown) or "").strip())]}
         if side == config.improve:
             messages = protocol.improved_view(state.get("history", []), side, turns)
         else:
@@ -59,12 +65,19 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     ctx = context_of(runtime.context)
     turns = state["turns"]
     window = protocol.moderator_window(turns, ctx.config.roles.moderator.window)
-    verdict = await ctx.judge.aclassify(window, ctx.scenario_info)
+    calls: list[dict[str, Any]] = []
+    try:
+        verdict = await ctx.judge.aclassify(window, ctx.scenario_info, calls)
+    except ModelCallError as exc:
+        return {"status": None, "error": str(exc)}
+    finally:  # a model-backed moderator's calls, failed ones included, belong to this game
+        ctx.calls.extend({"game_id": ctx.game_id, "round": state["round"], **c} for c in calls)
+    how = {"decided_by": verdict.decided_by or ctx.judge.name, "parse": verdict.parse}
     if verdict.terminal:
-        return {"status": verdict.state, "price": verdict.price, "reason": verdict.reason}
+        return {"status": verdict.state, "price": verdict.price, "reason": verdict.reason, **how}
     if len(turns) >= 2 * ctx.config.scenario.max_exchanges:
-        return {"status": "no_deal", "price": None, "reason": "cap"}
-    return {"status": "ongoing"}
+        return {"status": "no_deal", "price": None, "reason": "cap", **how}
+    return {"status": "ongoing", **how}
 
 
 async def route_turn(state: RoundState) -> str:
@@ -83,6 +96,9 @@ def round_record(state: RoundState) -> RoundRecord:
         outcome="error" if error else state["status"],  # type: ignore[typeddict-item]
         price=None if error else state.get("price"),
         reason=error or state.get("reason"),
+        # how the last verdict was reached; null for a round stopped by an error
+        decided_by=None if error else state.get("decided_by"),
+        parse=None if error else state.get("parse"),
     )
 
 
@@ -172,10 +188,12 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
     else:
         acknowledgement = protocol.scripted_acknowledgement(ctx.prompts, config, rounds)
     record = RoundRecord(**last, instruction=instruction, acknowledgement=acknowledgement)
-    return {
-        "rounds": [*rounds[:-1], record],
-        "history": protocol.carry_round(state["history"], config.improve, record),
-    }
+    played = [*rounds[:-1], record]
+    brief = protocol.initial_history(ctx.prompts, config.scenario, config.improve)
+    history = protocol.carried_history(
+        brief, config.improve, played, config.context, config.last_rounds
+    )
+    return {"rounds": played, "history": history}
 
 
 async def route_after_next_round(state: RunState) -> str:

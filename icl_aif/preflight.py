@@ -32,9 +32,9 @@ PROBE: tuple[Message, ...] = (
 
 def _spent_roles(config: ExperimentConfig) -> dict[str, RoleConfig]:
     """The model-backed roles this experiment calls, by role name."""
-    roles = {"seller": config.roles.seller, "buyer": config.roles.buyer}
-    if config.feedback.source == "ai":
-        roles["critic"] = config.roles.critic
+    roles = config.model_roles()
+    if config.roles.moderator.uses_model:  # llm, hybrid: its model is probed like the others
+        roles["moderator"] = config.roles.moderator.role_config()
     return roles
 
 

@@ -128,10 +128,11 @@ def total_cost(calls: Iterable[Mapping[str, Any]]) -> float:
 
 
 def priced_roles(config: ExperimentConfig) -> dict[str, str]:
-    """Model string per role that makes model calls in ``config`` (the critic only for source ai)."""
-    roles = {"seller": config.roles.seller.model, "buyer": config.roles.buyer.model}
-    if config.feedback.source == "ai":
-        roles["critic"] = config.roles.critic.model
+    """Model string per role that makes model calls in ``config`` (the critic only for source ai;
+    not a side a person plays)."""
+    roles = {role: role_config.model for role, role_config in config.model_roles().items()}
+    if config.roles.moderator.model and config.roles.moderator.uses_model:  # llm, hybrid
+        roles["moderator"] = config.roles.moderator.model
     return roles
 
 

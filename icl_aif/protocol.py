@@ -7,9 +7,14 @@ with roles ``system``, ``user`` and ``assistant``.
 - A player sees its own lines as ``assistant`` and the other side's as ``user``.
 - The improved player keeps everything: its brief, every past round (the rival's closing line
   included), the feedback turn after each round and its acknowledgement, then the current round.
+  ``context`` can shorten what it carries (:func:`carried_history`): only the last
+  ``last_rounds`` rounds with their feedback turns, or only the feedback turns.
 - The rival sees its brief and the current round only: it starts fresh every round.
 - The critic sees the improved player's record with true speaker labels; feedback appears as feedback.
 - The moderator sees the last ``window`` turns of the current round, labelled by speaker.
+- A person who plays a side sees its brief, the round so far and, on the improved side, the
+  feedback turn before the round (:func:`person_prompt`); a person who writes the feedback sees
+  the critic's transcript (:func:`human_feedback_request`).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, TypedDict
 
-from icl_aif.config import Anchor, ExperimentConfig, ScenarioConfig
-from icl_aif.templates import PromptLibrary
+from icl_aif.config import Anchor, ContextMode, CriticConstraint, ExperimentConfig, ScenarioConfig
+from icl_aif.errors import UsageError
+from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.transcript import Outcome, Speaker, Turn, format_money
 
 MessageRole = Literal["system", "user", "assistant"]
@@ -39,6 +45,8 @@ class RoundRecord(TypedDict, total=False):
     outcome: Outcome
     price: float | None
     reason: str | None
+    decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
+    parse: str | None
     feedback: str | None
     feedback_source: str | None
     suggestions: list[str]
@@ -224,12 +232,45 @@ def scripted_acknowledgement(
 
 def carry_round(history: Sequence[Message], side: Speaker, record: RoundRecord) -> list[Message]:
     """The improved player's history after a round: the round, the feedback turn, the acknowledgement."""
-    carried = [*history, *turns_as_messages(side, record["turns"])]
+    return [*history, *turns_as_messages(side, record["turns"]), *feedback_turns(record)]
+
+
+def feedback_turns(record: RoundRecord) -> list[Message]:
+    """The feedback turn after a round (the instruction) and the acknowledgement, as messages."""
+    turns: list[Message] = []
     if record.get("instruction"):
-        carried.append(Message(role="user", content=record["instruction"]))  # type: ignore[typeddict-item]
+        turns.append(Message(role="user", content=record["instruction"]))  # type: ignore[typeddict-item]
     if record.get("acknowledgement"):
-        carried.append(Message(role="assistant", content=record["acknowledgement"]))  # type: ignore[typeddict-item]
-    return carried
+        turns.append(Message(role="assistant", content=record["acknowledgement"]))  # type: ignore[typeddict-item]
+    return turns
+
+
+def carried_history(
+    brief: Sequence[Message],
+    side: Speaker,
+    rounds: Sequence[RoundRecord],
+    mode: ContextMode = "all",
+    last_rounds: int = 1,
+) -> list[Message]:
+    """What the improved player carries into the next round, after its ``brief``.
+
+    - ``all`` (the paper): every past round, each followed by its feedback turn and acknowledgement.
+      Each round's history extends the previous one, the prefix that prompt caching relies on.
+    - ``last_rounds``: the same for the ``last_rounds`` most recent rounds only.
+    - ``feedback_only``: the feedback turns and acknowledgements of every past round, no transcripts.
+
+    The two shortened modes drop old messages from the front, so the prompt prefix changes from
+    one round to the next and provider prompt caching no longer applies across rounds.
+    """
+    history = list(brief)
+    if mode == "feedback_only":
+        for record in rounds:
+            history += feedback_turns(record)
+        return history
+    kept = rounds[-last_rounds:] if mode == "last_rounds" else rounds
+    for record in kept:
+        history = carry_round(history, side, record)
+    return history
 
 
 def _anchor_label(anchor: Anchor, number: int) -> str:
@@ -268,6 +309,34 @@ def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -
     return "\n\n".join(blocks)
 
 
+def critic_constraints(
+    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
+) -> str:
+    """The critic's constraints that are on, one a line, in the order of ``critic/constraints.txt``.
+
+    The file holds one ``NAME: TEXT`` a line (``#`` comments and blank lines skipped).
+    """
+    source = "critic/constraints.txt"
+    texts: dict[str, str] = {}
+    for raw in prompts.text(source).splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, text = line.partition(":")
+        if not sep or not text.strip():
+            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
+        texts[name.strip()] = text.strip()
+    missing = [n for n in names if n not in texts]
+    if missing:
+        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
+    wanted = set(names)
+    return "\n".join(
+        render_strict(text, values, source=f"{source} ({name})")
+        for name, text in texts.items()
+        if name in wanted
+    )
+
+
 def critic_messages(
     prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
 ) -> list[Message]:
@@ -279,12 +348,62 @@ def critic_messages(
         "suggestions": config.feedback.suggestions,
         "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
     }
-    constraints = prompts.render("critic/constraints.txt", **values)
+    constraints = critic_constraints(prompts, config.feedback.constraints, values)
     system = prompts.render("critic/system.txt", **values, constraints=constraints)
     request = prompts.render(
         "critic/request.txt", **values, transcript=critic_transcript(config, rounds)
     )
     return [Message(role="system", content=system), Message(role="user", content=request)]
+
+
+def human_feedback_request(
+    config: ExperimentConfig, rounds: Sequence[RoundRecord]
+) -> dict[str, Any]:
+    """What a person writing the feedback is shown (plain data, the payload of the pause).
+
+    ``kind`` is ``feedback``; ``transcript`` is exactly what the critic would read.
+    """
+    return {
+        "kind": "feedback",
+        "round": rounds[-1]["round"],
+        "side": config.improve,
+        "suggestions": config.feedback.suggestions,
+        "transcript": critic_transcript(config, rounds),
+    }
+
+
+def human_suggestions(text: str) -> list[str]:
+    """The suggestions in a person's feedback: its non-empty lines."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def person_prompt(
+    prompts: PromptLibrary,
+    config: ExperimentConfig,
+    side: Speaker,
+    round_number: int,
+    history: Sequence[Message],
+    turns: Sequence[Turn],
+) -> dict[str, Any]:
+    """What a person playing ``side`` is shown before each of their lines (plain data).
+
+    ``kind`` is ``turn``; ``brief`` is the side's brief, ``instruction`` the feedback turn the
+    improved side received before this round (None for the rival and in round 1), ``turns`` the
+    round so far with true speakers.
+    """
+    instruction = None
+    if side == config.improve:  # its carried history ends with the last feedback turn, if any
+        users = [m["content"] for m in history if m["role"] == "user"]
+        instruction = users[-1] if users else None
+    return {
+        "kind": "turn",
+        "side": side,
+        "round": round_number,
+        "rounds": config.rounds,
+        "brief": player_brief(prompts, config.scenario, side),
+        "instruction": instruction,
+        "turns": [dict(t) for t in turns],
+    }
 
 
 def parse_suggestions(text: str) -> list[str]:

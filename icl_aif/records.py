@@ -182,6 +182,9 @@ def base_manifest(
         prompts[str(config.feedback.pool)] = hashlib.sha256(
             config.feedback.pool.read_bytes()
         ).hexdigest()
+    examples = roles.moderator.examples
+    if roles.moderator.uses_model and examples is not None and examples.is_file():
+        prompts[str(examples)] = hashlib.sha256(examples.read_bytes()).hexdigest()
     return {
         "name": config.name,
         "icl_aif_version": __version__,
@@ -195,11 +198,22 @@ def base_manifest(
         "rounds": config.rounds,
         "improve": config.improve,
         "models": {
-            "seller": roles.seller.model,
-            "buyer": roles.buyer.model,
+            "seller": "person" if config.person == "seller" else roles.seller.model,
+            "buyer": "person" if config.person == "buyer" else roles.buyer.model,
             "critic": roles.critic.model if config.feedback.source == "ai" else None,
             "moderator": roles.moderator.mode,
+            "moderator_model": roles.moderator.model if roles.moderator.uses_model else None,
         },
+        "feedback": {
+            "source": config.feedback.source,
+            "suggestions": config.feedback.suggestions,
+            "constraints": list(config.feedback.constraints),
+        },
+        "context": {
+            "mode": config.context,
+            "last_rounds": config.last_rounds if config.context == "last_rounds" else None,
+        },
+        "person": config.person,
         "prompts": prompts,
         "started_at": now(),
         "finished_at": None,

@@ -35,11 +35,15 @@ class Verdict:
 
     ``price`` is set only for ``deal`` (and may still be ``None`` when no price could be bound).
     ``reason`` says why: for ``no_deal`` one of ``walk_away``, ``refusal``, ``cap``; free text otherwise.
+    ``decided_by`` (``rules`` or ``llm``) and ``parse`` (how a model's reply was read: ``schema``,
+    ``json_mode``, ``fenced``, ``regex``) are set by model-backed moderators; None otherwise.
     """
 
     state: State
     price: float | None = None
     reason: str | None = None
+    decided_by: str | None = None
+    parse: str | None = None
 
     @property
     def terminal(self) -> bool:

@@ -72,7 +72,10 @@ def test_overrides_do_not_touch_the_input() -> None:
         ),
         (["improve=critic"], "field 'improve': got 'critic'; allowed values: 'seller' or 'buyer'"),
         (["anchor=last"], "allowed values: 'previous', 'first' or 'best'"),
-        (["feedback.source=humans"], "allowed values: 'ai', 'human_pool', 'constant' or 'none'"),
+        (
+            ["feedback.source=humans"],
+            "allowed values: 'ai', 'human', 'human_pool', 'constant' or 'none'",
+        ),
         (["runs=0"], "field 'runs': Input should be greater than or equal to 1"),
         (["scenario.buyer_open=25"], "buyer_open must be below list_price"),
         (["runs"], "expected KEY.PATH=VALUE"),

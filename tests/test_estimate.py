@@ -231,3 +231,12 @@ def test_cli_bad_set_is_one_line_and_exit_2() -> None:
     assert result.stderr.startswith(f"error: {QUICKSTART}: unknown field 'runz'; allowed keys")
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("part", ["feedback.source=human", "person=buyer"])
+def test_a_persons_part_is_simulated_not_an_error(part: str) -> None:
+    result = estimate_usage(quickstart("runs=6", "rounds=2", part), sample=3)
+    assert result.errored_games == 0
+    roles = {line.role for line in result.lines}
+    assert "seller" in roles and ("buyer" in roles) == (part != "person=buyer")
+    assert any("cost" in note and "nothing" in note for note in result.notes)

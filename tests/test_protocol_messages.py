@@ -44,7 +44,10 @@ class RecordingModerator:
         self.inner = RulesModerator()
 
     async def aclassify(
-        self, window: list[Turn], scenario: dict[str, Any] | None = None
+        self,
+        window: list[Turn],
+        scenario: dict[str, Any] | None = None,
+        calls: list[dict[str, Any]] | None = None,
     ) -> Verdict:
         self.windows.append(list(window))
         return self.inner.classify(window, scenario)

@@ -31,6 +31,7 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
         "buyer": "scripted:linear",
         "critic": "scripted:critic",
         "moderator": "rules",
+        "moderator_model": None,
     }
     assert manifest["seed"] == 7
     assert manifest["versions"]["langgraph"] and manifest["versions"]["langchain-core"]
@@ -51,6 +52,7 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
                 "cap",
             )
             assert all(set(t) == {"speaker", "text"} for t in record["turns"])
+            assert (record["decided_by"], record["parse"]) == ("rules", None)
         for record in game["rounds"][:-1]:
             assert record["feedback_source"] == "ai" and len(record["suggestions"]) == 3
             assert record["instruction"].startswith(f"Round {record['round']} is over.")

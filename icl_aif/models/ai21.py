@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.outputs import ChatResult
 
-from icl_aif.models.base import ModelRequest
+from icl_aif.models.base import ModelRequest, chat_result
 from icl_aif.models.keys import api_key
-from icl_aif.models.sdk import SDKChatModel, chat_result
+from icl_aif.models.sdk import SDKChatModel
 from icl_aif.models.vendors import decoding, require
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from icl_aif.config import ScenarioConfig
@@ -46,9 +47,26 @@ def message_text(message: BaseMessage) -> str:
     return str(message.text)
 
 
-def reply(text: str) -> ChatResult:
-    """A chat result holding one assistant message."""
-    return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+def chat_result(
+    text: str,
+    *,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    cached_tokens: int | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> ChatResult:
+    """One assistant message with LangChain ``usage_metadata`` (none if the reply reported none)."""
+    usage: UsageMetadata | None = None
+    if input_tokens is not None or output_tokens is not None:
+        usage = UsageMetadata(
+            input_tokens=input_tokens or 0,
+            output_tokens=output_tokens or 0,
+            total_tokens=(input_tokens or 0) + (output_tokens or 0),
+        )
+        if cached_tokens:
+            usage["input_token_details"] = InputTokenDetails(cache_read=cached_tokens)
+    message = AIMessage(content=text, usage_metadata=usage, response_metadata=metadata or {})
+    return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def last_user_text(messages: Sequence[BaseMessage]) -> str:
@@ -69,6 +87,23 @@ class TextReplyModel(BaseChatModel):
         """The reply to ``messages``."""
         raise NotImplementedError
 
+    def reported_usage(self) -> dict[str, int]:
+        """Token usage to report with every reply (``input_tokens``, ``output_tokens``,
+        ``cached_input_tokens``); none by default: simulators use no tokens."""
+        return {}
+
+    def _reply(self, messages: Sequence[BaseMessage]) -> ChatResult:
+        text = self.respond(messages)
+        usage = self.reported_usage()
+        if not usage:
+            return chat_result(text)
+        return chat_result(
+            text,
+            input_tokens=usage.get("input_tokens", 0),
+            output_tokens=usage.get("output_tokens", 0),
+            cached_tokens=usage.get("cached_input_tokens", 0),
+        )
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -76,7 +111,7 @@ class TextReplyModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return reply(self.respond(messages))
+        return self._reply(messages)
 
     async def _agenerate(
         self,
@@ -85,4 +120,4 @@ class TextReplyModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return reply(self.respond(messages))
+        return self._reply(messages)

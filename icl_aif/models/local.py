@@ -5,6 +5,10 @@ so nothing is downloaded at run time; ``local:/path/to/model.gguf`` runs any GGU
 loaded once per process and shared by every game; one ``llama_cpp.Llama`` is not safe for
 concurrent calls, so each loaded model has a lock and calls run one at a time in a worker thread.
 Token usage comes from llama.cpp's own counts.
+
+Structured output (:meth:`LocalLlama.with_structured_output`) uses llama.cpp's
+``response_format``: ``json_schema`` turns the schema into a grammar that constrains sampling,
+``json_mode`` constrains the reply to some JSON object. There is no tool calling.
 """
 
 from __future__ import annotations
@@ -15,17 +19,21 @@ import os
 import threading
 from collections.abc import Sequence
 from functools import cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import BaseMessage
+from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.outputs import ChatResult
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from pydantic import BaseModel
 
 from icl_aif.errors import UsageError
-from icl_aif.models.base import ModelRequest
-from icl_aif.models.sdk import chat_messages, chat_result
+from icl_aif.models.base import ModelRequest, chat_result
+from icl_aif.models.sdk import chat_messages
 from icl_aif.models.vendors import require
 
 DEFAULT_TEMPERATURE = 0.7
@@ -65,9 +73,22 @@ class _Loaded:
         self.lock = threading.Lock()
 
 
-@cache
+_LOADING = threading.Lock()
+
+
 def load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
-    """Load a GGUF file once per process."""
+    """Load a GGUF file once per process.
+
+    One load at a time: llama.cpp silences output while loading by pointing file descriptors 1
+    and 2 at /dev/null and back; two loads in parallel threads can restore them in the wrong
+    order and leave the process silent (and would load the weights twice).
+    """
+    with _LOADING:
+        return _load(path, n_ctx, n_threads)
+
+
+@cache
+def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
     return _Loaded(path, n_ctx, n_threads)
 
 
@@ -90,11 +111,15 @@ class LocalLlama(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_path": self.model_path, "temperature": self.temperature, "seed": self.seed}
 
-    def _complete(self, messages: Sequence[BaseMessage]) -> ChatResult:
+    def _complete(
+        self, messages: Sequence[BaseMessage], response_format: dict[str, Any] | None = None
+    ) -> ChatResult:
         loaded = load(Path(self.model_path), self.n_ctx, self.n_threads)
         options: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
         if self.top_p is not None:
             options["top_p"] = self.top_p
+        if response_format is not None:
+            options["response_format"] = response_format
         with loaded.lock:
             out = loaded.llama.create_chat_completion(
                 messages=chat_messages(messages), seed=self.seed, **options
@@ -113,7 +138,7 @@ class LocalLlama(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._complete(messages)
+        return self._complete(messages, kwargs.get("response_format"))
 
     async def _agenerate(
         self,
@@ -122,7 +147,46 @@ class LocalLlama(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return await asyncio.to_thread(self._complete, messages)
+        return await asyncio.to_thread(self._complete, messages, kwargs.get("response_format"))
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        method: str = "json_schema",
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
+        """Replies constrained by llama.cpp's grammar: ``json_schema`` (the schema) or ``json_mode``.
+
+        ``schema`` is a pydantic class (parsed into an instance) or a JSON schema dict (parsed
+        into a dict). ``include_raw`` works as in LangChain: ``{raw, parsed, parsing_error}``.
+        """
+        if kwargs:
+            raise ValueError(f"unsupported arguments {sorted(kwargs)}")
+        is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
+        if method == "json_schema":
+            json_schema = schema.model_json_schema() if is_model else schema  # type: ignore[union-attr]
+            response_format: dict[str, Any] = {"type": "json_object", "schema": json_schema}
+        elif method == "json_mode":
+            response_format = {"type": "json_object"}
+        else:
+            raise NotImplementedError(
+                f"local: models have no {method}; use json_schema or json_mode"
+            )
+        llm = self.bind(response_format=response_format)
+        parser: Runnable[Any, Any] = (
+            PydanticOutputParser(pydantic_object=schema) if is_model else JsonOutputParser()
+        )
+        if not include_raw:
+            return llm | parser
+        parse = RunnablePassthrough.assign(
+            parsed=itemgetter("raw") | parser, parsing_error=lambda _: None
+        )
+        fallback = RunnablePassthrough.assign(parsed=lambda _: None)
+        return RunnableMap(raw=llm) | parse.with_fallbacks(
+            [fallback], exception_key="parsing_error"
+        )
 
 
 def build_local(request: ModelRequest) -> LocalLlama:

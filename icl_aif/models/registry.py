@@ -116,9 +116,17 @@ def split_model_string(spec: str) -> tuple[str, str]:
 
 
 def build_model(
-    config: ExperimentConfig, role: str, role_config: RoleConfig, *, seed: int
+    config: ExperimentConfig, role: str, role_config: RoleConfig | None = None, *, seed: int
 ) -> BaseChatModel:
-    """The chat model for ``role`` in one game of ``config``."""
+    """The chat model for ``role`` in one game of ``config``.
+
+    ``role_config`` defaults to the config's settings for the role; for the critic these are
+    already resolved (without ``roles.critic`` the config gives it the improved player's model,
+    or ``scripted:critic`` for a scripted player).
+    """
+    if role_config is None:
+        role_config = getattr(config.roles, role)
+        assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
     provider, name = split_model_string(role_config.model)
     side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
     request = ModelRequest(
@@ -150,6 +158,8 @@ def _build_scripted(request: ModelRequest) -> BaseChatModel:
     from icl_aif.models.scripted import build_negotiator
     from icl_aif.models.scripted_critic import build_critic
 
+    if request.role == "moderator":
+        raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
     if request.role == "critic":
         if request.name != "critic":
             raise ValueError("the scripted critic is scripted:critic")

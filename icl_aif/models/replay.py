@@ -12,12 +12,8 @@ that token usage, as LangChain ``usage_metadata`` with cached tokens under
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import BaseMessage
 from pydantic import Field
 
 from icl_aif.models.base import ModelRequest, TextReplyModel
@@ -47,38 +43,9 @@ class ReplayModel(TextReplyModel):
             )
         return self.replies[index]
 
-    def _result(self, messages: Sequence[BaseMessage]) -> ChatResult:
-        text = self.respond(messages)
-        metadata: UsageMetadata | None = None
-        if self.usage is not None:
-            input_tokens = self.usage.get("input_tokens", 0)
-            output_tokens = self.usage.get("output_tokens", 0)
-            metadata = UsageMetadata(
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                total_tokens=input_tokens + output_tokens,
-                input_token_details={"cache_read": self.usage.get("cached_input_tokens", 0)},
-            )
-        message = AIMessage(content=text, usage_metadata=metadata)
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._result(messages)
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._result(messages)
+    def reported_usage(self) -> dict[str, int]:
+        """``params.usage``, reported with every reply."""
+        return dict(self.usage or {})
 
 
 def build_replay(request: ModelRequest) -> ReplayModel:

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
 from pydantic import Field, PrivateAttr, SecretStr
 
 from icl_aif.models.base import message_text
@@ -46,28 +45,6 @@ def chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
             raise ValueError(f"unsupported message type {message.type!r}")
         converted.append({"role": role, "content": message_text(message)})
     return converted
-
-
-def chat_result(
-    text: str,
-    *,
-    input_tokens: int | None,
-    output_tokens: int | None,
-    cached_tokens: int | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> ChatResult:
-    """One assistant message with LangChain ``usage_metadata`` (none if the reply reported none)."""
-    usage: UsageMetadata | None = None
-    if input_tokens is not None or output_tokens is not None:
-        usage = UsageMetadata(
-            input_tokens=input_tokens or 0,
-            output_tokens=output_tokens or 0,
-            total_tokens=(input_tokens or 0) + (output_tokens or 0),
-        )
-        if cached_tokens:
-            usage["input_token_details"] = InputTokenDetails(cache_read=cached_tokens)
-    message = AIMessage(content=text, usage_metadata=usage, response_metadata=metadata or {})
-    return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def _remember_error(response: httpx.Response) -> None:

@@ -6,31 +6,44 @@ The labelled file is JSON Lines, one window per line::
      "scenario": {"item": "...", "list_price": 20, "buyer_open": 12}, "id": "w001", "trap": "..."}
 
 ``scenario``, ``id`` and any other keys are optional.
+
+:func:`evaluate` runs a synchronous moderator (the rules); :func:`aevaluate` any moderator with an
+``aclassify`` (the ``llm`` and ``hybrid`` modes), several windows at a time, counting the model
+calls and how each verdict was reached.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
-from collections.abc import Mapping, Sequence
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from icl_aif.errors import UsageError
 from icl_aif.transcript import SPEAKERS, STATES, State, Turn, Verdict, format_money
 
 __all__ = [
+    "AsyncModerator",
     "ClassStats",
     "EvalReport",
     "LabelledWindow",
     "Moderator",
+    "aevaluate",
     "evaluate",
     "load_labelled",
+    "parse_labelled",
     "render_report",
+    "score",
+    "write_failures",
 ]
 
 PRICE_TOLERANCE = 0.005
@@ -46,6 +59,21 @@ class Moderator(Protocol):
         ...
 
 
+class AsyncModerator(Protocol):
+    """A moderator judged through its coroutine, which may call a model and record the calls."""
+
+    name: str
+
+    async def aclassify(
+        self,
+        window: list[Turn],
+        scenario: dict[str, Any] | None = None,
+        calls: list[dict[str, Any]] | None = None,
+    ) -> Verdict:
+        """The state after the last turn of ``window``; model calls are appended to ``calls``."""
+        ...
+
+
 @dataclass(frozen=True)
 class LabelledWindow:
     """One labelled window: the turns, the gold label and price, and optional context."""
@@ -56,6 +84,15 @@ class LabelledWindow:
     scenario: Mapping[str, Any] | None = None
     id: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        """The window as one line of a labelled file (``id`` first when it has one)."""
+        record: dict[str, Any] = {} if self.id is None else {"id": self.id}
+        record.update(turns=[dict(t) for t in self.turns], label=self.label, price=self.price)
+        if self.scenario is not None:
+            record["scenario"] = dict(self.scenario)
+        record.update(self.extra)
+        return record
 
 
 @dataclass(frozen=True)
@@ -77,6 +114,14 @@ class EvalReport:
     confusion: dict[str, dict[str, int]]
     price_accuracy: float
     mistakes: list[dict[str, Any]]
+    failures: list[dict[str, Any]] = field(default_factory=list)  # labelled shape + "predicted"
+    moderator: str = "rules"
+    calls: int = 0  # model calls made, failed ones included
+    llm_windows: int = 0  # windows on which the model was called
+    decided_by: dict[str, int] = field(default_factory=dict)
+    parse: dict[str, int] = field(default_factory=dict)
+    cost_usd: float | None = None  # known cost of the calls; None when no call had a price
+    seconds: float = 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -84,11 +129,11 @@ class EvalReport:
 # ---------------------------------------------------------------------------------------------
 
 
-def _fail(path: Path, line_no: int, what: str) -> UsageError:
+def _fail(path: Path | str, line_no: int, what: str) -> UsageError:
     return UsageError(f"{path}:{line_no}: {what}")
 
 
-def _parse_turns(raw: Any, path: Path, line_no: int) -> tuple[Turn, ...]:
+def _parse_turns(raw: Any, path: Path | str, line_no: int) -> tuple[Turn, ...]:
     if not isinstance(raw, list) or not raw:
         raise _fail(path, line_no, '"turns" must be a non-empty list')
     turns: list[Turn] = []
@@ -104,7 +149,8 @@ def _parse_turns(raw: Any, path: Path, line_no: int) -> tuple[Turn, ...]:
     return tuple(turns)
 
 
-def _parse_line(line: str, path: Path, line_no: int) -> LabelledWindow:
+def parse_line(line: str, path: Path | str, line_no: int) -> LabelledWindow:
+    """One line of a labelled file; a bad line raises :class:`UsageError` naming file and line."""
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -153,14 +199,19 @@ def load_labelled(path: Path) -> list[LabelledWindow]:
         raise UsageError(f"{path}: labelled file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the labelled file ({exc})") from None
-    items = [
-        _parse_line(line, path, line_no)
-        for line_no, line in enumerate(content.splitlines(), start=1)
-        if line.strip()
-    ]
+    items = parse_labelled(content, path)
     if not items:
         raise UsageError(f"{path}: no labelled windows in the file")
     return items
+
+
+def parse_labelled(content: str, source: Path | str) -> list[LabelledWindow]:
+    """The labelled windows in JSONL ``content`` (blank lines skipped); ``source`` names errors."""
+    return [
+        parse_line(line, source, line_no)
+        for line_no, line in enumerate(content.splitlines(), start=1)
+        if line.strip()
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,7 +224,54 @@ def _price_ok(gold: float | None, predicted: float | None) -> bool:
 
 
 def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalReport:
-    """Run ``moderator`` on every window and compare with the gold labels and prices.
+    """Run ``moderator`` on every window and compare with the gold labels and prices (:func:`score`)."""
+    started = time.perf_counter()
+    report = score(items, [moderator.classify(list(item.turns), item.scenario) for item in items])
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def aevaluate(
+    moderator: AsyncModerator,
+    items: Sequence[LabelledWindow],
+    *,
+    concurrency: int = 4,
+    progress: Callable[[int], None] | None = None,
+) -> EvalReport:
+    """:func:`evaluate` for a moderator that may call a model: ``concurrency`` windows at a time.
+
+    The report also counts the model calls, the windows that needed one, who decided
+    (``decided_by``) and how replies were read (``parse``). A failed model call raises
+    :class:`icl_aif.calls.ModelCallError`.
+    """
+    gate = asyncio.Semaphore(max(1, concurrency))
+    started = time.perf_counter()
+
+    async def one(item: LabelledWindow) -> tuple[Verdict, list[dict[str, Any]]]:
+        calls: list[dict[str, Any]] = []
+        async with gate:
+            scenario = None if item.scenario is None else dict(item.scenario)
+            verdict = await moderator.aclassify(list(item.turns), scenario, calls)
+        if progress is not None:
+            progress(1)
+        return verdict, calls
+
+    done = await asyncio.gather(*(one(item) for item in items))
+    report = score(items, [verdict for verdict, _ in done])
+    report.moderator = moderator.name
+    all_calls = [call for _, calls in done for call in calls]
+    report.calls = len(all_calls)
+    report.llm_windows = sum(1 for _, calls in done if calls)
+    report.decided_by = dict(Counter(v.decided_by or moderator.name for v, _ in done))
+    report.parse = dict(Counter(v.parse for v, _ in done if v.parse is not None))
+    costs = [c["cost_usd"] for c in all_calls if c.get("cost_usd") is not None]
+    report.cost_usd = sum(costs) if costs else None
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def score(items: Sequence[LabelledWindow], verdicts: Sequence[Verdict]) -> EvalReport:
+    """Compare ``verdicts`` (one per window) with the gold labels and prices.
 
     ``price_accuracy`` is over gold deals: the fraction predicted ``deal`` with the gold price
     (within half a cent).  A gold deal whose price is ``null`` counts as right when the prediction
@@ -181,11 +279,11 @@ def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalRepor
     """
     confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(STATES, 0) for g in STATES}
     mistakes: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
     correct = 0
     gold_deals = 0
     price_right = 0
-    for index, item in enumerate(items):
-        verdict = moderator.classify(list(item.turns), item.scenario)
+    for index, (item, verdict) in enumerate(zip(items, verdicts, strict=True)):
         confusion[item.label][verdict.state] += 1
         label_ok = verdict.state == item.label
         correct += label_ok
@@ -211,9 +309,12 @@ def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalRepor
                     "predicted_label": verdict.state,
                     "predicted_price": verdict.price,
                     "reason": verdict.reason,
+                    "decided_by": verdict.decided_by,
+                    "parse": verdict.parse,
                     **({"trap": item.extra["trap"]} if "trap" in item.extra else {}),
                 }
             )
+            failures.append({**item.to_record(), "predicted": _predicted(verdict)})
     per_class: dict[str, ClassStats] = {}
     for label in STATES:
         support = sum(confusion[label].values())
@@ -232,7 +333,31 @@ def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalRepor
         confusion=confusion,
         price_accuracy=price_right / gold_deals if gold_deals else 0.0,
         mistakes=mistakes,
+        failures=failures,
     )
+
+
+def _predicted(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "label": verdict.state,
+        "price": verdict.price,
+        "reason": verdict.reason,
+        "decided_by": verdict.decided_by,
+        "parse": verdict.parse,
+    }
+
+
+def write_failures(report: EvalReport, path: Path) -> int:
+    """Write the mistakes as a labelled file (gold ``label``/``price``, the answer under
+    ``predicted``), ready to be corrected and added with ``icl-aif moderator-add``; their count."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with Path(path).open("w", encoding="utf-8") as handle:
+            for failure in report.failures:
+                handle.write(json.dumps(failure, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write the failures ({exc})") from None
+    return len(report.failures)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,11 +369,35 @@ def _money(amount: float | None) -> str:
     return "-" if amount is None else format_money(amount)
 
 
+def _render_calls(report: EvalReport, console: Console) -> None:
+    """Model calls, windows sent to the model, calls saved versus ``llm``, who decided, parse paths."""
+    console.print(f"[bold]Model calls:[/bold] {report.calls} ({_cost(report.cost_usd)})")
+    console.print(f"[bold]Windows sent to the model:[/bold] {report.llm_windows} of {report.n}")
+    if report.moderator == "hybrid":
+        saved = report.n - report.llm_windows
+        share = saved / report.n if report.n else 0.0
+        console.print(
+            f"[bold]Calls saved versus llm[/bold] (one call a window): {saved} ({share:.0%})"
+        )
+    decided = ", ".join(f"{k} {v}" for k, v in sorted(report.decided_by.items())) or "-"
+    console.print(f"[bold]Decided by:[/bold] {decided}")
+    paths = ", ".join(f"{k} {v}" for k, v in sorted(report.parse.items())) or "-"
+    console.print(f"[bold]Parse paths of model verdicts:[/bold] {paths}")
+
+
+def _cost(cost: float | None) -> str:
+    return "cost unknown" if cost is None else f"${cost:.4f}"
+
+
 def render_report(report: EvalReport, console: Console) -> None:
     """Print the figures, the per-class table, the confusion table and the mistakes."""
+    console.print(f"[bold]Moderator:[/bold] {report.moderator}")
     console.print(f"[bold]Windows:[/bold] {report.n}")
     console.print(f"[bold]Label accuracy:[/bold] {report.accuracy:.3f}")
     console.print(f"[bold]Price accuracy (gold deals):[/bold] {report.price_accuracy:.3f}")
+    if report.moderator != "rules":
+        _render_calls(report, console)
+    console.print(f"[bold]Wall time:[/bold] {report.seconds:.1f} s")
 
     classes = Table(title="Per class")
     classes.add_column("label")
@@ -282,5 +431,7 @@ def render_report(report: EvalReport, console: Console) -> None:
         predicted = f"{mistake['predicted_label']} {_money(mistake['predicted_price'])}"
         if mistake.get("reason"):
             predicted += f"\n({mistake['reason']})"
-        mistakes.add_row(str(mistake["id"]), turns, gold_text, predicted)
+        if mistake.get("decided_by") and mistake["decided_by"] != "rules":
+            predicted += f"\nvia {mistake['decided_by']} ({mistake.get('parse') or 'unread'})"
+        mistakes.add_row(escape(str(mistake["id"])), escape(turns), gold_text, escape(predicted))
     console.print(mistakes)

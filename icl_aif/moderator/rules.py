@@ -645,7 +645,10 @@ class RulesModerator:
         return decide(Context.read(window, scenario), len(window) - 1)
 
     async def aclassify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
+        self,
+        window: Sequence[Turn],
+        scenario: Mapping[str, Any] | None = None,
+        calls: list[dict[str, Any]] | None = None,
     ) -> Verdict:
-        """Async twin of :meth:`classify`."""
+        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
         return self.classify(window, scenario)
