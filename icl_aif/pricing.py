@@ -29,6 +29,7 @@ from typing import Any
 
 from icl_aif.config import ExperimentConfig, Price
 from icl_aif.errors import UsageError
+from icl_aif.models.chaos import unwrap
 from icl_aif.models.registry import PROVIDERS
 
 logger = logging.getLogger(__name__)
@@ -80,8 +81,10 @@ def price_of(model: str, prices: Mapping[str, Price] | None = None) -> Price | N
 
     Looked up in ``prices`` (the config's), then free providers, then :data:`DEFAULT_PRICES`;
     in each table an exact key first, then an entry the model string extends with a suffix.
+    A ``chaos:`` wrapper costs what the model it wraps costs.
     """
     prices = prices or {}
+    model = unwrap(model) if model not in prices else model
     if model in prices:
         return prices[model]
     found = _by_suffix(model, prices)

@@ -17,21 +17,33 @@ def summarize_usage(
     prices: Mapping[str, Price] | None = None,
     max_usd: float | None = None,
 ) -> dict[str, Any]:
-    """Calls, failed calls, tokens and cost per role; the total cost and the unpriced models.
+    """Calls, failed calls, retried attempts, tokens and cost per role; failed calls by error
+    type; the total cost and the unpriced models.
 
     A role's ``cost_usd`` sums the known costs of its calls and is null when none is known;
     ``total_cost_usd`` sums the known costs, so it is a lower bound while ``unpriced_models``
     (models of the run that have no price) is not empty.
     """
     roles: dict[str, dict[str, Any]] = {}
+    errors: dict[str, int] = {}
     models: set[str] = set()
     for call in calls:
         row = roles.setdefault(
             call["role"],
-            {"calls": 0, "failed_calls": 0, **dict.fromkeys(TOKEN_KEYS, 0), "cost_usd": None},
+            {
+                "calls": 0,
+                "failed_calls": 0,
+                "retries": 0,
+                **dict.fromkeys(TOKEN_KEYS, 0),
+                "cost_usd": None,
+            },
         )
         row["calls"] += 1
-        row["failed_calls"] += call.get("error") is not None
+        row["retries"] += max(0, int(call.get("attempts") or 1) - 1)
+        if call.get("error") is not None:
+            row["failed_calls"] += 1
+            kind = str(call["error"]).partition(":")[0]
+            errors[kind] = errors.get(kind, 0) + 1
         for key in TOKEN_KEYS:
             row[key] += int((call.get("usage") or {}).get(key) or 0)
         cost = call.get("cost_usd")
@@ -42,6 +54,7 @@ def summarize_usage(
     order = sorted(roles, key=lambda r: (ROLE_ORDER.index(r) if r in ROLE_ORDER else 99, r))
     return {
         "roles": {r: roles[r] for r in order},
+        "errors": dict(sorted(errors.items())),
         "total_cost_usd": round(total, 10),
         "unpriced_models": sorted(m for m in models if price_of(m, prices) is None),
         "max_usd": max_usd,

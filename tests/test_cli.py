@@ -48,7 +48,7 @@ def test_run_then_report(tmp_path: Path) -> None:
         (("run", QUICKSTART, "--set", "runz=1"), "unknown field 'runz'"),
         (
             ("run", QUICKSTART, "--set", "roles.seller.model=nosuch:model"),
-            "unknown provider 'nosuch'; known providers: scripted, openai, anthropic, cohere, ai21, local, replay",
+            "unknown provider 'nosuch'; known providers: scripted, openai, anthropic, cohere, ai21, local, chaos, replay",
         ),
         (
             ("run", QUICKSTART, "--set", "roles.seller.model=scripted:stubborn"),

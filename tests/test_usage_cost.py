@@ -139,6 +139,7 @@ def test_cost_per_call_per_role_and_total(tmp_path: Path) -> None:
     assert usage["roles"]["seller"] == {
         "calls": 6,
         "failed_calls": 0,
+        "retries": 0,
         "input_tokens": 6000,
         "output_tokens": 600,
         "cached_input_tokens": 2400,

@@ -84,6 +84,13 @@ PROVIDERS: dict[str, Provider] = {
             offline=True,
         ),
         Provider(
+            "chaos",
+            "Fault injection around any model, for tests and benchmarks: errors, timeouts, bad "
+            "replies, latency (settings after ?).",
+            ("chaos:scripted:linear?error_rate=0.2&timeout_rate=0.05&garbage_rate=0.05",),
+            "icl_aif.models.chaos:build_chaos",
+        ),
+        Provider(
             "replay",
             "A fake that answers with params.replies in order (tests and dry runs).",
             ("replay:NAME",),
@@ -95,8 +102,11 @@ PROVIDERS: dict[str, Provider] = {
 
 
 def is_offline(spec: str) -> bool:
-    """True for a model that runs in this process (simulators, the replay fake, local GGUF models)."""
-    provider = PROVIDERS.get(spec.partition(":")[0])
+    """True for a model that runs in this process (simulators, the replay fake, local GGUF models),
+    also inside a ``chaos:`` wrapper."""
+    from icl_aif.models.chaos import unwrap
+
+    provider = PROVIDERS.get(unwrap(spec).partition(":")[0])
     return provider is not None and provider.offline
 
 

@@ -1,0 +1,87 @@
+"""How fast the engine plays: wall time against the ideal, calls per second, overhead, memory.
+
+Plays the quickstart experiment with every model a simulator behind ``chaos:...?latency=L`` (each
+call sleeps L seconds, standing in for the network) and prints one figure per line:
+
+- ``wall_s``: the experiment's wall time;
+- ``ideal_s``: the longest run's calls one after another x the latency (calls of a run are
+  sequential; runs are concurrent), the best a perfect engine could do at this concurrency;
+- ``efficiency``: ideal / wall;
+- ``calls_per_s``: model calls per second of wall time;
+- ``overhead_ms_per_call``: wall time per call of the same experiment at zero latency, i.e. what
+  the engine itself (graph, protocol, moderator, records) costs a call;
+- ``peak_rss_mb``: the process's peak resident memory.
+
+    python bench/throughput.py --runs 200 --rounds 5 --latency 0.05 --concurrency 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from icl_aif.config import load_config
+from icl_aif.records import read_jsonl
+from icl_aif.runner import run_experiment
+
+QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
+
+
+def play(runs: int, rounds: int, latency: float, concurrency: int) -> tuple[float, Counter[str]]:
+    """Wall seconds of one experiment and its calls per game."""
+    delay = f"?latency={latency}" if latency else ""
+    config = load_config(
+        QUICKSTART,
+        [
+            f"runs={runs}",
+            f"rounds={rounds}",
+            f"concurrency={concurrency}",
+            f"roles.seller.model=chaos:scripted:linear{delay}",
+            f"roles.buyer.model=chaos:scripted:linear{delay}",
+            f"roles.critic.model=chaos:scripted:critic{delay}",
+        ],
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp) / "run"
+        started = time.perf_counter()
+        asyncio.run(run_experiment(config, directory, probe_models=False))
+        wall = time.perf_counter() - started
+        calls = Counter(call["game_id"] for call in read_jsonl(directory / "calls.jsonl"))
+    return wall, calls
+
+
+def main() -> None:
+    """Parse the flags, play the experiment at the latency and at zero latency, print figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds per model call")
+    parser.add_argument("--concurrency", type=int, default=200)
+    args = parser.parse_args()
+
+    wall, calls = play(args.runs, args.rounds, args.latency, args.concurrency)
+    total = sum(calls.values())
+    ideal = max(calls.values()) * args.latency
+    bare_wall, bare_calls = play(args.runs, args.rounds, 0.0, args.concurrency)
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+    print(f"runs: {args.runs}")
+    print(f"rounds: {args.rounds}")
+    print(f"latency_s: {args.latency}")
+    print(f"concurrency: {args.concurrency}")
+    print(f"calls: {total}")
+    print(f"wall_s: {wall:.2f}")
+    print(f"ideal_s: {ideal:.2f}")
+    print(f"efficiency: {ideal / wall:.2f}")
+    print(f"calls_per_s: {total / wall:.0f}")
+    print(f"overhead_ms_per_call: {1000 * bare_wall / sum(bare_calls.values()):.2f}")
+    print(f"peak_rss_mb: {peak_kb / 1024:.0f}")
+
+
+if __name__ == "__main__":
+    main()
