@@ -21,6 +21,10 @@ demo: $(STAMP)
 
 ## The test suite (offline, no keys).
 test: $(STAMP)
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium and chromium-driver for the HTML report test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

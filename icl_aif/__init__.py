@@ -1,19 +1,35 @@
 """icl-aif: bargaining experiments in which language models improve each other through
 In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142)."""
 
+from typing import TYPE_CHECKING, Any
+
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult, run_experiment
 
+if TYPE_CHECKING:
+    from icl_aif.analysis import Run, load_run
+
 __version__ = "0.1.0"
 
 __all__ = [
     "ExperimentConfig",
+    "Run",
     "RunResult",
     "UsageError",
     "__version__",
     "load_config",
+    "load_run",
     "read_games",
     "run_experiment",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``load_run`` and ``Run`` import pandas on first use, not with the package."""
+    if name in ("Run", "load_run"):
+        from icl_aif import analysis
+
+        return getattr(analysis, name)
+    raise AttributeError(f"module 'icl_aif' has no attribute {name!r}")

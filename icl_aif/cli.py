@@ -52,19 +52,31 @@ def run(
     ] = None,
     set_: SetOption = None,
     preflight: PreflightOption = True,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline",
+            help="Play every model-backed role with a simulator (players scripted:linear, critic "
+            "scripted:critic, moderator rules); the manifest records what replaced what.",
+        ),
+    ] = False,
 ) -> None:
-    """Play an experiment and print the per-round table.
+    """Play an experiment and print the per-round table (Table 1 for arms, one table for a sweep).
 
     With feedback.source human the games pause after each round: the improved player's record is
     shown and the feedback you type (one suggestion a line, an empty line ends it) is given to it.
     """
+    from icl_aif.config import load_offline_config
     from icl_aif.records import default_run_dir
-    from icl_aif.report import LEGEND, round_table
     from icl_aif.runner import run_experiment
     from icl_aif.terminal import TerminalPerson, paused
 
     overrides = list(set_ or [])
-    experiment = load_config(config, overrides)
+    replaced: dict[str, Any] | None = None
+    if offline:
+        experiment, replaced = load_offline_config(config, overrides)
+    else:
+        experiment = load_config(config, overrides)
     _check_terminal(experiment)
     directory = out or default_run_dir(experiment)
     with Progress(
@@ -75,7 +87,8 @@ def run(
         console=console,
         transient=False,
     ) as bar:
-        task = bar.add_task(f"{experiment.name}: runs", total=experiment.runs)
+        total = experiment.runs * len(experiment.cells())
+        task = bar.add_task(f"{experiment.name}: runs", total=total)
         person = TerminalPerson(console, pause_display=lambda: paused(bar))
         result = asyncio.run(
             run_experiment(
@@ -86,14 +99,13 @@ def run(
                 progress=lambda n: bar.advance(task, n),
                 probe_models=preflight,
                 ask_human=person if experiment.needs_person else None,
+                offline=replaced,
             )
         )
-    console.print(
-        round_table(result.summary, title=f"{experiment.name} ({experiment.improve} improved)")
-    )
-    console.print(LEGEND, style="dim")
+    _print_tables(result.summary, experiment.name)
     _print_usage(result.summary)
-    console.print(f"Run written to {result.directory}")
+    _write_plots(result.directory)
+    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
 
 
 @app.command()
@@ -165,16 +177,88 @@ def _check_terminal(experiment: ExperimentConfig) -> None:
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
-    """Print the per-round table of a finished run from disk."""
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    plots: Annotated[
+        bool, typer.Option("--plots", help="Also write the figures into RUN_DIR/plots/.")
+    ] = False,
+    html: Annotated[
+        bool, typer.Option("--html", help="Also write one self-contained HTML page.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Where --html writes (default RUN_DIR/report.html).")
+    ] = None,
+    transcripts: Annotated[
+        int, typer.Option(help="Games whose transcripts --html shows (0: every game).")
+    ] = 200,
+) -> None:
+    """Print the per-round table of a finished run from disk; --plots and --html write figures."""
     from icl_aif.records import MANIFEST, SUMMARY, read_json
-    from icl_aif.report import LEGEND, round_table
 
     summary = read_json(run_dir / SUMMARY)
     manifest = read_json(run_dir / MANIFEST)
-    console.print(round_table(summary, title=f"{manifest['name']} ({summary['improve']} improved)"))
-    console.print(LEGEND, style="dim")
+    _print_tables(summary, manifest["name"])
     _print_usage(summary)
+    if plots:
+        _write_plots(run_dir)
+    if html:
+        from icl_aif.html_report import write_html_report
+
+        page = write_html_report(run_dir, out, max_transcripts=transcripts)
+        console.print(f"HTML report written to {page}", markup=False, soft_wrap=True)
+
+
+def _write_plots(run_dir: Path) -> None:
+    """Write the run's figures into its plots/ folder and say where."""
+    from icl_aif.plots import PLOTS, plots_for_run
+
+    paths = plots_for_run(run_dir)
+    console.print(f"{len(paths)} plots written to {run_dir / PLOTS}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Run directory A (the baseline).")],
+    run_b: Annotated[Path, typer.Argument(help="Run directory B.")],
+) -> None:
+    """Per-round deal rate and price of two runs side by side, with deltas B - A and 95% CIs."""
+    from rich import box
+
+    from icl_aif.compare import COMPARE_HEADERS, COMPARE_LEGEND, compare_runs, comparison_rows
+
+    table = Table(
+        title=f"A: {run_a}  B: {run_b}", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
+    for header in COMPARE_HEADERS:
+        table.add_column(header, justify="right", no_wrap=header != "95% CI")
+    for row in comparison_rows(compare_runs(run_a, run_b)):
+        table.add_row(*row)
+    console.print(table)
+    console.print(COMPARE_LEGEND, style="dim", markup=False, highlight=False)
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    format_: Annotated[
+        str, typer.Option("--format", help="chat (fine-tuning JSONL) or preference (pairs).")
+    ] = "chat",
+    filter_: Annotated[
+        str, typer.Option("--filter", help="chat: all, deals or above_mean (docs/records.md).")
+    ] = "all",
+    side: Annotated[
+        str | None, typer.Option(help="seller or buyer (default: the improved player).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output JSONL (default RUN_DIR/export/<format>-<side>-<filter>.jsonl)."),
+    ] = None,
+) -> None:
+    """Write training data from a run: chat transcripts or preference pairs from feedback arms."""
+    from icl_aif.export import export_run
+
+    target, count = export_run(run_dir, out, fmt=format_, keep=filter_, side=side)
+    console.print(f"{count} line(s) written to {target}", markup=False, soft_wrap=True)
 
 
 @app.command("estimate")
@@ -184,12 +268,31 @@ def estimate(
     sample: Annotated[int, typer.Option(help="Games to simulate, spread over the runs.")] = 10,
 ) -> None:
     """Predict calls, tokens and cost per role by simulating a sample of games (nothing is sent)."""
-    from icl_aif.estimate import estimate_table, estimate_usage
+    from icl_aif.estimate import estimate_cells, estimate_table, total_line
 
-    result = estimate_usage(load_config(config, list(set_ or [])), sample)
-    console.print(estimate_table(result))
-    for note in result.notes:
-        console.print(note, style="dim", markup=False, highlight=False)
+    experiment = load_config(config, list(set_ or []))
+    results = estimate_cells(experiment, sample)
+    for cell, result in results:
+        if cell.id is not None:
+            shown = ", ".join(f"{k}={v}" for k, v in cell.settings.items())
+            console.print(f"Cell {cell.id}: {shown}", markup=False, highlight=False)
+        console.print(estimate_table(result))
+        for note in result.notes:
+            console.print(note, style="dim", markup=False, highlight=False)
+    if len(results) > 1:
+        console.print(total_line([r for _, r in results]), markup=False, highlight=False)
+
+
+def _print_tables(summary: dict[str, Any], name: str) -> None:
+    """The run's tables, each with its legend: per round, Table 1 of arms, or a sweep's."""
+    from icl_aif.report import natural_width, summary_tables
+
+    title = f"{name} ({summary['improve']} improved)" if "improve" in summary else name
+    for table, legend in summary_tables(summary, title):
+        width = natural_width(console, table)
+        wide = console if width <= console.width else Console(file=console.file, width=width)
+        wide.print(table)
+        console.print(legend, style="dim", markup=False, highlight=False)
 
 
 def _print_usage(summary: dict[str, Any]) -> None:

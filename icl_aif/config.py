@@ -177,6 +177,20 @@ class FeedbackConfig(_Strict):
     constant: str = "Play again and try to do better than last time."
 
 
+class MetricsConfig(_Strict):
+    """How outcomes become statistics (see docs/experiments.md)."""
+
+    no_deal_value: float | None = Field(
+        None,
+        description="The price a no-deal round scores in the unconditional score; none: the "
+        "improved side's walk-away value (seller: scenario.seller_cost; buyer: "
+        "scenario.buyer_budget, else scenario.list_price).",
+    )
+    bootstrap_seed: int | None = Field(
+        None, description="Seed of every bootstrap and permutation test; none: the experiment seed."
+    )
+
+
 class RetryConfig(_Strict):
     """Retries of retryable model failures (429, 5xx, timeouts, dropped connections)."""
 
@@ -222,6 +236,11 @@ class ExperimentConfig(_Strict):
     rounds: int = Field(5, ge=1, le=50)
     concurrency: int = Field(16, ge=1, le=10_000)
     improve: Speaker = "seller"
+    improved_model: str | None = Field(
+        None,
+        description="The improved side's model (provider:model), set over roles.<improve>.model: "
+        "with a list and improve: [seller, buyer] a sweep varies the improved model on both sides.",
+    )
     anchor: Anchor = "previous"
     acknowledgement: Acknowledgement = "scripted"
     context: ContextMode = Field(
@@ -247,6 +266,23 @@ class ExperimentConfig(_Strict):
     max_usd: float | None = Field(
         None, gt=0, description="Start no new run once the recorded cost reaches this many USD."
     )
+    metrics: MetricsConfig = MetricsConfig()
+    arms: tuple[ArmName, ...] | None = Field(
+        None,
+        description="Paired feedback arms: every run plays rounds 1..branch_after once, then "
+        "goes on to `rounds` once per arm, from the identical state, with that feedback source.",
+    )
+    branch_after: int = Field(1, ge=1, le=49, description="Rounds shared by every arm.")
+    sweep: dict[str, tuple[Any, ...]] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="Sweep axes, path -> values, taken from lists in the config (not a YAML key).",
+    )
+    sweep_base: dict[str, Any] = Field(
+        default_factory=dict,
+        exclude=True,
+        description="The settings as given, each list replaced by its first value (not a YAML key).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -254,6 +290,12 @@ class ExperimentConfig(_Strict):
         """Without ``roles.critic``, the critic takes the improved player's model (see Roles)."""
         if not isinstance(data, dict):
             return data
+        if "sweep" in data or "sweep_base" in data:
+            raise ValueError("sweep is not a config key: write a list of values in place")
+        axes, base = sweep_axes(data)  # lists at sweepable paths: the first value is the base
+        if axes:
+            data = {**base, "sweep": axes, "sweep_base": base}
+        data = _with_improved_model(data)
         improve = data.get("improve", "seller")
         roles = data.get("roles")
         if improve not in ("seller", "buyer") or not isinstance(roles, dict | Roles | None):
@@ -288,6 +330,36 @@ class ExperimentConfig(_Strict):
             )
         return self
 
+    @model_validator(mode="after")
+    def _check_arms(self) -> ExperimentConfig:
+        if self.arms is None:
+            return self
+        if not self.arms:
+            raise ValueError("arms: name at least one feedback source, e.g. [ai, none]")
+        if len(set(self.arms)) != len(self.arms):
+            raise ValueError(f"arms: {list(self.arms)} names a source twice")
+        if self.branch_after >= self.rounds:
+            raise ValueError(
+                f"branch_after {self.branch_after} leaves no round for the arms: "
+                f"set rounds above {self.branch_after}"
+            )
+        if self.person is not None or self.feedback.source == "human":
+            raise ValueError(
+                "arms: not with a person at the terminal (person, feedback.source human)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_cells(self) -> ExperimentConfig:
+        """Every cell of a sweep must be a valid experiment: checked once, at load."""
+        for settings in sweep_settings(self.sweep)[1:]:
+            try:
+                self.cell_config(settings)
+            except ValidationError as exc:
+                shown = ", ".join(f"{k}={v}" for k, v in settings.items())
+                raise ValueError(f"sweep cell {shown}: {_describe(exc)}") from None
+        return self
+
     @field_validator("rate_limits")
     @classmethod
     def _check_rate_limit_providers(cls, value: dict[str, RateLimit]) -> dict[str, RateLimit]:
@@ -319,6 +391,45 @@ class ExperimentConfig(_Strict):
         """True when a game pauses for a person: human feedback, or a side a person plays."""
         return self.feedback.source == "human" or self.person is not None
 
+    @property
+    def no_deal_value(self) -> float:
+        """What a no-deal round scores: ``metrics.no_deal_value``, else the improved side's
+        walk-away value (the seller keeps an item worth its cost; the buyer's budget, else the
+        list price, is the most a buyer would pay)."""
+        if self.metrics.no_deal_value is not None:
+            return self.metrics.no_deal_value
+        scenario = self.scenario
+        if self.improve == "seller":
+            return scenario.seller_cost
+        return scenario.buyer_budget if scenario.buyer_budget is not None else scenario.list_price
+
+    @property
+    def bootstrap_seed(self) -> int:
+        """The seed of every bootstrap and permutation test: ``metrics.bootstrap_seed`` or ``seed``."""
+        return self.metrics.bootstrap_seed if self.metrics.bootstrap_seed is not None else self.seed
+
+    def cells(self) -> list[Cell]:
+        """The cells of a sweep (the product of its lists), or one cell without an id."""
+        if not self.sweep:
+            return [Cell(None, {}, self)]
+        combos = sweep_settings(self.sweep)
+        width = len(str(len(combos)))
+        return [
+            Cell(f"c{i:0{width}d}", settings, self.cell_config(settings))
+            for i, settings in enumerate(combos, start=1)
+        ]
+
+    def cell_config(self, settings: dict[str, Any]) -> ExperimentConfig:
+        """This config with one value per sweep axis (a plain config, no sweep)."""
+        data = _deep_copy(self.sweep_base)  # as the user wrote it: defaults resolve per cell
+        for path, value in settings.items():
+            node = data
+            parts = path.split(".")
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = value
+        return ExperimentConfig.model_validate(data)
+
     def model_roles(self) -> dict[str, RoleConfig]:
         """The roles whose model this experiment calls: the players a person does not play,
         and the critic for feedback source ``ai``."""
@@ -328,6 +439,75 @@ class ExperimentConfig(_Strict):
         if self.feedback.source == "ai":
             roles["critic"] = self.roles.critic
         return roles
+
+
+ArmName = Literal["ai", "human_pool", "constant", "none"]
+"""A feedback arm: any feedback source but a person at the terminal."""
+
+SWEEPABLE_ROLES = ("seller", "buyer", "critic")
+SWEEP_EXCLUDED_SCENARIO = ("openers",)
+
+
+class Cell(typing.NamedTuple):
+    """One cell of a sweep: its id (None for a run without a sweep), settings and config."""
+
+    id: str | None
+    settings: dict[str, Any]
+    config: ExperimentConfig
+
+
+def _with_improved_model(data: dict[str, Any]) -> dict[str, Any]:
+    """``improved_model`` written into ``roles.<improve>.model`` (settings given there stay)."""
+    model, improve = data.get("improved_model"), data.get("improve", "seller")
+    roles = data.get("roles")
+    if not isinstance(model, str) or improve not in ("seller", "buyer"):
+        return data
+    if roles is not None and not isinstance(roles, dict):
+        return data
+    roles = dict(roles or {})
+    side = roles.get(improve)
+    roles[improve] = {**(side if isinstance(side, dict) else {}), "model": model}
+    return {**data, "roles": roles}
+
+
+def sweep_axes(data: dict[str, Any]) -> tuple[dict[str, tuple[Any, ...]], dict[str, Any]]:
+    """The lists at sweepable paths (``roles.<player or critic>.model``, ``improve``,
+    ``scenario.<field>`` but openers) and ``data`` with each replaced by its first value."""
+    axes: dict[str, tuple[Any, ...]] = {}
+    base = _deep_copy(data)
+    for key in ("improve", "improved_model"):
+        if isinstance(base.get(key), list):
+            axes[key] = tuple(base[key])
+    roles = base.get("roles")
+    if isinstance(roles, dict):
+        for role in SWEEPABLE_ROLES:
+            settings = roles.get(role)
+            if isinstance(settings, dict) and isinstance(settings.get("model"), list):
+                axes[f"roles.{role}.model"] = tuple(settings["model"])
+    scenario = base.get("scenario")
+    if isinstance(scenario, dict):
+        for key, value in scenario.items():
+            if key not in SWEEP_EXCLUDED_SCENARIO and isinstance(value, list):
+                axes[f"scenario.{key}"] = tuple(value)
+    for path, values in axes.items():
+        if not values:
+            raise ValueError(f"{path}: an empty list; give at least one value")
+        if len(set(map(repr, values))) != len(values):
+            raise ValueError(f"{path}: {list(values)} names a value twice")
+        node = base
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node[part]
+        node[parts[-1]] = values[0]
+    return axes, base
+
+
+def sweep_settings(axes: dict[str, tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Every combination of the sweep's values, the first axis varying slowest."""
+    combos: list[dict[str, Any]] = [{}]
+    for path, values in axes.items():
+        combos = [{**c, path: v} for c in combos for v in values]
+    return combos
 
 
 def critic_for(player: Any) -> dict[str, Any] | None:
@@ -394,6 +574,20 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> Experiment
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> ExperimentConfig:
     """Read an experiment YAML file and apply ``--set`` overrides."""
+    return config_from_dict(apply_overrides(read_config_data(path), overrides or []), str(path))
+
+
+def load_offline_config(
+    path: str | Path, overrides: list[str] | None = None
+) -> tuple[ExperimentConfig, dict[str, Any]]:
+    """:func:`load_config` with every model-backed role on a simulator (:func:`offline_data`);
+    also returns what replaced what."""
+    data, replaced = offline_data(apply_overrides(read_config_data(path), overrides or []))
+    return config_from_dict(data, source=str(path)), replaced
+
+
+def read_config_data(path: str | Path) -> dict[str, Any]:
+    """The raw mapping of an experiment YAML file, or a one-line error."""
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"{path}: no such config file")
@@ -405,12 +599,93 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> Experim
         raise UsageError(f"{path}:{where} is not valid YAML") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping of settings at the top level")
-    return config_from_dict(apply_overrides(data, overrides or []), source=str(path))
+    return data
 
 
 def config_to_yaml(config: ExperimentConfig) -> str:
-    """The resolved config as YAML (paths as strings), as written into every run directory."""
-    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    """The resolved config as YAML (paths as strings), as written into every run directory.
+
+    A sweep's lists are written back at their paths, so the file loads as the same sweep.
+    """
+    data = config.model_dump(mode="json")
+    roles_given = config.sweep_base.get("roles") or {}
+    if config.sweep and isinstance(roles_given, dict) and roles_given.get("critic") is None:
+        data["roles"].pop("critic")  # each cell's critic follows its improved player
+    for path, values in config.sweep.items():
+        node = data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node[part]
+        node[parts[-1]] = list(values)
+    if config.arms is None:  # a run without arms writes the file it always wrote
+        data.pop("arms")
+        data.pop("branch_after")
+    if data.get("improved_model") is None:
+        data.pop("improved_model")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+STAND_INS: dict[str, str] = {
+    "seller": "scripted:linear",
+    "buyer": "scripted:linear",
+    "critic": "scripted:critic",
+}
+KEPT_OFFLINE = ("scripted", "replay")
+
+
+def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``data`` with every role that would call a model (vendor or ``local:``) on a simulator.
+
+    Players become ``scripted:linear``, the critic ``scripted:critic`` and a model-backed
+    moderator the rules (``scripted:`` and ``replay:`` stay). Sweep lists are mapped value by
+    value. Returns the new data and what replaced what: ``{path: {old: new}}``.
+    """
+    result = _deep_copy(data)
+    replaced: dict[str, Any] = {}
+    improved = result.get("improved_model")
+    if improved is not None:
+        values = improved if isinstance(improved, list) else [improved]
+        mapping = {
+            str(m): "scripted:linear"
+            for m in values
+            if str(m).partition(":")[0] not in KEPT_OFFLINE
+        }
+        if mapping:
+            replaced["improved_model"] = mapping
+            new = list(dict.fromkeys(mapping.get(str(m), m) for m in values))
+            result["improved_model"] = (
+                new if isinstance(improved, list) and len(new) > 1 else new[0]
+            )
+    roles = result.get("roles")
+    if not isinstance(roles, dict):
+        return result, replaced
+    for role, stand_in in STAND_INS.items():
+        settings = roles.get(role)
+        if not isinstance(settings, dict):
+            continue
+        models = settings.get("model")
+        values = models if isinstance(models, list) else [models]
+        mapping = {
+            str(m): stand_in
+            for m in values
+            if isinstance(m, str) and m.partition(":")[0] not in KEPT_OFFLINE
+        }
+        if not mapping:
+            continue
+        replaced[f"roles.{role}.model"] = mapping
+        new = [mapping.get(str(m), m) for m in values]
+        if isinstance(models, list):
+            deduped = list(dict.fromkeys(new))
+            roles[role] = {"model": deduped if len(deduped) > 1 else deduped[0]}
+        else:
+            roles[role] = {"model": new[0]}
+    moderator = roles.get("moderator")
+    if isinstance(moderator, dict) and moderator.get("mode", "rules") != "rules":
+        replaced["roles.moderator.mode"] = {str(moderator["mode"]): "rules"}
+        roles["moderator"] = {"mode": "rules", "window": moderator.get("window", 4)}
+    if replaced:
+        result["rate_limits"] = {}
+    return result, replaced
 
 
 def _describe(exc: ValidationError) -> str:

@@ -79,16 +79,22 @@ class GameContext:
     ``langgraph dev`` does: ``{}`` plays game 0 of the scripted defaults, ``{"index": 3}`` game 3,
     and ``{"config": {...}}`` any experiment (the same keys as an experiment YAML file).
     Models, the moderator and the per-game random generator are built from the config.
+
+    ``arm`` names a paired feedback arm (``icl_aif.arms``): the models keep the game's private
+    values (built from the game's seeds) while every random choice, the models' and the
+    protocol's, comes from ``arm_seed``, derived from the game's seed and the arm.
     """
 
     config: ExperimentConfig = field(default_factory=lambda: ExperimentConfig(name="studio"))
     index: int = 0
+    arm: str | None = None
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
     moderator: Moderator | None = None
     models: dict[str, BaseChatModel] = field(default_factory=dict)
     calls: list[dict[str, Any]] = field(default_factory=list)
     game_id: str = field(init=False)
     seed: int = field(init=False)
+    arm_seed: int | None = field(init=False)
     model_ids: dict[str, str] = field(init=False)
     rng: random.Random = field(init=False)
 
@@ -98,15 +104,21 @@ class GameContext:
         config = self.config
         self.game_id = game_id_for(self.index)
         self.seed = derive_seed(config.seed, "game", self.index)
+        self.arm_seed = None if self.arm is None else derive_seed(self.seed, "arm", self.arm)
         roles = config.model_roles()  # a side a person plays has no model; the critic only for ai
         for role, role_config in roles.items():
             if role not in self.models:
                 seed = derive_seed(self.seed, role)
-                self.models[role] = build_model(config, role, role_config, seed=seed)
+                stream = None if self.arm_seed is None else derive_seed(self.arm_seed, role)
+                self.models[role] = build_model(
+                    config, role, role_config, seed=seed, stream_seed=stream
+                )
         self.model_ids = {role: role_config.model for role, role_config in roles.items()}
         if self.moderator is None:
             self.moderator = build_moderator(config, self.prompts)
-        self.rng = random.Random(derive_seed(self.seed, "protocol"))
+        self.rng = random.Random(
+            derive_seed(self.seed if self.arm_seed is None else self.arm_seed, "protocol")
+        )
 
     @property
     def judge(self) -> Moderator:

@@ -30,7 +30,8 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from icl_aif.config import ExperimentConfig, RoleConfig
+from icl_aif.arms import play_branched_game
+from icl_aif.config import Cell, ExperimentConfig, RoleConfig
 from icl_aif.context import GameContext, build_moderator, derive_seed
 from icl_aif.errors import UsageError
 from icl_aif.limits import estimate_tokens, tokens_in
@@ -163,13 +164,21 @@ def call_tokens(call: Mapping[str, Any]) -> tuple[int, int]:
 async def simulate(
     config: ExperimentConfig, indices: Sequence[int]
 ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Play the games ``indices`` of ``config`` in memory: (game record, its calls) per game."""
+    """Play the games ``indices`` of ``config`` in memory: (game record, its calls) per game.
+
+    With ``arms`` a game is its shared rounds and every arm: the record is the first arm's with
+    ``status`` error when any arm stopped with an error, and the calls are all of them.
+    """
     prompts = PromptLibrary()
     moderator = build_moderator(config)
     gate = asyncio.Semaphore(config.concurrency)
 
     async def one(index: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         async with gate:
+            if config.arms:
+                records, calls = await play_branched_game(config, index, prompts, moderator)
+                failed = any(r["status"] == "error" for r in records)
+                return {**records[0], "status": "error" if failed else "complete"}, calls
             ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
             game = await play_game(ctx)
             return game, ctx.calls
@@ -250,8 +259,36 @@ async def estimate_usage_async(config: ExperimentConfig, sample: int = DEFAULT_S
 
 
 def estimate_usage(config: ExperimentConfig, sample: int = DEFAULT_SAMPLE) -> Estimate:
-    """:func:`estimate_usage_async` from synchronous code."""
+    """:func:`estimate_usage_async` from synchronous code (one cell: the config without a sweep)."""
     return asyncio.run(estimate_usage_async(config, sample))
+
+
+def estimate_cells(
+    config: ExperimentConfig, sample: int = DEFAULT_SAMPLE
+) -> list[tuple[Cell, Estimate]]:
+    """The estimate of every cell of a sweep (one cell without a sweep), ``sample`` games each.
+
+    The experiment's usage is the sum over its cells (:func:`total_line`): the product is
+    estimated, not refused. Preflight probes are counted per cell, so a model probed in several
+    cells is counted more than once (``icl-aif run`` probes it once: a few tokens).
+    """
+
+    async def all_cells() -> list[tuple[Cell, Estimate]]:
+        return [(cell, await estimate_usage_async(cell.config, sample)) for cell in config.cells()]
+
+    return asyncio.run(all_cells())
+
+
+def total_line(estimates: Sequence[Estimate]) -> str:
+    """One line summing the cells' estimates: calls, tokens and the known cost."""
+    cost = sum(e.known_cost_usd for e in estimates)
+    unknown = sorted({m for e in estimates for m in e.unpriced_models})
+    line = (
+        f"All {len(estimates)} cells: {sum(e.calls for e in estimates):,} calls, "
+        f"{sum(e.input_tokens for e in estimates):,} input and "
+        f"{sum(e.output_tokens for e in estimates):,} output tokens, {usd(cost)}"
+    )
+    return line + (f" + unknown ({', '.join(unknown)} unpriced)" if unknown else "")
 
 
 def _probed_models(config: ExperimentConfig) -> list[str]:
@@ -279,6 +316,11 @@ def _notes(
     n = len(result.sample)
     shown = ", ".join(map(str, result.sample[:12])) + (", ..." if n > 12 else "")
     notes = [f"From {n} simulated games (game indices {shown}) scaled to {result.runs} runs."]
+    if config.arms:
+        notes.append(
+            f"Each game is rounds 1-{config.branch_after} once, then {len(config.arms)} arms "
+            f"({', '.join(config.arms)}) to round {config.rounds}: every arm's calls are counted."
+        )
     if result.calls_per_game_ci95 is not None:
         low, high = result.calls_per_game_ci95
         notes.append(

@@ -61,7 +61,9 @@ def _run_graph() -> StateGraph[RunState, GameContext, RunState, RunState]:
     graph.add_node("feedback", nodes.feedback)
     graph.add_node("next_round", nodes.next_round)
     graph.add_edge(START, "start_run")
-    graph.add_edge("start_run", "play_round")
+    graph.add_conditional_edges(
+        "start_run", nodes.route_after_start, ["play_round", "feedback", END]
+    )
     graph.add_conditional_edges("play_round", nodes.route_after_round, ["feedback", END])
     graph.add_conditional_edges("feedback", nodes.route_after_feedback, ["next_round", END])
     graph.add_conditional_edges("next_round", nodes.route_after_next_round, ["play_round", END])

@@ -109,3 +109,257 @@ def summarize(
             for k in range(1, rounds + 1)
         ],
     }
+
+
+# --- survival-aware scores and paired arms ---------------------------------------------------
+
+PERMUTATIONS = 10_000
+EXACT_UP_TO = 16  # sign-flip tests enumerate every sign pattern up to this many pairs
+
+
+def round_score(record: dict[str, Any], no_deal_value: float) -> float | None:
+    """The unconditional score of a round: its price if a deal, ``no_deal_value`` if no deal;
+    None for an error or a deal whose price could not be bound (left out)."""
+    if record["outcome"] == "deal":
+        price = record.get("price")
+        return float(price) if price is not None else None
+    if record["outcome"] == "no_deal":
+        return float(no_deal_value)
+    return None
+
+
+def score_metrics(
+    games: Sequence[dict[str, Any]], number: int, *, no_deal_value: float, seed: int
+) -> dict[str, Any]:
+    """``mean_score`` of round ``number`` over the runs whose round ended in a deal or no deal,
+    with a seeded 95% bootstrap CI (``score_ci95``) and the count (``scored``)."""
+    scores = [
+        s
+        for g in games
+        for r in g["rounds"]
+        if r["round"] == number and (s := round_score(r, no_deal_value)) is not None
+    ]
+    return {
+        "scored": len(scores),
+        "mean_score": _mean(scores),
+        "score_ci95": bootstrap_ci(scores, derive_seed(seed, "bootstrap", "score", number)),
+    }
+
+
+def with_scores(
+    summary: dict[str, Any],
+    games: Sequence[dict[str, Any]],
+    *,
+    no_deal_value: float,
+    seed: int,
+) -> dict[str, Any]:
+    """``summary`` (from :func:`summarize` over ``games``) with the unconditional score of every
+    round in ``per_round`` and ``per_round_effective``."""
+    effective_ids = _effective_keys(games, len(summary["per_round"]))
+    effective = [g for g in games if _key(g) in effective_ids]
+    for name, pool in (("per_round", games), ("per_round_effective", effective)):
+        for row in summary[name]:
+            row.update(score_metrics(pool, row["round"], no_deal_value=no_deal_value, seed=seed))
+    return summary
+
+
+def _key(game: dict[str, Any]) -> tuple[str, str]:
+    return (str(game.get("cell") or ""), str(game["game_id"]))
+
+
+def _effective_keys(games: Sequence[dict[str, Any]], rounds: int) -> set[tuple[str, str]]:
+    return {
+        _key(g)
+        for g in games
+        if len(g["rounds"]) == rounds and all(r["outcome"] == "deal" for r in g["rounds"])
+    }
+
+
+def sign_flip_p(differences: Sequence[float], seed: int, resamples: int = PERMUTATIONS) -> float:
+    """Two-sided p-value of a paired sign-flip permutation test of mean difference zero.
+
+    Exact (every sign pattern) up to :data:`EXACT_UP_TO` pairs, else ``resamples`` seeded random
+    patterns with the observed one counted (p = (1 + hits) / (1 + resamples)).
+    """
+    data = np.asarray(differences, dtype=float)
+    n = data.size
+    if n == 0 or not np.any(data):
+        return 1.0
+    observed = abs(float(data.mean())) - 1e-12
+    if n <= EXACT_UP_TO:
+        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2 - 1
+        means = np.abs((patterns * data).mean(axis=1))
+        return round(float(np.mean(means >= observed)), 6)
+    rng = np.random.default_rng(seed)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(resamples, n))
+    hits = int(np.sum(np.abs((signs * data).mean(axis=1)) >= observed))
+    return round((1 + hits) / (1 + resamples), 6)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-Bonferroni adjusted p-values (None stays None and does not count as a test)."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    m = len(tested)
+    for rank, (p, i) in enumerate(tested):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[i] = round(running, 6)
+    return adjusted
+
+
+def _priced_deal(record: dict[str, Any]) -> bool:
+    return record["outcome"] == "deal" and record.get("price") is not None
+
+
+def _price_in(game: dict[str, Any], number: int) -> float | None:
+    """The deal price of round ``number`` of ``game``, None without a priced deal."""
+    for record in game["rounds"]:
+        if record["round"] == number and record["outcome"] == "deal":
+            price = record.get("price")
+            return float(price) if price is not None else None
+    return None
+
+
+def arm_row(
+    arm: str,
+    games: Sequence[dict[str, Any]],
+    *,
+    branch_after: int,
+    no_deal_value: float,
+    seed: int,
+) -> dict[str, Any]:
+    """Table 1 for one arm: rounds ``branch_after`` (before) and ``branch_after + 1`` (after).
+
+    ``delta`` is the mean of the paired after-minus-before price differences over the games that
+    dealt (with a price) in both rounds (``paired_games``), with a 95% bootstrap CI that resamples
+    those games; ``score_delta`` is the same for the unconditional score over the games scored in
+    both rounds.
+    """
+    before, after = branch_after, branch_after + 1
+    diffs = [
+        a - b
+        for g in games
+        if (b := _price_in(g, before)) is not None and (a := _price_in(g, after)) is not None
+    ]
+
+    def scores(number: int) -> dict[str, float]:
+        out = {}
+        for g in games:
+            for r in g["rounds"]:
+                if r["round"] == number and (s := round_score(r, no_deal_value)) is not None:
+                    out[g["game_id"]] = s
+        return out
+
+    s_before, s_after = scores(before), scores(after)
+    score_diffs = [s_after[k] - s_before[k] for k in s_before if k in s_after]
+    reached = {
+        n: [r for g in games for r in g["rounds"] if r["round"] == n] for n in (before, after)
+    }
+    deal_rate = {
+        n: round(sum(r["outcome"] == "deal" for r in rs) / len(rs), 4) if rs else None
+        for n, rs in reached.items()
+    }
+    price = {
+        n: _mean([float(r["price"]) for r in rs if _priced_deal(r)]) for n, rs in reached.items()
+    }
+    return {
+        "arm": arm,
+        "games": len(games),
+        "games_after": len(reached[after]),
+        "price_before": price[before],
+        "price_after": price[after],
+        "paired_games": len(diffs),
+        "delta": _mean(diffs),
+        "delta_ci95": bootstrap_ci(diffs, derive_seed(seed, "arm", arm, "delta")),
+        "deal_rate_before": deal_rate[before],
+        "deal_rate_after": deal_rate[after],
+        "score_before": _mean(list(s_before.values())),
+        "score_after": _mean(list(s_after.values())),
+        "score_delta": _mean(score_diffs),
+        "score_delta_ci95": bootstrap_ci(score_diffs, derive_seed(seed, "arm", arm, "score")),
+    }
+
+
+def versus_baseline(
+    rows: list[dict[str, Any]],
+    by_arm: dict[str, list[dict[str, Any]]],
+    *,
+    branch_after: int,
+    seed: int,
+    baseline: str = "none",
+) -> None:
+    """Add to each arm's row its paired comparison with ``baseline`` (in place).
+
+    Over the games that dealt (with a price) in round ``branch_after + 1`` in both arms:
+    ``vs_none_games``, ``vs_none_delta`` (mean after-price difference, arm minus baseline) with a
+    95% bootstrap CI, ``vs_none_p`` (two-sided paired sign-flip permutation test) and
+    ``vs_none_p_holm`` (Holm-corrected across the arms tested). Null for the baseline itself and
+    when there is no baseline arm.
+    """
+    after = branch_after + 1
+    base = {g["game_id"]: _price_in(g, after) for g in by_arm.get(baseline, [])}
+    p_values: list[float | None] = []
+    for row in rows:
+        arm = row["arm"]
+        fields: dict[str, Any] = dict.fromkeys(
+            ("vs_none_games", "vs_none_delta", "vs_none_ci95", "vs_none_p"), None
+        )
+        if arm != baseline and baseline in by_arm:
+            diffs = [
+                a - b
+                for g in by_arm[arm]
+                if (a := _price_in(g, after)) is not None
+                and (b := base.get(g["game_id"])) is not None
+            ]
+            fields = {
+                "vs_none_games": len(diffs),
+                "vs_none_delta": _mean(diffs),
+                "vs_none_ci95": bootstrap_ci(diffs, derive_seed(seed, "arm", arm, "vs", baseline)),
+                "vs_none_p": (
+                    sign_flip_p(diffs, derive_seed(seed, "arm", arm, "test")) if diffs else None
+                ),
+            }
+        row.update(fields)
+        p_values.append(fields["vs_none_p"])
+    for row, adjusted in zip(rows, holm(p_values), strict=True):
+        row["vs_none_p_holm"] = adjusted
+
+
+def summarize_arms(
+    games: Sequence[dict[str, Any]],
+    *,
+    arms: Sequence[str],
+    branch_after: int,
+    rounds: int,
+    runs: int,
+    improve: str,
+    openers: int,
+    seed: int,
+    no_deal_value: float,
+) -> dict[str, Any]:
+    """The summary of a paired-arms experiment: Table 1 rows (``arms``) and, per arm, the
+    per-round metrics of :func:`summarize` (``per_arm``)."""
+    by_arm = {arm: [g for g in games if g.get("arm") == arm] for arm in arms}
+    rows = [
+        arm_row(arm, by_arm[arm], branch_after=branch_after, no_deal_value=no_deal_value, seed=seed)
+        for arm in arms
+    ]
+    versus_baseline(rows, by_arm, branch_after=branch_after, seed=seed)
+    per_arm = []
+    for arm in arms:
+        summary = summarize(
+            by_arm[arm], rounds=rounds, runs=runs, improve=improve, openers=openers, seed=seed
+        )
+        with_scores(summary, by_arm[arm], no_deal_value=no_deal_value, seed=seed)
+        per_arm.append({"arm": arm, **summary})
+    first = per_arm[0] if per_arm else {}
+    return {
+        "runs": runs,
+        "finished_runs": first.get("finished_runs", 0),
+        "errored_runs": first.get("errored_runs", 0),
+        "improve": improve,
+        "branch_after": branch_after,
+        "arms": rows,
+        "per_arm": per_arm,
+    }

@@ -139,6 +139,17 @@ def play_round_node(round_graph: Any) -> Any:
     return play_round
 
 
+async def route_after_start(state: RunState, runtime: Runtime[GameContext]) -> str:
+    """A new run plays round 1. A run resumed from a plain state (a paired arm, which starts from
+    the shared rounds) first gives the feedback on its last round when that has none yet."""
+    rounds = state.get("rounds") or []
+    if state.get("error"):
+        return END
+    if rounds and "instruction" not in rounds[-1]:
+        return await route_after_round(state, runtime)
+    return "play_round"
+
+
 async def route_after_round(state: RunState, runtime: Runtime[GameContext]) -> str:
     """Feedback follows every round but the last; an error ends the run."""
     ctx = context_of(runtime.context)

@@ -134,7 +134,7 @@ class RunWriter:
         for name in (GAMES, CALLS):
             path = self.directory / name
             rows = list(read_jsonl(path))
-            rows.sort(key=lambda r: r.get("game_id", ""))  # stable: calls keep their order
+            rows.sort(key=record_order)  # stable: calls keep their order, arms theirs
             _write_atomic(path, "".join(_line(r) for r in rows))
         _write_atomic(self.directory / SUMMARY, json.dumps(summary, indent=2) + "\n")
         _write_atomic(self.directory / SUMMARY_MD, summary_md)
@@ -155,11 +155,17 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def read_games(directory: Path) -> list[dict[str, Any]]:
-    """All finished runs of a run directory, ordered by game id."""
+    """All finished runs of a run directory, ordered by sweep cell and game id (a game's arms
+    in the order of the config)."""
     path = directory / GAMES
     if not path.is_file():
         raise UsageError(f"{directory}: no {GAMES} here; is this a run directory?")
-    return sorted(read_jsonl(path), key=lambda g: g["game_id"])
+    return sorted(read_jsonl(path), key=record_order)
+
+
+def record_order(record: dict[str, Any]) -> tuple[str, str]:
+    """Sort key of ``games.jsonl`` and ``calls.jsonl`` lines: the sweep cell, then the game id."""
+    return (str(record.get("cell") or ""), str(record.get("game_id", "")))
 
 
 def read_json(path: Path) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 COLUMNS = (
@@ -157,4 +158,223 @@ def summary_markdown(summary: dict[str, Any], name: str) -> str:
         "",
         *usage_markdown(summary),
     ]
+    return "\n".join(lines)
+
+
+# --- paired arms and sweeps --------------------------------------------------------------------
+
+ARM_COLUMNS = (
+    ("arm", "arm"),
+    ("games", "games"),
+    ("before", "price_before"),
+    ("after", "price_after"),
+    ("paired Δ", "delta"),
+    ("95% CI", "delta_ci95"),
+    ("pairs", "paired_games"),
+    ("DR bef.", "deal_rate_before"),
+    ("DR aft.", "deal_rate_after"),
+    ("score Δ", "score_delta"),
+    ("vs none", "vs_none_delta"),
+    ("p Holm", "vs_none_p_holm"),
+)
+TERMINAL_ARM_KEYS = tuple(
+    k for _, k in ARM_COLUMNS if k not in ("games", "score_delta", "vs_none_delta")
+)
+ARM_LEGEND = (
+    "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
+    "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
+    "deal rate over the games that reached the round; score Δ: the same paired mean for the "
+    "unconditional score (a no deal scores {nd}); vs none: mean round-{a} price difference from "
+    "arm none over the games that dealt in both arms, p: two-sided paired sign-flip permutation "
+    "test, Holm-corrected across arms."
+)
+SWEEP_COLUMNS = (
+    ("round", "round"),
+    ("games", "games"),
+    ("deal rate", "deal_rate"),
+    ("DR all", "deal_rate_all_runs"),
+    ("price", "mean_price"),
+    ("95% CI", "price_ci95"),
+    ("score", "mean_score"),
+    ("chars", "mean_response_chars"),
+)
+SWEEP_LEGEND = (
+    "One row per cell (and arm) and round. deal rate: over the runs that reached the round; DR all: "
+    "over all finished runs; price: mean over deals, 95% bootstrap CI; score: mean unconditional "
+    "score (price if deal, the no-deal value otherwise)."
+)
+
+
+def arm_cell(key: str, value: Any) -> str:
+    """One formatted cell of the arms table."""
+    if value is None:
+        return "-"
+    if key in ("delta_ci95", "price_ci95"):
+        return f"{value[0]:+.2f}..{value[1]:+.2f}" if key == "delta_ci95" else cell(key, value)
+    if key.startswith("deal_rate"):
+        return f"{value:.1%}"
+    if key in ("price_before", "price_after"):
+        return f"${value:.2f}"
+    if key in ("delta", "score_delta", "vs_none_delta"):
+        return f"{value:+.2f}"
+    if key == "vs_none_p_holm":
+        return f"{value:.3f}"
+    return str(value)
+
+
+def arm_rows(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list[list[str]]:
+    """The body of the arms table (the columns ``keys``; default: every column)."""
+    keys = keys if keys is not None else [key for _, key in ARM_COLUMNS]
+    return [[arm_cell(key, row.get(key)) for key in keys] for row in summary["arms"]]
+
+
+def arm_legend(summary: dict[str, Any]) -> str:
+    """The arms table's legend with its rounds and no-deal value."""
+    b = summary["branch_after"]
+    return ARM_LEGEND.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
+
+
+def usd_short(value: float | None) -> str:
+    """``$8.00``, or ``-``."""
+    return "-" if value is None else f"${value:.2f}"
+
+
+def arm_table(summary: dict[str, Any], title: str | None = None) -> Table:
+    """Table 1 of a paired-arms summary for the terminal: one row per arm (``summary.md`` and
+    ``summary.json`` also hold the paired score delta)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    body = arm_rows(summary, TERMINAL_ARM_KEYS)
+    headers = [h for h, k in ARM_COLUMNS if k in TERMINAL_ARM_KEYS]
+    return _filled(table, headers, body)
+
+
+def _filled(table: Table, headers: Sequence[str], body: Sequence[Sequence[str]]) -> Table:
+    """``table`` with ``headers`` and ``body``, values never wrapped (print it at its natural
+    width: :func:`natural_width`)."""
+    for number, header in enumerate(headers):
+        table.add_column(header, justify="left" if number == 0 else "right", no_wrap=True)
+    for row in body:
+        table.add_row(*row)
+    return table
+
+
+def series(
+    summary: dict[str, Any],
+) -> list[tuple[str | None, str | None, dict[str, Any], dict[str, Any]]]:
+    """(cell, arm, settings, per-round summary) for every cell and arm of a summary."""
+    cells = summary.get("cells") or [{"cell": None, "settings": {}, **summary}]
+    out: list[tuple[str | None, str | None, dict[str, Any], dict[str, Any]]] = []
+    for c in cells:
+        if "per_arm" in c:
+            out.extend((c["cell"], a["arm"], c["settings"], a) for a in c["per_arm"])
+        else:
+            out.append((c["cell"], None, c["settings"], c))
+    return out
+
+
+def short_setting(path: str) -> str:
+    """``roles.seller.model`` -> ``seller.model``; ``scenario.item`` -> ``item``."""
+    return path.removeprefix("roles.").removeprefix("scenario.")
+
+
+def sweep_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Headers and body of the combined table of a sweep: one row per cell (x arm) x round."""
+    all_series = series(summary)
+    paths = list(dict.fromkeys(p for _, _, settings, _ in all_series for p in settings))
+    with_arms = any(arm is not None for _, arm, _, _ in all_series)
+    headers = ["cell", *map(short_setting, paths), *(["arm"] if with_arms else [])]
+    headers += [h for h, _ in SWEEP_COLUMNS]
+    body = []
+    for cell_id, arm, settings, part in all_series:
+        for r in part["per_round"]:
+            lead = [cell_id or "-", *(str(settings.get(p, "-")) for p in paths)]
+            lead += [arm or "-"] if with_arms else []
+            values = [
+                cell("deal_rate", r.get(key))
+                if key == "deal_rate_all_runs"
+                else cell(key, r.get(key))
+                for _, key in SWEEP_COLUMNS
+            ]
+            values[SWEEP_COLUMNS.index(("score", "mean_score"))] = (
+                "-" if r.get("mean_score") is None else f"${r['mean_score']:.2f}"
+            )
+            body.append(lead + values)
+    return headers, body
+
+
+def sweep_table(summary: dict[str, Any], title: str | None = None) -> Table:
+    """The combined table of a sweep (:func:`sweep_rows`)."""
+    headers, body = sweep_rows(summary)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    return _filled(table, headers, body)
+
+
+def natural_width(console: Console, table: Table) -> int:
+    """The width ``table`` needs unwrapped, at least the console's (to print it uncut)."""
+    from rich.measure import Measurement
+
+    wide = Measurement.get(console, console.options.update_width(1000), table)
+    return max(console.width, wide.maximum)
+
+
+def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str]]:
+    """The tables of any summary for the terminal, each with its legend: the per-round table of a
+    plain run, Table 1 of paired arms, or a sweep's combined table and its cells' arms tables."""
+    if "cells" in summary:
+        tables = [(sweep_table(summary, f"{title}: {len(summary['cells'])} cells"), SWEEP_LEGEND)]
+        for c in summary["cells"]:
+            if "arms" in c:
+                heading = f"cell {c['cell']}: feedback arms, {c['finished_runs']} games"
+                tables.append((arm_table(c, heading), arm_legend(c)))
+        return tables
+    if "arms" in summary:
+        title = f"{title}: feedback arms, {summary['finished_runs']} games"
+        return [(arm_table(summary, title), arm_legend(summary))]
+    return [(round_table(summary, title=title), LEGEND)]
+
+
+def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(headers) + " |",
+        "|" + "---|" * len(headers),
+        *("| " + " | ".join(r) + " |" for r in body),
+    ]
+
+
+def _arms_markdown(summary: dict[str, Any]) -> list[str]:
+    lines = [
+        f"Paired feedback arms: rounds 1-{summary['branch_after']} played once per game, then "
+        f"every arm from the identical state. Games: {summary['finished_runs']} of "
+        f"{summary['runs']} ({summary['errored_runs']} stopped by an error).",
+        "",
+        *_markdown([h for h, _ in ARM_COLUMNS], arm_rows(summary)),
+        "",
+        arm_legend(summary),
+        "",
+    ]
+    for part in summary["per_arm"]:
+        lines += [f"### Arm {part['arm']}: per round", ""]
+        lines += [*_markdown([h for h, _ in COLUMNS], rows(part["per_round"])), ""]
+    return lines
+
+
+def experiment_markdown(summary: dict[str, Any], name: str) -> str:
+    """``summary.md`` for any summary: as :func:`summary_markdown` for a plain run; Table 1 and
+    per-arm rounds for paired arms; the combined table and each cell's arms for a sweep."""
+    if "cells" not in summary and "arms" not in summary:
+        return summary_markdown(summary, name)
+    lines = [f"# {name}", ""]
+    if "cells" in summary:
+        headers, body = sweep_rows(summary)
+        lines += ["## Sweep: every cell", "", *_markdown(headers, body), "", SWEEP_LEGEND, ""]
+        for c in summary["cells"]:
+            shown = ", ".join(f"{k}={v}" for k, v in c["settings"].items())
+            lines += [f"## Cell {c['cell']}: {shown}", ""]
+            if "arms" in c:
+                lines += _arms_markdown(c)
+            else:
+                lines += [*_markdown([h for h, _ in COLUMNS], rows(c["per_round"])), ""]
+    else:
+        lines += [f"Improved player: {summary['improve']}.", "", *_arms_markdown(summary)]
+    lines += usage_markdown(summary)
     return "\n".join(lines)

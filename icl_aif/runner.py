@@ -24,15 +24,16 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from icl_aif.config import ExperimentConfig
+from icl_aif.arms import play_branched_game
+from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.graphs import build_pausable_run_graph, build_run_graph
-from icl_aif.metrics import summarize
+from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
 from icl_aif.records import CALLS, RunWriter, base_manifest, now, read_games, read_jsonl
-from icl_aif.report import summary_markdown
+from icl_aif.report import experiment_markdown
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import summarize_usage
 
@@ -123,41 +124,60 @@ async def run_experiment(
     progress: Progress | None = None,
     probe_models: bool = True,
     ask_human: AskHuman | None = None,
+    offline: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Play ``config.runs`` games into ``directory`` and write the summary.
+    """Play ``config.runs`` games of every cell of ``config`` into ``directory``; write the summary.
 
-    Before any game, :func:`icl_aif.preflight.preflight` checks every role (and, with
-    ``probe_models``, sends each vendor model one short request). With ``max_usd`` set, games stop
-    being started once the recorded cost reaches it: the manifest then says
+    Before any game, :func:`icl_aif.preflight.preflight` checks every role of every cell (and,
+    with ``probe_models``, sends each vendor model one short request). With ``max_usd`` set, games
+    stop being started once the recorded cost reaches it: the manifest then says
     ``status: budget_reached`` and the summary ``stopped_by: max_usd``.
+
+    A sweep (lists in the config) plays each cell's games in the same directory, each record
+    tagged with its ``cell``; an experiment with ``arms`` plays each game's shared rounds once and
+    then every arm (:mod:`icl_aif.arms`). ``offline`` is what ``icl-aif run --offline`` replaced
+    (recorded in the manifest).
 
     A config whose games pause for a person (``config.needs_person``) needs ``ask_human``: it is
     awaited with each pause's payload and returns the person's text. Calls to it may overlap when
     ``concurrency`` > 1; the callback serializes them if one person answers them all.
     """
-    if config.needs_person and ask_human is None:
-        raise UsageError(person_needed(config))
+    cells = config.cells()
+    needs_person = any(cell.config.needs_person for cell in cells)
+    if needs_person and ask_human is None:
+        raise UsageError(person_needed(next(c.config for c in cells if c.config.needs_person)))
     prompts = PromptLibrary()
-    check_budget_prices(config)
+    for cell in cells:
+        check_budget_prices(cell.config)
     writer = RunWriter(directory)
     writer.check_new()
-    probes = await preflight(config, prompts, send=probe_models)
+    probes: list[dict[str, Any]] = []
+    for cell in cells:
+        probed = {(p["model"], p.get("role")) for p in probes}
+        probes.extend(
+            p
+            for p in await preflight(cell.config, prompts, send=probe_models)
+            if (p["model"], p.get("role")) not in probed
+        )
     manifest = base_manifest(config, prompts.root, overrides or [], config_file)
+    manifest.update(_design_manifest(config, cells, offline))
     writer.create(config, {**manifest, "preflight": probes})
-    moderator = build_moderator(config, prompts)
-    graph = build_pausable_run_graph(InMemorySaver()) if config.needs_person else None
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for index in range(config.runs):
-        queue.put_nowait(index)
+    moderators = [build_moderator(cell.config, prompts) for cell in cells]
+    graph = build_pausable_run_graph(InMemorySaver()) if needs_person else None
+    queue: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
+    for position in range(len(cells)):
+        for index in range(config.runs):
+            queue.put_nowait((position, index))
     budget = config.max_usd
     spent = 0.0  # cost of the finished games
-    in_flight: dict[int, GameContext] = {}
+    in_flight: dict[tuple[int, int], list[GameContext]] = {}
     stopped_by: str | None = None
 
     def over_budget() -> bool:
         if budget is None:
             return False
-        return spent + sum(total_cost(c.calls) for c in in_flight.values()) >= budget
+        running = sum(total_cost(c.calls) for cs in in_flight.values() for c in cs)
+        return spent + running >= budget
 
     async def worker() -> None:
         nonlocal spent, stopped_by
@@ -166,35 +186,34 @@ async def run_experiment(
                 stopped_by = "max_usd"
                 return
             try:
-                index = queue.get_nowait()
+                position, index = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
-            in_flight[index] = ctx
+            cell = cells[position]
+            contexts: list[GameContext] = []
+            in_flight[position, index] = contexts
             try:
-                game = await play_game(
-                    ctx, ask_human=ask_human if config.needs_person else None, graph=graph
+                records, calls = await _play(
+                    cell, index, prompts, moderators[position], contexts, ask_human, graph
                 )
             finally:
-                del in_flight[index]
-            writer.append_game(game, ctx.calls)
-            spent += total_cost(ctx.calls)
+                del in_flight[position, index]
+            if cell.id is not None:
+                records = [_tagged(r, cell.id) for r in records]
+                calls = [_tagged(c, cell.id) for c in calls]
+            for number, record in enumerate(records):
+                writer.append_game(record, calls if number == 0 else [])
+            spent += total_cost(calls)
             if progress is not None:
                 progress(1)
 
+    workers = min(config.concurrency, config.runs * len(cells))
     try:
-        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, config.runs))))
+        await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         writer.close()
     games = read_games(directory)
-    summary = summarize(
-        games,
-        rounds=config.rounds,
-        runs=config.runs,
-        improve=config.improve,
-        openers=len(config.scenario.openers),
-        seed=config.seed,
-    )
+    summary = summarize_experiment(config, cells, games)
     summary["usage"] = summarize_usage(read_jsonl(directory / CALLS), config.prices, budget)
     summary["stopped_by"] = stopped_by
     if stopped_by is not None:
@@ -203,10 +222,116 @@ async def run_experiment(
             budget,
             summary["usage"]["total_cost_usd"],
             len(games),
-            config.runs,
+            config.runs * len(cells),
         )
-    writer.finish(summary, summary_markdown(summary, config.name))
+    writer.finish(summary, experiment_markdown(summary, config.name))
     status = "budget_reached" if stopped_by == "max_usd" else "finished"
     writer.manifest.update(finished_at=now(), status=status)
     writer.write_manifest()
     return RunResult(directory=directory, summary=summary)
+
+
+async def _play(
+    cell: Cell,
+    index: int,
+    prompts: PromptLibrary,
+    moderator: Any,
+    contexts: list[GameContext],
+    ask_human: AskHuman | None,
+    graph: CompiledStateGraph[Any, Any, Any, Any] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One game of a cell: its records (one, or one per arm) and its calls."""
+    config = cell.config
+    if config.arms:
+        return await play_branched_game(config, index, prompts, moderator, contexts=contexts)
+    ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+    contexts.append(ctx)
+    game = await play_game(ctx, ask_human=ask_human if config.needs_person else None, graph=graph)
+    return [game], ctx.calls
+
+
+def _tagged(record: dict[str, Any], cell: str) -> dict[str, Any]:
+    """``record`` with its sweep cell right after the game id."""
+    return {"game_id": record["game_id"], "cell": cell, **record}
+
+
+def _design_manifest(
+    config: ExperimentConfig, cells: list[Cell], offline: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Manifest keys of a sweep (``cells``), of paired arms (``arms``, ``branch_after``) and of
+    ``--offline`` (``offline``); none of them for a plain run."""
+    extra: dict[str, Any] = {}
+    if config.sweep:
+        extra["cells"] = [
+            {
+                "cell": cell.id,
+                "settings": cell.settings,
+                "models": {
+                    "seller": cell.config.roles.seller.model,
+                    "buyer": cell.config.roles.buyer.model,
+                    "critic": cell.config.roles.critic.model
+                    if cell.config.feedback.source == "ai" or "ai" in (cell.config.arms or ())
+                    else None,
+                },
+            }
+            for cell in cells
+        ]
+    if config.arms:
+        extra.update(arms=list(config.arms), branch_after=config.branch_after)
+    if offline is not None:
+        extra["offline"] = {"replaced": offline}
+    return extra
+
+
+def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of one cell's games: per-round metrics with scores, or paired arms."""
+    seed = config.bootstrap_seed
+    openers = len(config.scenario.openers)
+    if config.arms:
+        summary = summarize_arms(
+            games,
+            arms=config.arms,
+            branch_after=config.branch_after,
+            rounds=config.rounds,
+            runs=config.runs,
+            improve=config.improve,
+            openers=openers,
+            seed=seed,
+            no_deal_value=config.no_deal_value,
+        )
+    else:
+        summary = summarize(
+            games,
+            rounds=config.rounds,
+            runs=config.runs,
+            improve=config.improve,
+            openers=openers,
+            seed=seed,
+        )
+        with_scores(summary, games, no_deal_value=config.no_deal_value, seed=seed)
+    summary["no_deal_value"] = config.no_deal_value
+    return summary
+
+
+def summarize_experiment(
+    config: ExperimentConfig, cells: list[Cell], games: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """``summary.json`` without usage: one cell's summary, or ``cells`` for a sweep."""
+    if config.sweep:
+        by_cell = [(cell, [g for g in games if g.get("cell") == cell.id]) for cell in cells]
+        summary: dict[str, Any] = {
+            "runs": config.runs,
+            "cells": [
+                {"cell": cell.id, "settings": cell.settings, **summarize_cell(cell.config, mine)}
+                for cell, mine in by_cell
+            ],
+        }
+    else:
+        summary = summarize_cell(config, games)
+    summary["bootstrap"] = {
+        "seed": config.bootstrap_seed,
+        "resamples": BOOTSTRAP_RESAMPLES,
+        "level": 0.95,
+        "method": "percentile",
+    }
+    return summary

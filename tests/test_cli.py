@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from tests.conftest import QUICKSTART, ROOT
 
 CLI = Path(sys.executable).parent / "icl-aif"
+MPL_CACHE = Path(tempfile.gettempdir()) / "icl-aif-matplotlib"
 
 
 def icl_aif(
@@ -22,7 +24,13 @@ def icl_aif(
         text=True,
         timeout=300,
         cwd=cwd,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "HOME": str(cwd), **(env or {})},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "COLUMNS": "100",
+            "HOME": str(cwd),
+            "MPLCONFIGDIR": str(MPL_CACHE),  # matplotlib's font cache: not in the source tree
+            **(env or {}),
+        },
     )
 
 

@@ -9,11 +9,17 @@ import pytest
 
 from icl_aif.records import read_games, read_json, read_jsonl
 from tests.conftest import QUICKSTART, ROOT
-from tests.test_cli import CLI
+from tests.test_cli import CLI, MPL_CACHE
 
 pexpect = pytest.importorskip("pexpect")
 
-ENV = {"PATH": "/usr/bin:/bin", "COLUMNS": "100", "HOME": str(ROOT), "TERM": "dumb"}
+ENV = {
+    "PATH": "/usr/bin:/bin",
+    "COLUMNS": "100",
+    "HOME": str(ROOT),
+    "TERM": "dumb",
+    "MPLCONFIGDIR": str(MPL_CACHE),  # matplotlib's font cache: not in the source tree
+}
 SELLER_WALKS = (
     "roles.seller.model=replay:seller",
     "roles.seller.params={replies: ['How about $18?', 'My price is still $18.', "

@@ -22,7 +22,9 @@ class ModelRequest:
 
     ``side`` is the seat a player model plays; for the critic it is the improved player's side.
     ``seed`` is derived from the experiment seed and the game, so a simulator's randomness does not
-    depend on which games run at the same time.
+    depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
+    random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
+    game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
     """
 
     spec: str
@@ -32,6 +34,7 @@ class ModelRequest:
     side: Speaker
     scenario: ScenarioConfig
     seed: int
+    stream_seed: int | None = None
     suggestions: int = 3
     temperature: float | None = None
     max_tokens: int | None = None

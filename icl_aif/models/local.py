@@ -14,11 +14,11 @@ Structured output (:meth:`LocalLlama.with_structured_output`) uses llama.cpp's
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import os
 import threading
 from collections.abc import Sequence
-from functools import cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,7 @@ class _Loaded:
 
 
 _LOADING = threading.Lock()
+_MODELS: dict[tuple[Path, int, int], _Loaded] = {}
 
 
 def load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
@@ -83,13 +84,23 @@ def load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
     and 2 at /dev/null and back; two loads in parallel threads can restore them in the wrong
     order and leave the process silent (and would load the weights twice).
     """
+    key = (path, n_ctx, n_threads)
     with _LOADING:
-        return _load(path, n_ctx, n_threads)
+        loaded = _MODELS.get(key)
+        if loaded is None:
+            if not _MODELS:
+                atexit.register(_close_all)
+            loaded = _MODELS[key] = _Loaded(path, n_ctx, n_threads)
+        return loaded
 
 
-@cache
-def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
-    return _Loaded(path, n_ctx, n_threads)
+def _close_all() -> None:
+    """Free every loaded model at exit, while llama.cpp's bindings still exist (left to the
+    garbage collector, freeing fails inside llama-cpp-python during interpreter teardown)."""
+    with _LOADING:
+        for loaded in _MODELS.values():
+            loaded.llama.close()
+        _MODELS.clear()
 
 
 class LocalLlama(BaseChatModel):
@@ -207,7 +218,9 @@ def build_local(request: ModelRequest) -> LocalLlama:
         temperature=DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
         max_tokens=request.max_tokens or DEFAULT_MAX_TOKENS,
         top_p=request.top_p,
-        seed=request.sampling_seed if request.sampling_seed is not None else request.seed % 2**31,
+        seed=request.sampling_seed
+        if request.sampling_seed is not None
+        else (request.stream_seed if request.stream_seed is not None else request.seed) % 2**31,
         n_ctx=n_ctx,
         n_threads=min(threads, free_cores()),
     )

@@ -126,7 +126,12 @@ def split_model_string(spec: str) -> tuple[str, str]:
 
 
 def build_model(
-    config: ExperimentConfig, role: str, role_config: RoleConfig | None = None, *, seed: int
+    config: ExperimentConfig,
+    role: str,
+    role_config: RoleConfig | None = None,
+    *,
+    seed: int,
+    stream_seed: int | None = None,
 ) -> BaseChatModel:
     """The chat model for ``role`` in one game of ``config``.
 
@@ -147,6 +152,7 @@ def build_model(
         side=side,
         scenario=config.scenario,
         seed=seed,
+        stream_seed=stream_seed,
         suggestions=config.feedback.suggestions,
         temperature=role_config.temperature,
         max_tokens=role_config.max_tokens,

@@ -181,6 +181,7 @@ class ScriptedNegotiator(TextReplyModel):
     side: Speaker
     scenario: ScenarioConfig
     seed: int = 0
+    stream_seed: int | None = None
     floor: float | None = None
     ceiling: float | None = None
 
@@ -205,6 +206,8 @@ class ScriptedNegotiator(TextReplyModel):
             )
             self._reservation = self.ceiling if self.ceiling is not None else drawn
         self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"scripted:{self.side}:stream:{self.stream_seed}")
         self._first_opener = opening_turns(scenario)[0]["text"]
 
     @property
@@ -331,5 +334,6 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
         side=request.side,
         scenario=request.scenario,
         seed=request.seed,
+        stream_seed=request.stream_seed,
         **request.params,
     )

@@ -134,12 +134,14 @@ class ScriptedCritic(TextReplyModel):
     scenario: ScenarioConfig
     suggestions: int = 3
     seed: int = 0
+    stream_seed: int | None = None
 
     _rng: random.Random = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
-        """Seed this game's random choices."""
-        self._rng = random.Random(f"scripted:critic:{self.side}:{self.seed}")
+        """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
+        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
+        self._rng = random.Random(f"scripted:critic:{self.side}:{self.seed}{stream}")
 
     @property
     def _llm_type(self) -> str:
@@ -163,4 +165,5 @@ def build_critic(request: ModelRequest) -> ScriptedCritic:
         scenario=request.scenario,
         suggestions=request.suggestions,
         seed=request.seed,
+        stream_seed=request.stream_seed,
     )

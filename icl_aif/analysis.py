@@ -1,0 +1,277 @@
+"""Analysis API: a run directory as tidy pandas DataFrames.
+
+```python
+import icl_aif
+
+run = icl_aif.load_run("runs/quickstart-20250101-120000")
+run.rounds.groupby("round")["price"].mean()          # mean deal price per round
+run.rounds.query("outcome == 'no_deal'").reason.value_counts()
+run.calls.groupby("role")[["input_tokens", "cost_usd"]].sum()
+```
+
+Four frames, one row per game (``runs``), per game and round (``rounds``), per line (``turns``) and
+per model call (``calls``). Every frame has a ``cell`` column (the sweep cell of a record, else
+null) and an ``arm`` column (the feedback arm of a record with paired arms, else null): with
+arms, a game has one record per arm that repeats the shared rounds. Column meanings follow
+docs/records.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.errors import UsageError
+from icl_aif.records import CALLS, CONFIG, MANIFEST, SUMMARY, read_games, read_json, read_jsonl
+
+RUN_COLUMNS = (
+    "game_id",
+    "cell",
+    "arm",
+    "seed",
+    "status",
+    "error",
+    "rounds",
+    "deals",
+    "mean_price",
+    "started_at",
+    "finished_at",
+)
+ROUND_COLUMNS = (
+    "game_id",
+    "cell",
+    "arm",
+    "round",
+    "shared",
+    "outcome",
+    "price",
+    "reason",
+    "decided_by",
+    "parse",
+    "feedback_source",
+    "feedback",
+    "suggestions",
+    "instruction",
+    "acknowledgement",
+    "n_turns",
+    "exchanges",
+    "improved_lines",
+    "improved_chars",
+    "improved_mean_chars",
+)
+TURN_COLUMNS = (
+    "game_id",
+    "cell",
+    "arm",
+    "round",
+    "turn",
+    "speaker",
+    "text",
+    "chars",
+    "opener",
+    "improved",
+)
+CALL_COLUMNS = (
+    "game_id",
+    "cell",
+    "arm",
+    "round",
+    "role",
+    "model",
+    "n_messages",
+    "output_chars",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cost_usd",
+    "latency_s",
+    "limit_wait_s",
+    "attempts",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory, loaded: four tidy frames plus the manifest, the summary and the config."""
+
+    path: Path
+    runs: pd.DataFrame
+    """One row per game (``games.jsonl`` line): ``RUN_COLUMNS``."""
+    rounds: pd.DataFrame
+    """One row per game and round: outcome, price, reason, feedback, the improved player's lines."""
+    turns: pd.DataFrame
+    """One row per line of every round (``turn`` is its 0-based index, openers first)."""
+    calls: pd.DataFrame
+    """One row per model call: role, model, tokens, cost, latency, error (messages left out)."""
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+    config: ExperimentConfig
+
+
+def load_run(path: str | Path, *, calls: bool = True) -> Run:
+    """Load the run directory ``path`` (see docs/records.md) into a :class:`Run`.
+
+    ``calls=False`` skips reading ``calls.jsonl`` (large for long runs): ``Run.calls`` is then an
+    empty frame with the usual columns. A missing file raises :class:`UsageError` naming it.
+    """
+    directory = Path(path)
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: no such run directory")
+    games = read_games(directory)
+    manifest = read_json(directory / MANIFEST)
+    summary = read_json(directory / SUMMARY)
+    config = run_config(directory)
+    openers = len(config.scenario.openers)
+    call_rows = read_jsonl(directory / CALLS) if calls and (directory / CALLS).is_file() else ()
+    return Run(
+        path=directory,
+        runs=runs_frame(games),
+        rounds=rounds_frame(games, improve=config.improve, openers=openers),
+        turns=turns_frame(games, improve=config.improve, openers=openers),
+        calls=calls_frame(call_rows),
+        manifest=manifest,
+        summary=summary,
+        config=config,
+    )
+
+
+def run_config(directory: Path) -> ExperimentConfig:
+    """The resolved config a run wrote (``config.yaml``), or a one-line error."""
+    path = directory / CONFIG
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file; is {directory} a run directory?")
+    return load_config(path)
+
+
+def _frame(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=list(columns))
+
+
+def runs_frame(games: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per game."""
+    rows = []
+    for game in games:
+        prices = [
+            float(r["price"])
+            for r in game["rounds"]
+            if r["outcome"] == "deal" and r.get("price") is not None
+        ]
+        rows.append(
+            {
+                "game_id": game["game_id"],
+                "cell": game.get("cell"),
+                "arm": game.get("arm"),
+                "seed": game.get("seed"),
+                "status": game.get("status"),
+                "error": game.get("error"),
+                "rounds": len(game["rounds"]),
+                "deals": sum(r["outcome"] == "deal" for r in game["rounds"]),
+                "mean_price": sum(prices) / len(prices) if prices else None,
+                "started_at": game.get("started_at"),
+                "finished_at": game.get("finished_at"),
+            }
+        )
+    frame = _frame(rows, RUN_COLUMNS)
+    frame["mean_price"] = frame["mean_price"].astype(float)
+    return frame
+
+
+def rounds_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int) -> pd.DataFrame:
+    """One row per game and round; ``improved_*`` count the improved player's generated lines."""
+    rows = []
+    for game in games:
+        for record in game["rounds"]:
+            lines = [len(t["text"]) for t in record["turns"][openers:] if t["speaker"] == improve]
+            rows.append(
+                {
+                    "game_id": game["game_id"],
+                    "cell": game.get("cell"),
+                    "arm": game.get("arm"),
+                    "round": record["round"],
+                    "shared": record.get("shared"),
+                    "outcome": record["outcome"],
+                    "price": record.get("price"),
+                    "reason": record.get("reason"),
+                    "decided_by": record.get("decided_by"),
+                    "parse": record.get("parse"),
+                    "feedback_source": record.get("feedback_source"),
+                    "feedback": record.get("feedback"),
+                    "suggestions": len(record.get("suggestions") or []),
+                    "instruction": record.get("instruction"),
+                    "acknowledgement": record.get("acknowledgement"),
+                    "n_turns": len(record["turns"]),
+                    "exchanges": len(record["turns"]) / 2,
+                    "improved_lines": len(lines),
+                    "improved_chars": sum(lines),
+                    "improved_mean_chars": sum(lines) / len(lines) if lines else None,
+                }
+            )
+    frame = _frame(rows, ROUND_COLUMNS)
+    for column in ("price", "improved_mean_chars"):
+        frame[column] = frame[column].astype(float)
+    return frame
+
+
+def turns_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int) -> pd.DataFrame:
+    """One row per line; ``opener`` marks the scripted openers, ``improved`` the improved side."""
+    rows = [
+        {
+            "game_id": game["game_id"],
+            "cell": game.get("cell"),
+            "arm": game.get("arm"),
+            "round": record["round"],
+            "turn": index,
+            "speaker": turn["speaker"],
+            "text": turn["text"],
+            "chars": len(turn["text"]),
+            "opener": index < openers,
+            "improved": turn["speaker"] == improve,
+        }
+        for game in games
+        for record in game["rounds"]
+        for index, turn in enumerate(record["turns"])
+    ]
+    return _frame(rows, TURN_COLUMNS)
+
+
+def calls_frame(
+    calls: Iterable[dict[str, Any]], arms: dict[str, Any] | None = None
+) -> pd.DataFrame:
+    """One row per model call, without the messages (``n_messages`` counts them)."""
+    arms = arms or {}
+    rows = []
+    for call in calls:
+        usage = call.get("usage") or {}
+        output = call.get("output")
+        rows.append(
+            {
+                "game_id": call.get("game_id"),
+                "cell": call.get("cell"),
+                "arm": call.get("arm"),
+                "round": call.get("round"),
+                "role": call.get("role"),
+                "model": call.get("model"),
+                "n_messages": len(call.get("messages") or []),
+                "output_chars": len(output) if output is not None else None,
+                "input_tokens": usage.get("input_tokens"),
+                "output_tokens": usage.get("output_tokens"),
+                "cached_input_tokens": usage.get("cached_input_tokens"),
+                "cost_usd": call.get("cost_usd"),
+                "latency_s": call.get("latency_s"),
+                "limit_wait_s": call.get("limit_wait_s"),
+                "attempts": call.get("attempts"),
+                "error": call.get("error"),
+            }
+        )
+    frame = _frame(rows, CALL_COLUMNS)
+    for column in ("input_tokens", "output_tokens", "cached_input_tokens", "output_chars"):
+        frame[column] = frame[column].astype("Int64")
+    for column in ("cost_usd", "latency_s", "limit_wait_s"):
+        frame[column] = frame[column].astype(float)
+    return frame

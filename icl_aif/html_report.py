@@ -1,0 +1,292 @@
+"""One self-contained HTML page per run: config and manifest facts, the per-round tables, usage and
+cost, the plots (embedded PNG) and browsable transcripts.
+
+No network, no script: CSS is inline, images are ``data:`` URIs, transcripts open with
+``<details>``. Every value from the records is escaped with :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from icl_aif.report import COLUMNS, LEGEND, USAGE_COLUMNS, cost_line, rows, usd
+
+DEFAULT_MAX_TRANSCRIPTS = 200
+"""Games whose transcripts the page shows by default (a few hundred keep it quick to open)."""
+
+_CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
+ padding:1em 1.5em;color:#1d1d1f;background:#fff}
+h1{margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0}th,td{padding:.25em .7em;text-align:right;
+ border-bottom:1px solid #eee}th{background:#f5f5f7}td.l,th.l{text-align:left}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;word-break:break-all}
+.note{color:#666;font-size:.9em}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
+details.game{border:1px solid #ddd;border-radius:6px;margin:.35em 0;padding:.2em .7em}
+details.game>summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:.92em}
+.round{margin:.6em 0 .9em 0}.round h4{margin:.4em 0}
+.before{background:#fff8e6;border-left:3px solid #e0a800;padding:.3em .7em;margin:.3em 0;
+ white-space:pre-wrap}
+.turn{margin:.15em 0;padding:.15em .6em;border-radius:4px;max-width:80%;white-space:pre-wrap}
+.seller{background:#e8f1fd}.buyer{background:#eef7ec;align-self:flex-end}
+.turns{display:flex;flex-direction:column;align-items:flex-start}.who{font-weight:600;font-size:.85em;color:#555}
+.opener{opacity:.7}.outcome{font-weight:600}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.5em;font-size:.85em}
+"""
+
+
+def _e(value: Any) -> str:
+    return escape("-" if value is None else str(value), quote=True)
+
+
+def _table(headers: Sequence[str], body: Sequence[Sequence[str]], left: int = 0) -> str:
+    """An HTML table; the first ``left`` columns are left-aligned."""
+    head = "".join(
+        f'<th class="{"l" if i < left else ""}">{_e(h)}</th>' for i, h in enumerate(headers)
+    )
+    lines = [
+        "<tr>"
+        + "".join(f'<td class="{"l" if i < left else ""}">{_e(c)}</td>' for i, c in enumerate(row))
+        + "</tr>"
+        for row in body
+    ]
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+
+
+def _facts(items: Sequence[tuple[str, Any]]) -> str:
+    inner = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items)
+    return f'<dl class="facts">{inner}</dl>'
+
+
+def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
+    models = manifest.get("models") or {}
+    scenario = config.get("scenario") or {}
+    feedback = manifest.get("feedback") or {}
+    git = manifest.get("git") or {}
+    facts = [
+        ("name", manifest.get("name")),
+        ("status", manifest.get("status")),
+        ("seed", manifest.get("seed")),
+        ("runs x rounds", f"{manifest.get('runs')} x {manifest.get('rounds')}"),
+        ("improved player", manifest.get("improve")),
+        *((f"model: {role}", model) for role, model in models.items()),
+        (
+            "feedback",
+            f"{feedback.get('source')} ({feedback.get('suggestions')} suggestions; constraints: "
+            f"{', '.join(feedback.get('constraints') or []) or 'none'})",
+        ),
+        ("context", (manifest.get("context") or {}).get("mode")),
+        ("anchor", config.get("anchor")),
+        (
+            "scenario",
+            f"{scenario.get('item')}: list ${scenario.get('list_price')}, buyer opens "
+            f"${scenario.get('buyer_open')}, seller cost ${scenario.get('seller_cost')}, "
+            f"buyer budget {scenario.get('buyer_budget') or '-'}, "
+            f"max exchanges {scenario.get('max_exchanges')}",
+        ),
+        ("config file", manifest.get("config_file")),
+        ("overrides", " ".join(manifest.get("overrides") or []) or "none"),
+        ("started / finished", f"{manifest.get('started_at')} / {manifest.get('finished_at')}"),
+        ("icl-aif", manifest.get("icl_aif_version")),
+        (
+            "versions",
+            ", ".join(f"{k} {v}" for k, v in (manifest.get("versions") or {}).items()),
+        ),
+        ("git", f"{git.get('commit')}{' (dirty)' if git.get('dirty') else ''}"),
+        ("platform", manifest.get("platform")),
+    ]
+    prompts = manifest.get("prompts") or {}
+    prompt_rows = [[path, digest[:16]] for path, digest in sorted(prompts.items())]
+    return (
+        '<section id="run"><h2>Run</h2>'
+        + _facts(facts)
+        + f"<details><summary>Prompt hashes ({len(prompt_rows)} files, SHA-256)</summary>"
+        + _table(["file", "sha-256 (first 16)"], prompt_rows, left=2)
+        + "</details><details><summary>config.yaml (as resolved)</summary><pre>"
+        + _e(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+        + "</pre></details></section>"
+    )
+
+
+def _rounds_section(summary: dict[str, Any]) -> str:
+    headers = [h for h, _ in COLUMNS]
+    effective = summary.get("per_round_effective") or []
+    return (
+        '<section id="rounds"><h2>Per round</h2>'
+        f"<p>Finished runs: {_e(summary.get('finished_runs'))} of {_e(summary.get('runs'))} "
+        f"({_e(summary.get('errored_runs'))} stopped by an error).</p>"
+        '<h3>All runs</h3><div id="table-all">'
+        + _table(headers, rows(summary.get("per_round") or []))
+        + "</div>"
+        + f"<h3>Effective runs (every round a deal: {_e(summary.get('effective_runs'))} runs)</h3>"
+        + '<div id="table-effective">'
+        + _table(headers, rows(effective))
+        + f'</div><p class="note">{_e(LEGEND)}</p></section>'
+    )
+
+
+def _usage_section(summary: dict[str, Any]) -> str:
+    usage = summary.get("usage")
+    if not usage:
+        return '<section id="usage"><h2>Usage and cost</h2><p>No usage recorded.</p></section>'
+    body = [
+        [
+            role,
+            *(
+                usd(row[key]) if key == "cost_usd" else f"{row[key]:,}"
+                for _, key in USAGE_COLUMNS[1:]
+                if key is not None
+            ),
+        ]
+        for role, row in usage["roles"].items()
+    ]
+    line = cost_line(summary) or f"Total cost: {usd(usage.get('total_cost_usd'))}."
+    return (
+        '<section id="usage"><h2>Usage and cost</h2>'
+        + _table([h for h, _ in USAGE_COLUMNS], body, left=1)
+        + f"<p>{_e(line)}</p></section>"
+    )
+
+
+def _plots_section(pngs: dict[str, bytes]) -> str:
+    figures = "".join(
+        f'<figure><img class="plot" alt="{_e(name)}" '
+        f'src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}">'
+        f"<figcaption class=note>{_e(name)}</figcaption></figure>"
+        for name, data in pngs.items()
+    )
+    return f'<section id="plots"><h2>Plots</h2>{figures}</section>'
+
+
+def _outcome(record: dict[str, Any]) -> str:
+    if record["outcome"] == "deal":
+        price = record.get("price")
+        return f"deal ${price:.2f}" if price is not None else "deal (no price)"
+    if record["outcome"] == "no_deal":
+        return f"no deal ({record.get('reason') or 'unknown'})"
+    return f"error ({record.get('reason') or ''})"
+
+
+def _before(previous: dict[str, Any]) -> str:
+    """The feedback turn the improved player got after ``previous``, shown before the next round."""
+    parts = [f"Feedback ({_e(previous.get('feedback_source'))}): {_e(previous.get('feedback'))}"]
+    if previous.get("instruction"):
+        parts.append(f"Instruction: {_e(previous['instruction'])}")
+    if previous.get("acknowledgement"):
+        parts.append(f"Acknowledgement: {_e(previous['acknowledgement'])}")
+    return '<div class="before">' + "\n".join(parts) + "</div>"
+
+
+def _game(game: dict[str, Any], improve: str, openers: int) -> str:
+    outcomes = " · ".join(f"R{r['round']} {_outcome(r)}" for r in game["rounds"])
+    status = "" if game.get("status") == "complete" else f" · {game.get('status')}"
+    parts = []
+    previous: dict[str, Any] | None = None
+    for record in game["rounds"]:
+        turns = "".join(
+            f'<div class="turn {_e(t["speaker"])}{" opener" if i < openers else ""}">'
+            f'<span class="who">{_e(t["speaker"])}{" (improved)" if t["speaker"] == improve else ""}'
+            f"</span>\n{_e(t['text'])}</div>"
+            for i, t in enumerate(record["turns"])
+        )
+        parts.append(
+            f'<div class="round"><h4>Round {_e(record["round"])}</h4>'
+            + (_before(previous) if previous is not None else "")
+            + f'<div class="turns">{turns}</div>'
+            + f'<p class="outcome">{_e(_outcome(record))}'
+            + f" · decided by {_e(record.get('decided_by'))}</p></div>"
+        )
+        previous = record
+    error = f"<p>Error: {_e(game['error'])}</p>" if game.get("error") else ""
+    name = "/".join(str(game[k]) for k in ("cell", "game_id", "arm") if game.get(k) is not None)
+    return (
+        f'<details class="game" id="{_e(name)}"><summary>{_e(name)} · '
+        f"{_e(outcomes)}{_e(status)}</summary>{error}{''.join(parts)}</details>"
+    )
+
+
+def _transcripts_section(
+    games: Sequence[dict[str, Any]], improve: str, openers: int, limit: int
+) -> str:
+    shown = games if limit <= 0 else games[:limit]
+    note = (
+        f"All {len(games)} games."
+        if len(shown) == len(games)
+        else f"The first {len(shown)} of {len(games)} games (icl-aif report --html "
+        "--transcripts 0 shows all; every game is in games.jsonl)."
+    )
+    return (
+        '<section id="transcripts"><h2>Transcripts</h2>'
+        f'<p class="note">{_e(note)} Open a game to read its rounds; before each round after the '
+        "first, the feedback, instruction and acknowledgement the improved player received.</p>"
+        + "".join(_game(g, improve, openers) for g in shown)
+        + "</section>"
+    )
+
+
+def render_html(
+    *,
+    manifest: dict[str, Any],
+    summary: dict[str, Any],
+    config: dict[str, Any],
+    games: Sequence[dict[str, Any]],
+    pngs: dict[str, bytes],
+    max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
+) -> str:
+    """The whole page as a string (``max_transcripts`` <= 0 shows every game)."""
+    improve = str(summary.get("improve") or manifest.get("improve") or "seller")
+    openers = len((config.get("scenario") or {}).get("openers") or []) or 3
+    title = f"{manifest.get('name', 'run')} ({improve} improved)"
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{_e(title)}</h1>"
+        '<p class="note">icl-aif run report: <a href="#run">run</a> · <a href="#rounds">per round</a>'
+        ' · <a href="#usage">usage</a> · <a href="#plots">plots</a> · '
+        '<a href="#transcripts">transcripts</a></p>'
+        + _run_section(manifest, config)
+        + _rounds_section(summary)
+        + _usage_section(summary)
+        + _plots_section(pngs)
+        + _transcripts_section(games, improve, openers, max_transcripts)
+        + "</body></html>\n"
+    )
+
+
+def write_html_report(
+    directory: Path, out: Path | None = None, *, max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS
+) -> Path:
+    """Write the HTML report of the run in ``directory`` (default ``<directory>/report.html``)."""
+    from icl_aif.errors import UsageError
+    from icl_aif.plots import run_plot_pngs
+    from icl_aif.records import CONFIG, MANIFEST, SUMMARY, read_games, read_json
+
+    manifest = read_json(directory / MANIFEST)
+    summary = read_json(directory / SUMMARY)
+    config_path = directory / CONFIG
+    config = (
+        yaml.safe_load(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    )
+    page = render_html(
+        manifest=manifest,
+        summary=summary,
+        config=config if isinstance(config, dict) else {},
+        games=read_games(directory),
+        pngs=run_plot_pngs(directory),
+        max_transcripts=max_transcripts,
+    )
+    target = out or directory / "report.html"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror}") from None
+    return target
