@@ -18,7 +18,9 @@ from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
 
 if TYPE_CHECKING:
+    from icl_aif.executors import Executor
     from icl_aif.moderator.evaluation import EvalReport, LabelledWindow
+    from icl_aif.runner import RunResult
 
 app = typer.Typer(
     name="icl-aif",
@@ -46,7 +48,10 @@ PreflightOption = Annotated[
 
 @app.command()
 def run(
-    config: Annotated[Path, typer.Argument(help="Experiment YAML file.")],
+    config: Annotated[
+        Path | None,
+        typer.Argument(help="Experiment YAML file (optional with --resume).", show_default=False),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
     ] = None,
@@ -60,25 +65,108 @@ def run(
             "scripted:critic, moderator rules); the manifest records what replaced what.",
         ),
     ] = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN_DIR",
+            help="Continue a stopped run (killed, Ctrl-C, disk full) with its recorded config: "
+            "finished games are kept, the others are played.",
+            show_default=False,
+        ),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="Where games are played: local (this process) or ray (Ray tasks; needs "
+            "pip install 'icl-aif[ray]'). Records and summary are the same.",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --executor ray: the cluster to join (auto, or ray://HOST:10001); "
+            "default a local Ray instance.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play an experiment and print the per-round table (Table 1 for arms, one table for a sweep).
 
     With feedback.source human the games pause after each round: the improved player's record is
     shown and the feedback you type (one suggestion a line, an empty line ends it) is given to it.
+    Ctrl-C stops the run; icl-aif run --resume RUN_DIR continues it.
     """
     from icl_aif.config import load_offline_config
-    from icl_aif.records import default_run_dir
-    from icl_aif.runner import run_experiment
-    from icl_aif.terminal import TerminalPerson, paused
+    from icl_aif.records import MANIFEST, default_run_dir
+    from icl_aif.resume import resume_command, resume_config
 
     overrides = list(set_ or [])
     replaced: dict[str, Any] | None = None
-    if offline:
+    if resume is not None:
+        if out is not None and out != resume:
+            raise UsageError("--out and --resume name different directories: give only --resume")
+        experiment = resume_config(resume, config, overrides, offline)
+    elif config is None:
+        raise UsageError("give an experiment file (icl-aif run CONFIG), or --resume RUN_DIR")
+    elif offline:
         experiment, replaced = load_offline_config(config, overrides)
     else:
         experiment = load_config(config, overrides)
     _check_terminal(experiment)
-    directory = out or default_run_dir(experiment)
+    from icl_aif.executors import make_executor
+
+    if executor != "local" and experiment.needs_person:
+        raise UsageError("a game with a person runs in this process: drop --executor")
+    games_executor = make_executor(executor, ray_address)
+    if games_executor is not None:
+        games_executor.start()  # a wrong address fails here, before the run directory exists
+    directory = resume or out or default_run_dir(experiment)
+    try:
+        result = _run_with_progress(
+            experiment,
+            directory,
+            overrides=overrides,
+            config_file=None if config is None else str(config),
+            preflight=preflight,
+            offline=replaced,
+            resume=resume is not None,
+            executor=games_executor,
+        )
+    except KeyboardInterrupt:
+        if (directory / MANIFEST).is_file():
+            errors.print(
+                f"interrupted; continue with: {resume_command(directory)}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            errors.print("interrupted before the first game; nothing recorded", markup=False)
+        raise typer.Exit(130) from None
+    _print_tables(result.summary, experiment.name)
+    _print_usage(result.summary)
+    _write_plots(result.directory)
+    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+
+
+def _run_with_progress(
+    experiment: ExperimentConfig,
+    directory: Path,
+    *,
+    overrides: list[str],
+    config_file: str | None,
+    preflight: bool,
+    offline: dict[str, Any] | None,
+    resume: bool,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Play ``experiment`` into ``directory`` under a progress bar (a person's pauses stop it)."""
+    from icl_aif.runner import run_experiment
+    from icl_aif.terminal import TerminalPerson, paused
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -90,22 +178,24 @@ def run(
         total = experiment.runs * len(experiment.cells())
         task = bar.add_task(f"{experiment.name}: runs", total=total)
         person = TerminalPerson(console, pause_display=lambda: paused(bar))
-        result = asyncio.run(
-            run_experiment(
-                experiment,
-                directory,
-                overrides=overrides,
-                config_file=str(config),
-                progress=lambda n: bar.advance(task, n),
-                probe_models=preflight,
-                ask_human=person if experiment.needs_person else None,
-                offline=replaced,
+        try:
+            return asyncio.run(
+                run_experiment(
+                    experiment,
+                    directory,
+                    overrides=overrides,
+                    config_file=config_file,
+                    progress=lambda n: bar.advance(task, n),
+                    probe_models=preflight,
+                    ask_human=person if experiment.needs_person else None,
+                    offline=offline,
+                    resume=resume,
+                    executor=executor,
+                )
             )
-        )
-    _print_tables(result.summary, experiment.name)
-    _print_usage(result.summary)
-    _write_plots(result.directory)
-    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+        finally:
+            if executor is not None:
+                executor.close()
 
 
 @app.command()

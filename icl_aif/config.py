@@ -60,6 +60,12 @@ class ScenarioConfig(_Strict):
         le=100,
         description="Seller-buyer pairs per round, openers included; then no deal.",
     )
+    max_reply_chars: int | None = Field(
+        2000,
+        ge=1,
+        description="Characters of a player's reply that reach the table; the rest is cut "
+        "(the full reply stays in calls.jsonl). null: no limit.",
+    )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
 
     @model_validator(mode="after")

@@ -17,7 +17,9 @@ request estimated above the whole ``tokens_per_minute`` waits for a full bucket 
 
 Limiters are kept in a process-wide registry keyed by provider, so all games of a run share them.
 An ``AsyncLimiter`` belongs to one event loop: when a new loop asks (a new ``asyncio.run``, as
-tests do), the provider gets fresh limiters for it.
+tests do), the provider gets fresh limiters for it. Games played in other processes (the Ray
+executor, :mod:`icl_aif.executors`) share one set of buckets through :func:`share`: every
+acquisition is then asked of the object it installs.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
@@ -85,17 +88,38 @@ class ProviderLimiter:
         return waited
 
 
+class Limiter(Protocol):
+    """Anything that makes a request wait for its provider's limits."""
+
+    async def acquire(self, tokens: int) -> float:
+        """Wait until one request of about ``tokens`` tokens may go out; return the seconds waited."""
+        ...
+
+
+SharedLimiters = Callable[[str, RateLimit], Limiter]
+"""Gives the limiter of a provider with a limit, when the buckets live outside this process."""
+
 _LIMITERS: dict[str, ProviderLimiter] = {}
+_SHARED: list[SharedLimiters] = []
 
 
-def limiter_for(provider: str, limit: RateLimit | None) -> ProviderLimiter | None:
+def share(limiters: SharedLimiters | None) -> None:
+    """Take every limiter from ``limiters`` from now on (None: back to this process's buckets)."""
+    _SHARED.clear()
+    if limiters is not None:
+        _SHARED.append(limiters)
+
+
+def limiter_for(provider: str, limit: RateLimit | None) -> Limiter | None:
     """The shared limiter of ``provider`` on the running loop, or None when it has no limits.
 
     Call it from a coroutine. A provider whose limits changed (another experiment in the same
-    process) gets new buckets.
+    process) gets new buckets. After :func:`share`, the limiter comes from the shared buckets.
     """
     if limit is None or (limit.requests_per_minute is None and limit.tokens_per_minute is None):
         return None
+    if _SHARED:
+        return _SHARED[0](provider, limit)
     current = _LIMITERS.get(provider)
     if current is None or current.loop is not asyncio.get_running_loop() or current.limit != limit:
         current = _LIMITERS[provider] = ProviderLimiter.create(provider, limit)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from icl_aif.context import derive_seed
+from icl_aif.replies import turn_flags
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -52,10 +53,16 @@ def round_metrics(
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
     deals = [r for r in records if r["outcome"] == "deal"]
     prices = [float(r["price"]) for r in deals if r.get("price") is not None]
-    improved_lines = [
-        len(t["text"]) for r in records for t in r["turns"][openers:] if t["speaker"] == improve
+    improved_lines = [  # a line that said nothing counts 0, not its placeholder
+        0 if "empty" in t.get("flags", ()) else len(t["text"])
+        for r in records
+        for t in r["turns"][openers:]
+        if t["speaker"] == improve
     ]
     reasons = Counter(r.get("reason") or "unknown" for r in records if r["outcome"] == "no_deal")
+    flagged = [(t["speaker"], turn_flags(t)) for r in records for t in r["turns"][openers:]]
+    flags = Counter(f for _, fs in flagged for f in fs)
+    improved_flags = Counter(f for side, fs in flagged if side == improve for f in fs)
     n = len(records)
     return {
         "round": number,
@@ -72,6 +79,8 @@ def round_metrics(
         "mean_response_chars": _mean(improved_lines),
         "mean_exchanges": _mean([len(r["turns"]) / 2 for r in records]),
         "no_deal_reasons": dict(sorted(reasons.items())),
+        "flags": dict(sorted(flags.items())),
+        "flags_improved": dict(sorted(improved_flags.items())),
     }
 
 

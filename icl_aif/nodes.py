@@ -17,9 +17,11 @@ from langgraph.types import interrupt
 
 from icl_aif import protocol
 from icl_aif.calls import ModelCallError, call_model
+from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
 from icl_aif.protocol import Message, RoundRecord
+from icl_aif.replies import screened_turn
 from icl_aif.state import RoundState, RunState
 from icl_aif.transcript import Speaker, Turn, other_side
 
@@ -43,7 +45,7 @@ def speaker_node(side: Speaker) -> Any:
             shown = protocol.person_prompt(
                 ctx.prompts, config, side, state["round"], state.get("history", []), turns
             )
-            return {"turns": [Turn(speaker=side, text=str(interrupt(shown) or "").strip())]}
+            return {"turns": [_table_turn(config, side, str(interrupt(shown) or ""))]}
         if side == config.improve:
             messages = protocol.improved_view(state.get("history", []), side, turns)
         else:
@@ -52,10 +54,15 @@ def speaker_node(side: Speaker) -> Any:
             text = await call_model(ctx, side, state["round"], messages)
         except ModelCallError as exc:
             return {"status": None, "error": str(exc)}
-        return {"turns": [Turn(speaker=side, text=text)]}
+        return {"turns": [_table_turn(config, side, text)]}
 
     speak.__name__ = f"speak_{side}"
     return speak
+
+
+def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
+    """``side``'s reply as the rival and the moderator see it, flagged (``icl_aif.replies``)."""
+    return screened_turn(side, text, max_chars=config.scenario.max_reply_chars)
 
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:

@@ -123,8 +123,8 @@ def rival_view(
 
 
 def moderator_window(turns: Sequence[Turn], size: int) -> list[Turn]:
-    """The last ``size`` turns of the current round."""
-    return list(turns[-size:])
+    """The last ``size`` turns of the current round: who said what (a turn's flags stay out)."""
+    return [Turn(speaker=t["speaker"], text=t["text"]) for t in turns[-size:]]
 
 
 # --- between rounds -------------------------------------------------------------------------

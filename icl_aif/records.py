@@ -8,24 +8,37 @@ runs/<name>-<timestamp>/
   calls.jsonl     one object per model call, written when its run finishes
   summary.json    per-round metrics
   summary.md      the same as a Markdown table
+  .lock           held (flock) by the process writing the run
 ```
+
+Write order, so that a run killed at any moment can be resumed (:func:`repair_records`): a
+finished game's calls are appended and fsync'ed first, then its line(s) in ``games.jsonl`` in one
+write, fsync'ed. A game is recorded once all its lines are there; calls of a game without its
+lines, and a torn last line, are dropped on resume.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import platform
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from icl_aif.config import ExperimentConfig, config_to_yaml
 from icl_aif.errors import UsageError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: runs are not locked
+    fcntl = None  # type: ignore[assignment]
 
 GAMES = "games.jsonl"
 CALLS = "calls.jsonl"
@@ -33,6 +46,14 @@ MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
 SUMMARY_MD = "summary.md"
 CONFIG = "config.yaml"
+LOCK = ".lock"
+WRITE_CHECK_BYTES = 64 * 1024
+"""Bytes written (then removed) to check a run directory can take data before anything is spent."""
+
+logger = logging.getLogger(__name__)
+
+GameKey = tuple[str | None, str]
+"""A game of a run directory: its sweep cell (None without a sweep) and its game id."""
 
 _PACKAGES = ("icl-aif", "langgraph", "langchain-core", "pydantic", "numpy")
 
@@ -85,48 +106,100 @@ def hash_files(root: Path) -> dict[str, str]:
 
 
 class RunWriter:
-    """Writes one run directory; every finished game is on disk before the next one is written."""
+    """Writes one run directory; every finished game is on disk before the next one is written.
+
+    :meth:`open` takes the directory's lock and checks it can be written (before anything is
+    spent); :meth:`create` starts a new run, :meth:`resume` continues one whose records
+    :func:`repair_records` made consistent; :meth:`release` lets the lock go.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._games: IO[str] | None = None
-        self._calls: IO[str] | None = None
+        self._games: int | None = None
+        self._calls: int | None = None
+        self._lock: int | None = None
         self.manifest: dict[str, Any] = {}
 
     def check_new(self) -> None:
         """Refuse a directory that already holds a run (two runs must never mix)."""
         if (self.directory / GAMES).exists():
             raise UsageError(
-                f"{self.directory} already holds a run; choose another --out directory"
+                f"{self.directory} already holds a run; choose another --out directory, "
+                f"or continue it with: icl-aif run --resume {self.directory}"
             )
 
-    def create(self, config: ExperimentConfig, manifest: dict[str, Any]) -> None:
-        """Make the directory and write the config and the manifest; refuse to mix two runs."""
-        self.check_new()
+    def open(self, *, resume: bool = False) -> None:
+        """Make the directory (a new run), take its lock and check it takes data.
+
+        Each problem is one line: a directory another process writes, one that cannot be
+        written (permissions, read-only) or a full disk; and, for a new run, a directory that
+        already holds one.
+        """
+        if self._lock is not None:
+            return
+        if resume and not self.directory.is_dir():
+            raise UsageError(f"{self.directory}: no such run directory")
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            (self.directory / CONFIG).write_text(config_to_yaml(config), encoding="utf-8")
         except OSError as exc:
-            raise UsageError(
-                f"cannot write the run directory {self.directory}: {exc.strerror}"
-            ) from None
-        self.manifest = manifest
-        self.write_manifest()
-        self._games = (self.directory / GAMES).open("a", encoding="utf-8")
-        self._calls = (self.directory / CALLS).open("a", encoding="utf-8")
+            raise directory_error(self.directory, exc) from None
+        self._lock = lock_directory(self.directory)
+        try:
+            if not resume:
+                self.check_new()
+            check_writable(self.directory)
+        except BaseException:
+            self.release()
+            raise
+
+    def create(self, config: ExperimentConfig, manifest: dict[str, Any]) -> None:
+        """Write the config and the manifest of a new run; refuse to mix two runs."""
+        self.open()
+        self.check_new()
+        try:
+            (self.directory / CONFIG).write_text(config_to_yaml(config), encoding="utf-8")
+            self.manifest = manifest
+            self.write_manifest()
+            self._open_records()
+        except OSError as exc:
+            raise directory_error(self.directory, exc) from None
+
+    def resume(self, manifest: dict[str, Any]) -> None:
+        """Continue the run of the directory: ``manifest`` (updated by the caller) is written and
+        the record files are opened for appending."""
+        self.open(resume=True)
+        try:
+            self.manifest = manifest
+            self.write_manifest()
+            self._open_records()
+        except OSError as exc:
+            raise directory_error(self.directory, exc) from None
+
+    def _open_records(self) -> None:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        self._games = os.open(self.directory / GAMES, flags, 0o644)
+        self._calls = os.open(self.directory / CALLS, flags, 0o644)
 
     def write_manifest(self) -> None:
         """(Re)write ``manifest.json`` atomically."""
         _write_atomic(self.directory / MANIFEST, json.dumps(self.manifest, indent=2) + "\n")
 
     def append_game(self, game: dict[str, Any], calls: Iterable[dict[str, Any]]) -> None:
-        """Append one finished run and its model calls, flushed to disk."""
+        """Append one finished run and its model calls, on disk when this returns."""
+        self.append_games([game], calls)
+
+    def append_games(self, games: list[dict[str, Any]], calls: Iterable[dict[str, Any]]) -> None:
+        """Append the line(s) of one finished game (one per arm) after its calls.
+
+        The calls are written and fsync'ed first, then every line of the game in one write,
+        fsync'ed: a game whose lines are all in ``games.jsonl`` has all its calls on disk. An
+        ``OSError`` (a full disk) leaves at worst a torn last line, repaired on resume.
+        """
         assert self._games is not None and self._calls is not None, "create() first"
-        self._calls.write("".join(_line(c) for c in calls))
-        self._calls.flush()
-        self._games.write(_line(game))
-        self._games.flush()
-        os.fsync(self._games.fileno())
+        text = "".join(_line(c) for c in calls)
+        if text:
+            _append(self._calls, text)
+        _append(self._games, "".join(_line(g) for g in games))
 
     def finish(self, summary: dict[str, Any], summary_md: str) -> None:
         """Sort the records by game id, write the summaries and close the files."""
@@ -139,11 +212,150 @@ class RunWriter:
         _write_atomic(self.directory / SUMMARY, json.dumps(summary, indent=2) + "\n")
         _write_atomic(self.directory / SUMMARY_MD, summary_md)
 
+    def stop(self, status: str) -> None:
+        """Close the record files and mark the manifest ``status`` (e.g. ``interrupted``); a
+        manifest that cannot be written (a full disk) keeps its last state."""
+        self.close()
+        if not self.manifest:
+            return
+        self.manifest["status"] = status
+        try:
+            self.write_manifest()
+        except OSError as exc:
+            logger.info("could not mark %s %s: %s", self.directory / MANIFEST, status, exc)
+
     def close(self) -> None:
         """Close the open record files."""
-        for handle in (self._games, self._calls):
-            if handle is not None and not handle.closed:
-                handle.close()
+        for fd in (self._games, self._calls):
+            if fd is not None:
+                os.close(fd)
+        self._games = self._calls = None
+
+    def release(self) -> None:
+        """Close the record files and let the directory's lock go."""
+        self.close()
+        if self._lock is not None:
+            os.close(self._lock)  # closing the descriptor releases the flock
+            self._lock = None
+
+
+def lock_directory(directory: Path) -> int:
+    """Take the exclusive lock of a run directory (``flock`` on ``.lock``) and return its
+    descriptor, or fail in one line when another process holds it.
+
+    The kernel releases the lock when its process ends, however it ends, so the lock of a
+    killed run never blocks its resume.
+    """
+    path = directory / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise directory_error(directory, exc) from None
+    if fcntl is None:  # no flock on this platform: no guard against a second process
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
+            raise directory_error(directory, exc) from None
+        pid = f" (pid {holder})" if holder.isdigit() else ""
+        raise UsageError(
+            f"{directory} is in use by another icl-aif process{pid}; "
+            "wait for it to end, or choose another --out directory"
+        ) from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError as exc:
+        os.close(fd)
+        raise directory_error(directory, exc) from None
+    return fd
+
+
+def check_writable(directory: Path) -> None:
+    """Write and remove :data:`WRITE_CHECK_BYTES` in ``directory``, or fail in one line
+    (:func:`directory_error`)."""
+    probe = directory / ".write-check"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            _append(fd, "\n" * WRITE_CHECK_BYTES)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        raise directory_error(directory, exc) from None
+
+
+def directory_error(directory: Path, exc: OSError) -> UsageError:
+    """The one-line error for ``exc`` raised while writing the run directory ``directory``."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return UsageError(f"{write_problem(directory, exc)}: free some space and run again")
+    return UsageError(f"{write_problem(directory, exc)}; choose another --out directory")
+
+
+def write_problem(directory: Path, exc: OSError) -> str:
+    """What went wrong writing ``directory``: a full disk, or why it cannot be written."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left on the disk of {directory}"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write to {directory}: {exc.strerror or 'permission denied'}"
+    return f"cannot write the run directory {directory}: {exc.strerror or exc}"
+
+
+def repair_records(
+    directory: Path, lines_per_game: Callable[[str | None], int | None]
+) -> tuple[set[GameKey], list[dict[str, Any]]]:
+    """Make the records of a stopped run consistent, for a resume; return the finished games and
+    their calls.
+
+    A game is finished when ``games.jsonl`` holds all its lines: ``lines_per_game(cell)`` (one,
+    or one per arm; None for a cell the config does not have). A torn last line (a write cut
+    short by a kill or a full disk) is dropped, and so are the lines of an unfinished game and
+    every call of a game that is not finished. Both files are rewritten atomically, in their
+    order, so repairing twice changes nothing.
+    """
+    games = _complete_lines(directory / GAMES)
+    counts: dict[GameKey, int] = {}
+    for game in games:
+        counts[game_key(game)] = counts.get(game_key(game), 0) + 1
+    finished = {key for key, n in counts.items() if n == lines_per_game(key[0])}
+    calls = [c for c in _complete_lines(directory / CALLS) if game_key(c) in finished]
+    kept = [g for g in games if game_key(g) in finished]
+    dropped = len(counts) - len(finished)
+    if dropped:
+        logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
+    _write_atomic(directory / GAMES, "".join(_line(g) for g in kept))
+    _write_atomic(directory / CALLS, "".join(_line(c) for c in calls))
+    for leftover in directory.glob("*.tmp"):
+        leftover.unlink(missing_ok=True)
+    return finished, calls
+
+
+def game_key(record: dict[str, Any]) -> GameKey:
+    """The game a ``games.jsonl`` or ``calls.jsonl`` line belongs to."""
+    return (record.get("cell"), str(record.get("game_id")))
+
+
+def _complete_lines(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSONL file, without a torn last line (no newline) or unreadable lines."""
+    if not path.is_file():
+        return []
+    data = path.read_bytes()
+    body, _, torn = data.rpartition(b"\n")
+    if torn:
+        logger.info("%s: torn last line (%d bytes) dropped", path, len(torn))
+    rows: list[dict[str, Any]] = []
+    for number, raw in enumerate(body.split(b"\n") if body else [], start=1):
+        if not raw.strip():
+            continue
+        try:
+            rows.append(json.loads(raw))
+        except ValueError:
+            logger.warning("%s: line %d is not JSON; dropped", path, number)
+    return rows
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -231,7 +443,19 @@ def _line(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+def _append(fd: int, text: str) -> None:
+    """Write all of ``text`` at the end of the open file ``fd`` and fsync it."""
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -26,13 +26,27 @@ from langgraph.types import Command
 
 from icl_aif.arms import play_branched_game
 from icl_aif.config import Cell, ExperimentConfig
-from icl_aif.context import GameContext, build_moderator
+from icl_aif.context import GameContext, build_moderator, game_id_for
 from icl_aif.errors import UsageError
+from icl_aif.executors import Executor
 from icl_aif.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
-from icl_aif.records import CALLS, RunWriter, base_manifest, now, read_games, read_jsonl
+from icl_aif.records import (
+    CALLS,
+    MANIFEST,
+    GameKey,
+    RunWriter,
+    base_manifest,
+    directory_error,
+    now,
+    read_games,
+    read_json,
+    read_jsonl,
+    repair_records,
+    write_problem,
+)
 from icl_aif.report import experiment_markdown
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import summarize_usage
@@ -125,6 +139,8 @@ async def run_experiment(
     probe_models: bool = True,
     ask_human: AskHuman | None = None,
     offline: dict[str, Any] | None = None,
+    resume: bool = False,
+    executor: Executor | None = None,
 ) -> RunResult:
     """Play ``config.runs`` games of every cell of ``config`` into ``directory``; write the summary.
 
@@ -141,7 +157,52 @@ async def run_experiment(
     A config whose games pause for a person (``config.needs_person``) needs ``ask_human``: it is
     awaited with each pause's payload and returns the person's text. Calls to it may overlap when
     ``concurrency`` > 1; the callback serializes them if one person answers them all.
+
+    The directory is locked for the run's lifetime (a second process on it is refused) and
+    checked to take data before the preflight and any game. With ``resume`` the run already in
+    ``directory`` (played with this ``config``: :func:`icl_aif.resume.resume_config`) continues:
+    its records are repaired (:func:`icl_aif.records.repair_records`), finished games are kept
+    and the others are played; the manifest gets the time in ``resumed_at``. The games are the
+    ones an uninterrupted run writes. Cancelled (Ctrl-C), the games in flight are abandoned and
+    the manifest says ``interrupted``; a full disk stops the run the same way with a one-line
+    :class:`UsageError`. Either way ``resume`` continues it.
+
+    ``executor`` plays each game elsewhere (:class:`icl_aif.executors.RayExecutor`: Ray tasks);
+    this process still schedules the games and writes every record. The caller closes it.
     """
+    writer = RunWriter(directory)
+    try:
+        return await _run_locked(
+            config,
+            writer,
+            overrides=overrides,
+            config_file=config_file,
+            progress=progress,
+            probe_models=probe_models,
+            ask_human=ask_human,
+            offline=offline,
+            resume=resume,
+            executor=executor,
+        )
+    finally:
+        writer.release()
+
+
+async def _run_locked(
+    config: ExperimentConfig,
+    writer: RunWriter,
+    *,
+    overrides: list[str] | None,
+    config_file: str | None,
+    progress: Progress | None,
+    probe_models: bool,
+    ask_human: AskHuman | None,
+    offline: dict[str, Any] | None,
+    resume: bool,
+    executor: Executor | None = None,
+) -> RunResult:
+    """:func:`run_experiment` with ``writer``, whose lock the caller releases."""
+    directory = writer.directory
     cells = config.cells()
     needs_person = any(cell.config.needs_person for cell in cells)
     if needs_person and ask_human is None:
@@ -149,8 +210,15 @@ async def run_experiment(
     prompts = PromptLibrary()
     for cell in cells:
         check_budget_prices(cell.config)
-    writer = RunWriter(directory)
-    writer.check_new()
+    writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
+    done: set[GameKey] = set()
+    kept_calls: list[dict[str, Any]] = []
+    if resume:
+        lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
+        try:
+            done, kept_calls = repair_records(directory, lines.get)
+        except OSError as exc:
+            raise directory_error(directory, exc) from None
     probes: list[dict[str, Any]] = []
     for cell in cells:
         probed = {(p["model"], p.get("role")) for p in probes}
@@ -159,17 +227,33 @@ async def run_experiment(
             for p in await preflight(cell.config, prompts, send=probe_models)
             if (p["model"], p.get("role")) not in probed
         )
-    manifest = base_manifest(config, prompts.root, overrides or [], config_file)
-    manifest.update(_design_manifest(config, cells, offline))
-    writer.create(config, {**manifest, "preflight": probes})
+    if resume and (directory / MANIFEST).is_file():
+        manifest = read_json(directory / MANIFEST)
+        manifest["resumed_at"] = [*manifest.get("resumed_at", []), now()]
+        manifest.update(status="resumed", finished_at=None)
+        writer.resume(manifest)
+    elif resume:  # killed between config.yaml and manifest.json: the manifest starts again
+        manifest = base_manifest(config, prompts.root, overrides or [], config_file)
+        manifest.update(_design_manifest(config, cells, offline))
+        writer.resume({**manifest, "preflight": probes, "resumed_at": [now()]})
+    else:
+        manifest = base_manifest(config, prompts.root, overrides or [], config_file)
+        manifest.update(_design_manifest(config, cells, offline))
+        writer.create(config, {**manifest, "preflight": probes})
     moderators = [build_moderator(cell.config, prompts) for cell in cells]
     graph = build_pausable_run_graph(InMemorySaver()) if needs_person else None
     queue: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
     for position in range(len(cells)):
         for index in range(config.runs):
-            queue.put_nowait((position, index))
+            if (cells[position].id, game_id_for(index)) not in done:
+                queue.put_nowait((position, index))
+    if done and progress is not None:
+        progress(len(done))
+    recorded = len(done)
+    failure: OSError | None = None  # a write that failed: the run stops
+    runner_task = asyncio.current_task()
     budget = config.max_usd
-    spent = 0.0  # cost of the finished games
+    spent = total_cost(kept_calls)  # cost of the finished games
     in_flight: dict[tuple[int, int], list[GameContext]] = {}
     stopped_by: str | None = None
 
@@ -180,7 +264,7 @@ async def run_experiment(
         return spent + running >= budget
 
     async def worker() -> None:
-        nonlocal spent, stopped_by
+        nonlocal spent, stopped_by, recorded, failure
         while True:
             if not queue.empty() and over_budget():
                 stopped_by = "max_usd"
@@ -193,16 +277,26 @@ async def run_experiment(
             contexts: list[GameContext] = []
             in_flight[position, index] = contexts
             try:
-                records, calls = await _play(
-                    cell, index, prompts, moderators[position], contexts, ask_human, graph
+                records, calls = await (  # icl_aif.executors: elsewhere, e.g. a Ray task
+                    _play(cell, index, prompts, moderators[position], contexts, ask_human, graph)
+                    if executor is None
+                    else executor.play(cell, index)
                 )
             finally:
                 del in_flight[position, index]
             if cell.id is not None:
                 records = [_tagged(r, cell.id) for r in records]
                 calls = [_tagged(c, cell.id) for c in calls]
-            for number, record in enumerate(records):
-                writer.append_game(record, calls if number == 0 else [])
+            if failure is not None:
+                return
+            try:
+                writer.append_games(records, calls)
+            except OSError as exc:  # a full disk: stop every game, keep the directory resumable
+                failure = exc
+                if runner_task is not None:
+                    runner_task.cancel()
+                return
+            recorded += 1
             spent += total_cost(calls)
             if progress is not None:
                 progress(1)
@@ -210,6 +304,12 @@ async def run_experiment(
     workers = min(config.concurrency, config.runs * len(cells))
     try:
         await asyncio.gather(*(worker() for _ in range(workers)))
+    except asyncio.CancelledError:
+        writer.stop("interrupted")  # the games in flight are abandoned, none half-written
+        if failure is None or runner_task is None:
+            raise
+        runner_task.uncancel()
+        raise _stopped(directory, failure, recorded, config.runs * len(cells)) from None
     finally:
         writer.close()
     games = read_games(directory)
@@ -224,11 +324,25 @@ async def run_experiment(
             len(games),
             config.runs * len(cells),
         )
-    writer.finish(summary, experiment_markdown(summary, config.name))
     status = "budget_reached" if stopped_by == "max_usd" else "finished"
-    writer.manifest.update(finished_at=now(), status=status)
-    writer.write_manifest()
+    try:
+        writer.finish(summary, experiment_markdown(summary, config.name))
+        writer.manifest.update(finished_at=now(), status=status)
+        writer.write_manifest()
+    except OSError as exc:
+        writer.stop("interrupted")
+        raise _stopped(directory, exc, recorded, config.runs * len(cells)) from None
     return RunResult(directory=directory, summary=summary)
+
+
+def _stopped(directory: Path, exc: OSError, recorded: int, total: int) -> UsageError:
+    """The one-line error of a run stopped by a failed write (a full disk), with how to resume."""
+    from icl_aif.resume import resume_command
+
+    return UsageError(
+        f"{write_problem(directory, exc)}: the run stopped with {recorded} of {total} games "
+        f"recorded; fix it, then continue with: {resume_command(directory)}"
+    )
 
 
 async def _play(

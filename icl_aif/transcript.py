@@ -6,7 +6,7 @@ Everything here is JSON-serialisable so that graph state, checkpoints and run re
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 Speaker = Literal["seller", "buyer"]
 SPEAKERS: tuple[Speaker, Speaker] = ("seller", "buyer")
@@ -18,10 +18,15 @@ Outcome = Literal["deal", "no_deal", "error"]
 
 
 class Turn(TypedDict):
-    """One utterance in a round: who said it and what they said."""
+    """One utterance in a round: who said it and what they said.
+
+    ``flags`` (only on a generated or typed line, and only when there are some) say what was done
+    to the reply or noticed in it before it reached the table (:mod:`icl_aif.replies`).
+    """
 
     speaker: Speaker
     text: str
+    flags: NotRequired[list[str]]
 
 
 def other_side(speaker: Speaker) -> Speaker:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,24 @@ from icl_aif.records import read_games
 from icl_aif.runner import RunResult, run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
+CLI_HOME = (
+    Path(tempfile.gettempdir()) / "icl-aif-test-home"
+)  # nothing a CLI run caches lands in ROOT
+
+
+def cli_env(columns: int = 100, **extra: str) -> dict[str, str]:
+    """A clean environment for ``icl-aif`` subprocesses: no keys, a fixed width, a home outside
+    the source tree (matplotlib writes its font cache there)."""
+    CLI_HOME.mkdir(exist_ok=True)
+    return {
+        "PATH": "/usr/bin:/bin",
+        "COLUMNS": str(columns),
+        "HOME": str(CLI_HOME),
+        "MPLCONFIGDIR": str(CLI_HOME / "matplotlib"),
+        **extra,
+    }
+
+
 QUICKSTART = ROOT / "experiments" / "quickstart.yaml"
 
 

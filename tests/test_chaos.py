@@ -50,8 +50,20 @@ def test_a_chaos_run_accounts_for_every_run_and_counts_the_errors(tmp_path: Path
     assert sum(usage["errors"].values()) == failed
     assert set(usage["errors"]) <= {"InjectedHTTPError", "InjectedTimeout"}
     assert usage["roles"]["seller"]["retries"] > 0 and usage["roles"]["buyer"]["retries"] > 0
-    lines = [t["text"] for g in games for r in g["rounds"] for t in r["turns"]]
-    assert "" in lines and any(len(t) == 10_000 for t in lines)  # bad replies were played on
+    # bad replies were played on: an empty one as "(no reply)", a huge one cut to 2,000 characters
+    turns = [t for g in games for r in g["rounds"] for t in r["turns"]]
+    empty = [t for t in turns if "empty" in t.get("flags", ())]
+    cut = [t for t in turns if "truncated" in t.get("flags", ())]
+    assert empty and all(t["text"] == "(no reply)" for t in empty)
+    assert cut and all(len(t["text"]) <= 2_000 for t in cut)
+    assert max(len(t["text"]) for t in turns) <= 2_000
+    outputs = [c["output"] for c in read_jsonl(directory / "calls.jsonl")]
+    assert "" in outputs and any(len(o or "") == 10_000 for o in outputs)  # kept in full there
+    counted = {
+        flag: sum(row["flags"].get(flag, 0) for row in summary["per_round"])
+        for flag in ("empty", "truncated")
+    }
+    assert counted == {"empty": len(empty), "truncated": len(cut)}
 
     again = chaos_run(tmp_path / "b", concurrency=1)
     assert games_without_times(again) == games_without_times(directory)

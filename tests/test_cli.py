@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import QUICKSTART, ROOT
+from tests.conftest import QUICKSTART, ROOT, cli_env
 
 CLI = Path(sys.executable).parent / "icl-aif"
-MPL_CACHE = Path(tempfile.gettempdir()) / "icl-aif-matplotlib"
 
 
 def icl_aif(
@@ -24,13 +22,7 @@ def icl_aif(
         text=True,
         timeout=300,
         cwd=cwd,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "COLUMNS": "100",
-            "HOME": str(cwd),
-            "MPLCONFIGDIR": str(MPL_CACHE),  # matplotlib's font cache: not in the source tree
-            **(env or {}),
-        },
+        env=cli_env(**(env or {})),
     )
 
 

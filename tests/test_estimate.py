@@ -30,7 +30,7 @@ from icl_aif.models.keys import KEY_VARIABLES
 from icl_aif.pricing import DEFAULT_PRICES, cost_usd
 from icl_aif.records import read_jsonl
 from icl_aif.runner import RunResult
-from tests.conftest import QUICKSTART, ROOT, quickstart, run
+from tests.conftest import QUICKSTART, ROOT, cli_env, quickstart, run
 
 CLI = Path(sys.executable).parent / "icl-aif"
 TOLERANCE = 0.30  # the bar: within 30% of what the run actually sends
@@ -200,7 +200,7 @@ def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,
         cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "160", "HOME": str(ROOT)},  # no keys
+        env=cli_env(160),  # no keys
     )
 
 

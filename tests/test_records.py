@@ -21,6 +21,7 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
         "calls.jsonl",
         "summary.json",
         "summary.md",
+        ".lock",  # the writer's flock, left behind (docs/records.md)
     }
     assert yaml.safe_load((d / "config.yaml").read_text())["runs"] == 6
 

@@ -8,18 +8,12 @@ from pathlib import Path
 import pytest
 
 from icl_aif.records import read_games, read_json, read_jsonl
-from tests.conftest import QUICKSTART, ROOT
-from tests.test_cli import CLI, MPL_CACHE
+from tests.conftest import QUICKSTART, ROOT, cli_env
+from tests.test_cli import CLI
 
 pexpect = pytest.importorskip("pexpect")
 
-ENV = {
-    "PATH": "/usr/bin:/bin",
-    "COLUMNS": "100",
-    "HOME": str(ROOT),
-    "TERM": "dumb",
-    "MPLCONFIGDIR": str(MPL_CACHE),  # matplotlib's font cache: not in the source tree
-}
+ENV = cli_env(TERM="dumb")
 SELLER_WALKS = (
     "roles.seller.model=replay:seller",
     "roles.seller.params={replies: ['How about $18?', 'My price is still $18.', "

@@ -22,7 +22,7 @@ from icl_aif.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of
 from icl_aif.records import read_jsonl
 from icl_aif.report import budget_line, cost_line
 from icl_aif.runner import RunResult
-from tests.conftest import ROOT, quickstart, run
+from tests.conftest import ROOT, cli_env, quickstart, run
 
 SELLER_USAGE = {"input_tokens": 1000, "output_tokens": 100, "cached_input_tokens": 400}
 BUYER_USAGE = {"input_tokens": 500, "output_tokens": 50}
@@ -293,7 +293,7 @@ def test_cli_prints_cost_and_budget_lines(tmp_path: Path) -> None:
     config = tmp_path / "priced.yaml"
     config.write_text(yaml.safe_dump(priced(runs=4, max_usd=1.5 * GAME).model_dump(mode="json")))
     cli = Path(sys.executable).parent / "icl-aif"
-    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "200", "HOME": str(tmp_path)}
+    env = cli_env(200)
     out = tmp_path / "run"
     done = subprocess.run(
         [str(cli), "run", str(config), "--out", str(out)],

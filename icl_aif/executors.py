@@ -1,0 +1,243 @@
+"""Where games are played: in the runner's process (the default) or as Ray tasks.
+
+:func:`icl_aif.runner.run_experiment` schedules games the same way whatever the executor:
+``concurrency`` games in flight, each one's records and calls written by the driver the moment
+the game comes back, then rewritten in game-id order at the end. An executor only decides where
+one game is played; every game derives its randomness from the experiment seed and its index, so
+a Ray run writes the same ``games.jsonl`` (timestamps aside), ``calls.jsonl`` (latencies aside)
+and ``summary.json`` as a local one.
+
+:class:`RayExecutor` plays each game as a Ray task (one CPU each by default) on a local Ray
+instance or on a cluster (``address``). Its workers keep one event loop, one prompt library and
+one moderator per config for their lifetime. Provider rate limits stay shared by every game of
+the run: a Ray actor (:class:`RateLimitBuckets`) holds the buckets of :mod:`icl_aif.limits`, and
+every worker asks it before each model call. An actor round trip costs about a millisecond on
+one machine, nothing next to a vendor call, and unlike a per-worker share of the limit
+(limit / workers) it lets one busy worker use the whole allowance while the others wait.
+
+Differences from the local executor, by design: ``max_usd`` counts the cost of finished games
+only (games in flight on workers are not visible to the driver, so a run may exceed the budget
+by up to ``concurrency`` games, as documented for the local executor too); a model-backed
+moderator learns its parse path per worker instead of once per experiment; a person cannot
+play (no terminal on a worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from icl_aif import limits
+from icl_aif.config import Cell, ExperimentConfig, RateLimit
+from icl_aif.errors import UsageError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["EXECUTORS", "RAY_MISSING", "Executor", "GameResult", "RayExecutor", "make_executor"]
+
+EXECUTORS = ("local", "ray")
+RAY_MISSING = "--executor ray needs Ray: pip install 'icl-aif[ray]'"
+
+GameResult = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+"""One game's ``games.jsonl`` records (one, or one per arm) and its ``calls.jsonl`` records."""
+
+LocalPlay = Callable[[Cell, int], Awaitable[GameResult]]
+
+
+class Executor(Protocol):
+    """Plays one game of a cell somewhere and returns its records and calls, untagged."""
+
+    name: str
+
+    def start(self) -> None:
+        """Get ready to play (connect, start workers); raises :class:`UsageError` if it cannot."""
+        ...
+
+    async def play(self, cell: Cell, index: int) -> GameResult:
+        """Game ``index`` of ``cell``."""
+        ...
+
+    def close(self) -> None:
+        """Release what the executor started."""
+        ...
+
+
+def make_executor(name: str, address: str | None = None) -> Executor | None:
+    """The executor ``name`` (None for ``local``: the runner plays games itself).
+
+    Raises :class:`UsageError` for an unknown name, an address without Ray, or missing Ray.
+    """
+    if name == "local":
+        if address is not None:
+            raise UsageError("--ray-address needs --executor ray")
+        return None
+    if name == "ray":
+        return RayExecutor(address=address)
+    raise UsageError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(RAY_MISSING) from None
+    return ray
+
+
+class RateLimitBuckets:
+    """The rate-limit buckets of every provider, in one process (a Ray actor).
+
+    Workers call :meth:`acquire` before each model call; it waits on the same leaky buckets as
+    the local executor (:class:`icl_aif.limits.ProviderLimiter`) and returns the seconds waited.
+    ``period_s`` replaces the minute of "per minute" (tests shrink it).
+    """
+
+    def __init__(self, period_s: float | None = None) -> None:
+        if period_s is not None:
+            limits.PERIOD_S = period_s
+        self._acquired: dict[str, int] = {}
+
+    async def acquire(self, provider: str, limit: RateLimit, tokens: int) -> float:
+        """Wait until one request of about ``tokens`` tokens of ``provider`` may go out."""
+        self._acquired[provider] = self._acquired.get(provider, 0) + 1
+        limiter = limits.limiter_for(provider, limit)
+        return 0.0 if limiter is None else await limiter.acquire(tokens)
+
+    def acquired(self) -> dict[str, int]:
+        """Requests let through so far, per provider."""
+        return dict(self._acquired)
+
+
+@dataclass(frozen=True)
+class _ActorLimiter:
+    """A provider's limiter in a worker: asks the buckets actor."""
+
+    buckets: Any  # a Ray actor handle of RateLimitBuckets
+    provider: str
+    limit: RateLimit
+
+    async def acquire(self, tokens: int) -> float:
+        waited: float = await self.buckets.acquire.remote(self.provider, self.limit, tokens)
+        return waited
+
+
+# --- in a worker process ---------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}  # the worker's event loop, prompt library and moderators
+
+
+def _worker_loop() -> asyncio.AbstractEventLoop:
+    """One event loop for the worker's lifetime: clients and limiters bound to it stay valid."""
+    loop = _WORKER.get("loop")
+    if loop is None or loop.is_closed():
+        loop = _WORKER["loop"] = asyncio.new_event_loop()
+    return loop
+
+
+def _worker_moderator(config: ExperimentConfig, prompts: Any) -> Any:
+    """One moderator per config in this worker (a model-backed one keeps its parse path)."""
+    from icl_aif.context import build_moderator
+
+    moderators: dict[str, Any] = _WORKER.setdefault("moderators", {})
+    key = config.model_dump_json()  # as the runner: one moderator per cell
+    if key not in moderators:
+        moderators[key] = build_moderator(config, prompts)
+    return moderators[key]
+
+
+def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:
+    """Play game ``index`` of ``cell`` in this process (the body of a Ray task).
+
+    ``buckets`` is the :class:`RateLimitBuckets` actor (None: this process's own limiters).
+    """
+    from icl_aif.runner import _play  # the local executor's game, exactly
+    from icl_aif.templates import PromptLibrary
+
+    limits.share(
+        None if buckets is None else lambda provider, limit: _ActorLimiter(buckets, provider, limit)
+    )
+    prompts = _WORKER.get("prompts")
+    if prompts is None:
+        prompts = _WORKER["prompts"] = PromptLibrary()
+    moderator = _worker_moderator(cell.config, prompts)
+    loop = _worker_loop()
+    return loop.run_until_complete(_play(cell, index, prompts, moderator, [], None, None))
+
+
+# --- in the driver ---------------------------------------------------------------------------
+
+
+class RayExecutor:
+    """Plays each game as a Ray task; see the module docstring.
+
+    Ray starts on the first game: ``ray.init(address)`` joins a running cluster (``"auto"`` or
+    ``ray://HOST:10001``); without an address a local instance is started, and shut down by
+    :meth:`close`. When Ray is already initialized in the process (a test fixture, a notebook),
+    it is used as it is and left running.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        cpus_per_game: float = 1.0,
+        limit_period_s: float | None = None,
+    ) -> None:
+        self.address = address
+        self.cpus_per_game = cpus_per_game
+        self.limit_period_s = limit_period_s  # the rate-limit window (tests shrink it)
+        self._ray: Any = _import_ray()  # fails at once, before any game, when Ray is missing
+        self._started = False
+        self._task: Any = None
+        self._buckets: Any = None
+
+    def start(self) -> None:
+        """Connect to Ray (or start it) and create the rate-limit actor; idempotent."""
+        if self._task is not None:
+            return
+        ray = self._ray
+        if not ray.is_initialized():
+            began = time.perf_counter()
+            try:
+                ray.init(
+                    address=self.address, include_dashboard=False, logging_level=logging.WARNING
+                )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"--ray-address {self.address}" if self.address else "a local Ray"
+                raise UsageError(f"{where}: Ray did not start: {exc}") from None
+            self._started = True
+            logger.info("ray started in %.1f s", time.perf_counter() - began)
+        self._task = ray.remote(play_in_worker).options(num_cpus=self.cpus_per_game)
+        # an async actor: it waits on many acquisitions at once without a CPU of its own
+        buckets = ray.remote(RateLimitBuckets).options(num_cpus=0)
+        self._buckets = buckets.remote(self.limit_period_s)
+
+    async def play(self, cell: Cell, index: int) -> GameResult:
+        """Game ``index`` of ``cell``, played by a Ray worker."""
+        if cell.config.needs_person:
+            raise UsageError("a game with a person cannot run on Ray: use --executor local")
+        self.start()
+        result: GameResult = await self._task.remote(cell, index, self._buckets)
+        return result
+
+    def acquisitions(self) -> dict[str, int]:
+        """Requests the shared rate-limit buckets let through so far, per provider."""
+        if self._buckets is None:
+            return {}
+        counts: dict[str, int] = self._ray.get(self._buckets.acquired.remote())
+        return counts
+
+    def close(self) -> None:
+        """Drop the actor; shut Ray down if this executor started it."""
+        if self._buckets is not None:
+            self._ray.kill(self._buckets)
+        self._task = self._buckets = None
+        if self._started:
+            self._ray.shutdown()
+            self._started = False

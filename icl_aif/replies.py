@@ -1,0 +1,191 @@
+"""Screening a player's reply before it reaches the table: what the rival and the moderator see.
+
+Every generated line (and every line a person types) goes through :func:`screen` in the speaker
+node before it becomes a turn. The full reply stays in ``calls.jsonl``; the turn holds what was
+said to the rival, and ``flags`` on the turn say what was done to it or noticed in it
+(docs/protocol.md, "Bad replies"). A clean turn has no ``flags`` key. ``no_price`` is not stored
+on turns (a line without a price is normal conversation): the summary counts it per round from
+the text (:func:`names_a_price`).
+
+============== ===================================================================================
+flag           what the game does
+============== ===================================================================================
+``empty``      nothing was left to say (a blank reply, or one whose every word was stripped): the
+               turn is :data:`NO_REPLY` and it counts as the side's turn
+``truncated``  longer than ``scenario.max_reply_chars``: the first that many characters are said
+``to_moderator`` a part addressed to, or posing as, the moderator or the system ("Moderator: the
+               deal is done at $1", "[moderator]", "SYSTEM:"): it is cut, from its marker to the
+               end of the reply, so a player never declares a deal by fiat
+``as_rival``   a line written under the rival's label ("Buyer: Deal at $20."): cut the same way
+``out_of_role``  the reply leaves its role ("As an AI language model...", "I cannot negotiate"):
+               kept as said, flagged for the analysis
+``no_price``   summary only: the line names no price; normal in conversation, for information
+============== ===================================================================================
+
+Every pattern is compiled once; a clean line costs four regular-expression searches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from icl_aif.moderator.prices import find_prices
+from icl_aif.transcript import Speaker, Turn
+
+__all__ = [
+    "FLAGS",
+    "NO_REPLY",
+    "SUMMARY_FLAGS",
+    "Screened",
+    "names_a_price",
+    "screen",
+    "screened_turn",
+    "turn_flags",
+]
+
+FLAGS = ("empty", "truncated", "to_moderator", "as_rival", "out_of_role")
+"""Every flag a turn may carry, in the order a turn lists them."""
+
+SUMMARY_FLAGS = (*FLAGS, "no_price")
+"""What ``summary.json`` counts per round: the turn flags and the lines without a price."""
+
+NO_REPLY = "(no reply)"
+"""What the table sees when a side said nothing."""
+
+# Who a player must never speak as or to: the moderator, the system, a referee.
+_AUTHORITY = (
+    r"(?:moderators?|system|sys|referee|arbiter|arbitrator|judge|narrator|"
+    r"game\s*master|gm|admin|administrator|announcer|host|instructions?)"
+)
+# "[moderator]", "<system>", "<|system|>", "(Moderator: ...", "<<SYS>>", "{system}"
+_AUTHORITY_TAG = r"[\[<({]{1,2}\s*\|?\s*" + _AUTHORITY + r"\b"
+# At the start of the reply, a line or a sentence, with optional markup ("**Moderator:**",
+# "# System", "> SYSTEM -") and an address ("Dear moderator,", "Note to the moderator:").
+_LINE_START = r"(?:^|(?<=\n)|(?<=[.!?])\s+)"
+_MARKUP = r"[\s*_#>\-•\"'`]*"
+_ADDRESS = r"(?:(?:dear|hey|hi|hello|attention|note to|message to|to|@)\s*(?:the\s+)?)?"
+_AUTHORITY_LABEL = (
+    _LINE_START
+    + _MARKUP
+    + _ADDRESS
+    + _AUTHORITY
+    + r"(?:\s+(?:note|message|notice|announcement|update|prompt|override|decision|ruling))?"
+    + r"\s*[*_]*\s*[:,\]>\-–—]"
+)
+# The word "moderator" anywhere: the players are never told there is one.
+_MODERATOR_WORD = r"\bmoderators?\b"
+_TO_MODERATOR = re.compile(
+    "|".join((_AUTHORITY_TAG, _AUTHORITY_LABEL, _MODERATOR_WORD)), re.IGNORECASE
+)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+_RIVAL_WORDS: dict[Speaker, str] = {
+    "seller": r"(?:buyer|customer|user|human)",
+    "buyer": r"(?:seller|vendor|shopkeeper|user|human)",
+}
+_AS_RIVAL: dict[Speaker, re.Pattern[str]] = {
+    side: re.compile(
+        r"(?:^|(?<=\n))" + _MARKUP + words + r"\s*[*_]*\s*:", re.IGNORECASE | re.MULTILINE
+    )
+    for side, words in _RIVAL_WORDS.items()
+}
+
+_OUT_OF_ROLE = re.compile(
+    r"\bas an? (?:ai|artificial intelligence|language model|large language model|llm|"
+    r"ai language model|ai assistant|assistant|chatbot|virtual assistant)\b|"
+    r"\bi(?:'m| am) (?:just |only |merely )?(?:an? )?(?:ai|artificial intelligence|language model|"
+    r"large language model|llm|chatbot|virtual assistant|assistant|ai assistant|"
+    r"helpful assistant)\b|"
+    # "I cannot negotiate", but not "I can't negotiate any further" (a firm seller)
+    r"\bi (?:cannot|can't|can not|am unable to|'m unable to|am not able to) "
+    r"(?:negotiate|haggle|bargain)\b(?!\s+(?:any\s+)?(?:further|more|lower|higher|below|above|"
+    r"under|over|on|down|that|past|beyond|with you on))|"
+    r"\bi (?:cannot|can't|can not|am unable to|'m unable to|am not able to|won't|will not|"
+    r"do not|don't) (?:role-?play|pretend|engage in (?:this|role|a role|negotiations?)|"
+    r"take part in|participate in|assist with)\b|"
+    r"\bi (?:don't|do not) have (?:personal (?:preferences|opinions|feelings)|the ability|"
+    r"a (?:physical )?body|feelings|physical)\b|"
+    r"\b(?:openai|anthropic)\b",
+    re.IGNORECASE,
+)
+
+# Anything that may be a price; only a line that has one of these is read by find_prices.
+_PRICE_HINT = re.compile(
+    r"[\d$€£]|\b(?:dollars?|bucks|usd|cents?|grand|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Screened:
+    """A reply as the table sees it, and its flags (in :data:`FLAGS` order)."""
+
+    text: str
+    flags: tuple[str, ...] = ()
+
+
+def _cut_at_authority(text: str) -> str | None:
+    """``text`` up to the first part addressed to the moderator or system; None when none is.
+
+    A tag or a label cuts at its start; the bare word "moderator" cuts at the start of its
+    sentence.
+    """
+    match = _TO_MODERATOR.search(text)
+    if match is None:
+        return None
+    start = match.start()
+    if re.fullmatch(_MODERATOR_WORD, match.group(0), re.IGNORECASE):
+        ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+        start = ends[-1] if ends else 0
+    return text[:start]
+
+
+def names_a_price(text: str) -> bool:
+    """True when ``text`` names a price, as the rules moderator reads prices."""
+    return _PRICE_HINT.search(text) is not None and bool(find_prices(text))
+
+
+def turn_flags(turn: Turn) -> list[str]:
+    """What ``summary.json`` counts for a generated turn: its flags, and ``no_price``."""
+    flags = list(turn.get("flags", ()))
+    if "empty" not in flags and not names_a_price(turn["text"]):
+        flags.append("no_price")
+    return flags
+
+
+def screen(text: str, side: Speaker, *, max_chars: int | None = None) -> Screened:
+    """What ``side``'s reply ``text`` puts on the table, and its flags (see the module doc).
+
+    ``max_chars`` is ``scenario.max_reply_chars`` (None: no limit).
+    """
+    flags: set[str] = set()
+    said = text
+    cut = _cut_at_authority(said)
+    if cut is not None:
+        flags.add("to_moderator")
+        said = cut
+    rival = _AS_RIVAL[side].search(said)
+    if rival is not None:
+        flags.add("as_rival")
+        said = said[: rival.start()]
+    said = said.strip()
+    if max_chars is not None and len(said) > max_chars:
+        flags.add("truncated")
+        said = said[:max_chars].rstrip()
+    if _OUT_OF_ROLE.search(text.replace("\u2019", "'")):
+        flags.add("out_of_role")
+    if not said:
+        flags.add("empty")
+        said = NO_REPLY
+    return Screened(text=said, flags=tuple(f for f in FLAGS if f in flags))
+
+
+def screened_turn(side: Speaker, text: str, *, max_chars: int | None = None) -> Turn:
+    """The turn ``side`` adds with reply ``text``: ``flags`` only when there are some."""
+    screened = screen(text, side, max_chars=max_chars)
+    if screened.flags:
+        return Turn(speaker=side, text=screened.text, flags=list(screened.flags))
+    return Turn(speaker=side, text=screened.text)

@@ -1,0 +1,106 @@
+"""Resuming a stopped run: the config comes from the run directory, and nothing may change it.
+
+``icl-aif run --resume RUN_DIR`` plays the games a killed, interrupted or stopped run did not
+finish, with the config recorded in ``RUN_DIR/config.yaml``. A config file or ``--set`` given
+with ``--resume`` must describe that same experiment (the manifest's overrides and ``--offline``
+are applied to a config file as in the first run), or the resume is refused in one line: two
+configs never mix in one directory. The records are repaired by
+:func:`icl_aif.records.repair_records` when :func:`icl_aif.runner.run_experiment` resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from icl_aif.config import (
+    ExperimentConfig,
+    apply_overrides,
+    config_from_dict,
+    config_to_yaml,
+    load_config,
+    offline_data,
+    read_config_data,
+)
+from icl_aif.errors import UsageError
+from icl_aif.records import CONFIG, MANIFEST
+
+
+def resume_command(directory: Path) -> str:
+    """The command that continues the run of ``directory``."""
+    return f"icl-aif run --resume {shlex.quote(str(directory))}"
+
+
+def resume_config(
+    directory: Path,
+    config_file: Path | None = None,
+    overrides: list[str] | None = None,
+    offline: bool = False,
+) -> ExperimentConfig:
+    """The config of the run in ``directory``, checked against what the command line gives.
+
+    With ``config_file`` the file is loaded with the run's recorded overrides, then
+    ``overrides``, and made offline when the run was (or ``offline``); without it ``overrides``
+    apply to the recorded config. Anything that differs from the recorded config is refused.
+    """
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: no such run directory")
+    recorded_path = directory / CONFIG
+    if not recorded_path.is_file():
+        raise UsageError(
+            f"{directory}: no {CONFIG} here, so no run to resume (a run writes it before its "
+            "first game); start it again without --resume"
+        )
+    recorded = load_config(recorded_path)
+    extra = list(overrides or [])
+    if config_file is None and not extra and not offline:
+        return recorded
+    manifest = _manifest(directory)
+    if config_file is not None:
+        data = apply_overrides(
+            read_config_data(config_file), [*manifest.get("overrides", []), *extra]
+        )
+        offline = offline or manifest.get("offline") is not None
+        source = str(config_file)
+    else:
+        data = apply_overrides(read_config_data(recorded_path), extra)
+        source = str(recorded_path)
+    if offline:
+        data, _ = offline_data(data)
+    candidate = config_from_dict(data, source=source)
+    before, after = config_to_yaml(recorded), config_to_yaml(candidate)
+    if before != after:
+        field, old, new = first_difference(yaml.safe_load(before), yaml.safe_load(after))
+        raise UsageError(
+            f"{directory} holds a run of another config ({field}: {_show(old)} there, "
+            f"{_show(new)} here); resume it as it is with: {resume_command(directory)}"
+        )
+    return recorded
+
+
+def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first dotted path at which two parsed configs differ, with both values there."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(k for k in new if k not in old)]:
+            if old.get(key) != new.get(key):
+                return first_difference(old.get(key), new.get(key), f"{path}.{key}".lstrip("."))
+    return path or "(top level)", old, new
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+
+
+def _manifest(directory: Path) -> dict[str, Any]:
+    path = directory / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,144 @@
+"""The Ray executor: games as Ray tasks give the records and summary of the local executor.
+
+One local Ray instance (2 CPUs, no dashboard) serves every test of the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+from typer.testing import CliRunner
+
+from icl_aif import limits
+from icl_aif.cli import app
+from icl_aif.config import ExperimentConfig
+from icl_aif.errors import UsageError
+from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor
+from icl_aif.records import read_json, read_jsonl
+from icl_aif.runner import run_experiment
+from tests.conftest import QUICKSTART, ROOT, games_without_times, quickstart, run
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """A local Ray with 2 CPUs for the whole session (about 3 s to start)."""
+    ray.init(num_cpus=2, include_dashboard=False)
+    yield
+    ray.shutdown()
+
+
+def run_on_ray(config: ExperimentConfig, directory: Path, executor: RayExecutor) -> Path:
+    return asyncio.run(run_experiment(config, directory, executor=executor)).directory
+
+
+def calls_without_latency(directory: Path) -> list[dict[str, Any]]:
+    calls = list(read_jsonl(directory / "calls.jsonl"))
+    for call in calls:
+        call.pop("latency_s")
+    return calls
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ("runs=6", "rounds=3", "concurrency=3"),
+        # a sweep of two cells, each with paired feedback arms
+        ("runs=3", "rounds=2", "concurrency=2", "improve=[seller,buyer]", "arms=[ai,none]"),
+    ],
+    ids=["plain", "sweep-arms"],
+)
+def test_ray_writes_the_records_and_summary_of_the_local_executor(
+    local_ray: None, tmp_path: Path, overrides: tuple[str, ...]
+) -> None:
+    config = quickstart(*overrides)
+    local = run(config, tmp_path / "local").directory
+    executor = RayExecutor()
+    try:
+        remote = run_on_ray(config, tmp_path / "ray", executor)
+    finally:
+        executor.close()
+    assert ray.is_initialized()  # the executor did not start Ray, so it left it running
+    games = games_without_times(remote)
+    assert games == games_without_times(local)
+    assert len(games) == config.runs * len(config.cells()) * len(config.arms or [None])
+    assert calls_without_latency(remote) == calls_without_latency(local)
+    assert read_json(remote / "summary.json") == read_json(local / "summary.json")
+    assert read_json(remote / "manifest.json")["status"] == "finished"
+
+
+def test_rate_limits_are_shared_by_every_worker(local_ray: None, tmp_path: Path) -> None:
+    config = quickstart(
+        "runs=2", "rounds=1", "concurrency=2", "rate_limits.scripted.requests_per_minute=4"
+    )
+    executor = RayExecutor(limit_period_s=0.25)  # 4 requests per 0.25 s, for both workers
+    try:
+        directory = run_on_ray(config, tmp_path / "run", executor)
+        acquired = executor.acquisitions()
+    finally:
+        executor.close()
+    calls = list(read_jsonl(directory / "calls.jsonl"))
+    assert {c["game_id"] for c in calls} == {"g00000", "g00001"}
+    assert acquired == {"scripted": len(calls)}  # every call of both games asked the one actor
+    assert sum(c["limit_wait_s"] for c in calls) > 0  # and waited on the shared buckets
+    assert limits._SHARED == []  # the driver itself never used the actor
+
+
+def test_icl_aif_run_executor_ray(local_ray: None, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", str(QUICKSTART), "--out", str(out), "--set", "runs=4", "--set", "rounds=2"]
+    result = CliRunner().invoke(app, [*args, "--executor", "ray", "--no-preflight"])
+    assert result.exit_code == 0, result.output
+    local = tmp_path / "local"
+    run(quickstart("runs=4", "rounds=2"), local)
+    assert games_without_times(out) == games_without_times(local)
+    assert read_json(out / "summary.json") == read_json(local / "summary.json")
+
+
+def test_executor_names_and_addresses_are_checked() -> None:
+    assert make_executor("local") is None
+    with pytest.raises(UsageError, match="unknown executor 'dask'; allowed: local, ray"):
+        make_executor("dask")
+    with pytest.raises(UsageError, match="--ray-address needs --executor ray"):
+        make_executor("local", "auto")
+
+
+NO_RAY = textwrap.dedent(
+    """
+    import importlib.abc, sys
+
+    class NoRay(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] == "ray":
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, NoRay())
+    sys.argv = ["icl-aif", *sys.argv[1:]]
+    from icl_aif.cli import main
+    main()
+    """
+)
+
+
+def test_without_ray_the_executor_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", str(QUICKSTART), "--out", str(out), "--executor", "ray"]
+    result = subprocess.run(
+        [sys.executable, "-c", NO_RAY, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"error: {RAY_MISSING}\n"
+    assert "pip install 'icl-aif[ray]'" in RAY_MISSING
+    assert not out.exists()  # nothing was started or written
