@@ -205,10 +205,7 @@ class RunWriter:
         """Sort the records by game id, write the summaries and close the files."""
         self.close()
         for name in (GAMES, CALLS):
-            path = self.directory / name
-            rows = list(read_jsonl(path))
-            rows.sort(key=record_order)  # stable: calls keep their order, arms theirs
-            _write_atomic(path, "".join(_line(r) for r in rows))
+            sort_jsonl(self.directory / name)
         _write_atomic(self.directory / SUMMARY, json.dumps(summary, indent=2) + "\n")
         _write_atomic(self.directory / SUMMARY_MD, summary_md)
 
@@ -449,6 +446,32 @@ def _append(fd: int, text: str) -> None:
     while view:
         view = view[os.write(fd, view) :]
     os.fsync(fd)
+
+
+def sort_jsonl(path: Path) -> None:
+    """Rewrite a record file in :func:`record_order`, stably, without holding it in memory.
+
+    One pass notes each line's sort key and byte span; a second copies the lines in order into a
+    temporary file that replaces the original. ``calls.jsonl`` of a long run is hundreds of MB.
+    """
+    spans: list[tuple[tuple[str, str], int, int]] = []
+    with path.open("rb") as source:
+        offset = 0
+        for line in source:
+            if line.strip():
+                spans.append((record_order(json.loads(line)), offset, len(line)))
+            offset += len(line)
+    spans.sort(key=lambda span: span[0])  # stable: calls keep their order, arms theirs
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with path.open("rb") as source, tmp.open("wb") as target:
+            for _, start, length in spans:
+                source.seek(start)
+                target.write(source.read(length))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _write_atomic(path: Path, text: str) -> None:

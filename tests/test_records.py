@@ -114,3 +114,21 @@ def test_a_run_directory_is_never_mixed(small_run: RunResult) -> None:
 
     with pytest.raises(UsageError, match="already holds a run"):
         RunWriter(small_run.directory).create(quickstart(), {})
+
+
+def test_record_files_are_sorted_by_cell_and_game_keeping_each_games_order(tmp_path: Path) -> None:
+    from icl_aif.records import sort_jsonl
+
+    rows = [
+        {"game_id": "g00002", "n": 1},
+        {"game_id": "g00001", "n": 2, "text": "é"},
+        {"game_id": "g00002", "n": 3},
+        {"cell": "c2", "game_id": "g00000", "n": 4},
+        {"game_id": "g00001", "n": 5},
+        {"cell": "c1", "game_id": "g00003", "n": 6},
+    ]
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    sort_jsonl(path)
+    assert [r["n"] for r in read_jsonl(path)] == [2, 5, 1, 3, 6, 4]
+    assert not (tmp_path / "calls.jsonl.tmp").exists()
