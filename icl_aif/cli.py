@@ -46,6 +46,18 @@ PreflightOption = Annotated[
 ]
 
 
+def progress_bar(*, transient: bool = False) -> Progress:
+    """The bar every long command shows: what runs, done of total, elapsed time."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=transient,
+    )
+
+
 @app.command()
 def run(
     config: Annotated[
@@ -167,14 +179,7 @@ def _run_with_progress(
     from icl_aif.runner import run_experiment
     from icl_aif.terminal import TerminalPerson, paused
 
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as bar:
+    with progress_bar() as bar:
         total = experiment.runs * len(experiment.cells())
         task = bar.add_task(f"{experiment.name}: runs", total=total)
         person = TerminalPerson(console, pause_display=lambda: paused(bar))
@@ -536,14 +541,7 @@ def _moderator_report(
                 style="yellow",
                 markup=False,
             )
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with progress_bar(transient=True) as bar:
         task = bar.add_task(f"{mode} moderator ({model})", total=len(items))
         try:
             return asyncio.run(

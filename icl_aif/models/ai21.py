@@ -47,18 +47,10 @@ class AI21Chat(SDKChatModel):
                 "%s is set: the ai21 SDK retries on its own, on top of icl-aif's retries",
                 _SDK_RETRIES_VARIABLE,
             )
-        key = self.api_key.get_secret_value()
-        if isinstance(http_client, httpx.AsyncClient):
-            return ai21.AsyncAI21Client(
-                api_key=key,
-                api_host=self.base_url,
-                timeout_sec=self.timeout,
-                num_retries=0,
-                http_client=http_client,
-                via="icl-aif",
-            )
-        return ai21.AI21Client(
-            api_key=key,
+        asynchronous = isinstance(http_client, httpx.AsyncClient)
+        client: Any = ai21.AsyncAI21Client if asynchronous else ai21.AI21Client
+        return client(
+            api_key=self.api_key.get_secret_value(),
             api_host=self.base_url,
             timeout_sec=self.timeout,
             num_retries=0,

@@ -37,15 +37,9 @@ class CohereChat(SDKChatModel):
         import cohere
         import httpx
 
-        if isinstance(http_client, httpx.AsyncClient):
-            return cohere.AsyncClientV2(
-                api_key=self.api_key.get_secret_value(),
-                base_url=self.base_url,
-                timeout=self.timeout,
-                httpx_client=http_client,
-                client_name="icl-aif",
-            )
-        return cohere.ClientV2(
+        asynchronous = isinstance(http_client, httpx.AsyncClient)
+        client: Any = cohere.AsyncClientV2 if asynchronous else cohere.ClientV2
+        return client(
             api_key=self.api_key.get_secret_value(),
             base_url=self.base_url,
             timeout=self.timeout,
