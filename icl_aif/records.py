@@ -19,6 +19,7 @@ lines, and a torn last line, are dropped on resume.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import importlib.metadata
@@ -118,6 +119,7 @@ class RunWriter:
         self._games: int | None = None
         self._calls: int | None = None
         self._lock: int | None = None
+        self._created = False  # open() made the directory
         self.manifest: dict[str, Any] = {}
 
     def check_new(self) -> None:
@@ -139,6 +141,7 @@ class RunWriter:
             return
         if resume and not self.directory.is_dir():
             raise UsageError(f"{self.directory}: no such run directory")
+        self._created = not self.directory.exists()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -229,9 +232,16 @@ class RunWriter:
         self._games = self._calls = None
 
     def release(self) -> None:
-        """Close the record files and let the directory's lock go."""
+        """Close the record files and let the directory's lock go. When no manifest was written
+        (the run stopped in its checks) the lock file goes too, and so does the directory if this
+        writer made it."""
         self.close()
         if self._lock is not None:
+            if not (self.directory / MANIFEST).exists():  # nothing recorded: leave no trace
+                with contextlib.suppress(OSError):
+                    (self.directory / LOCK).unlink()
+                    if self._created:
+                        self.directory.rmdir()  # fails, and stays, if something else is in it
             os.close(self._lock)  # closing the descriptor releases the flock
             self._lock = None
 

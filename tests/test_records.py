@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from icl_aif.records import RunWriter, read_jsonl
@@ -132,3 +133,21 @@ def test_record_files_are_sorted_by_cell_and_game_keeping_each_games_order(tmp_p
     sort_jsonl(path)
     assert [r["n"] for r in read_jsonl(path)] == [2, 5, 1, 3, 6, 4]
     assert not (tmp_path / "calls.jsonl.tmp").exists()
+
+
+def test_a_run_stopped_by_its_checks_leaves_no_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from icl_aif.errors import UsageError
+    from tests.conftest import quickstart, run
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env
+    with pytest.raises(UsageError, match="OPENAI_API_KEY"):
+        run(quickstart("roles.seller.model=openai:gpt-4o-mini"), tmp_path / "runs" / "new")
+    assert not (tmp_path / "runs" / "new").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()  # a directory the user made stays, without a lock file
+    with pytest.raises(UsageError):
+        run(quickstart("roles.seller.model=openai:gpt-4o-mini"), kept)
+    assert kept.is_dir() and not any(kept.iterdir())
