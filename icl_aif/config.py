@@ -138,16 +138,7 @@ class ModeratorConfig(_Strict):
         """The model settings as a :class:`RoleConfig`, to build the model like any role's."""
         if not self.model:
             raise UsageError("roles.moderator.model is not set")
-        return RoleConfig(
-            model=self.model,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            top_p=self.top_p,
-            seed=self.seed,
-            timeout=self.timeout,
-            base_url=self.base_url,
-            params=dict(self.params),
-        )
+        return RoleConfig.model_validate(self.model_dump(include=set(RoleConfig.model_fields)))
 
 
 class Roles(_Strict):

@@ -58,5 +58,10 @@ def test_bad_local_models_say_what_to_fix(tmp_path: Path) -> None:
 
 
 def test_threads_stay_within_the_free_cores() -> None:
-    assert local.free_cores() >= 1
+    from icl_aif.context import GameContext
+
+    config = quickstart("roles.seller.model=local:", "roles.seller.params={n_threads: 64}")
+    seller = GameContext(config=config).models["seller"]
+    assert isinstance(seller, local.LocalLlama)
+    assert seller.n_threads == local.free_cores() < 64
     assert local.bundled_model().stat().st_size > 50_000_000  # the real weights, not a pointer
