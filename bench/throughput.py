@@ -11,9 +11,14 @@ call sleeps L seconds, standing in for the network) and prints one figure per li
 - ``calls_per_s``: model calls per second of wall time;
 - ``overhead_ms_per_call``: wall time per call of the same experiment at zero latency, i.e. what
   the engine itself (graph, protocol, moderator, records) costs a call;
-- ``peak_rss_mb``: the process's peak resident memory.
+- ``peak_rss_mb``: peak resident memory: this process's, plus with ``--workers`` each worker's
+  (the largest worker's peak times the workers: an upper bound), also printed apart as
+  ``driver_peak_rss_mb`` and ``worker_peak_rss_mb``.
 
-    python bench/throughput.py --runs 200 --rounds 5 --latency 0.05 --concurrency 200
+``--workers N`` plays the games in N worker processes (``icl-aif run --executor processes``);
+the default, 1, plays them in this process (``--executor local``).
+
+    python bench/throughput.py --runs 200 --rounds 5 --latency 0.05 --concurrency 200 --workers 2
 """
 
 from __future__ import annotations
@@ -27,14 +32,17 @@ from collections import Counter
 from pathlib import Path
 
 from icl_aif.config import load_config
+from icl_aif.processes import ProcessExecutor
 from icl_aif.records import read_jsonl
 from icl_aif.runner import run_experiment
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 
 
-def play(runs: int, rounds: int, latency: float, concurrency: int) -> tuple[float, Counter[str]]:
-    """Wall seconds of one experiment and its calls per game."""
+def play(
+    runs: int, rounds: int, latency: float, concurrency: int, workers: int
+) -> tuple[float, Counter[str]]:
+    """Wall seconds of one experiment (worker start-up included) and its calls per game."""
     delay = f"?latency={latency}" if latency else ""
     config = load_config(
         QUICKSTART,
@@ -50,7 +58,14 @@ def play(runs: int, rounds: int, latency: float, concurrency: int) -> tuple[floa
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "run"
         started = time.perf_counter()
-        asyncio.run(run_experiment(config, directory, probe_models=False))
+        executor = ProcessExecutor(workers) if workers > 1 else None
+        try:
+            if executor is not None:
+                executor.start()
+            asyncio.run(run_experiment(config, directory, probe_models=False, executor=executor))
+        finally:
+            if executor is not None:
+                executor.close()
         wall = time.perf_counter() - started
         calls = Counter(call["game_id"] for call in read_jsonl(directory / "calls.jsonl"))
     return wall, calls
@@ -64,24 +79,30 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per model call")
     parser.add_argument("--concurrency", type=int, default=200)
     parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes (1: games in this process)"
+    )
+    parser.add_argument(
         "--no-overhead", action="store_true", help="skip the zero-latency run (overhead figure)"
     )
     args = parser.parse_args()
 
-    wall, calls = play(args.runs, args.rounds, args.latency, args.concurrency)
+    wall, calls = play(args.runs, args.rounds, args.latency, args.concurrency, args.workers)
     total = sum(calls.values())
     slots = min(args.concurrency, args.runs)
     ideal = max(max(calls.values()), total / slots) * args.latency
     overhead = None
     if not args.no_overhead:
-        bare_wall, bare_calls = play(args.runs, args.rounds, 0.0, args.concurrency)
+        bare_wall, bare_calls = play(args.runs, args.rounds, 0.0, args.concurrency, args.workers)
         overhead = 1000 * bare_wall / sum(bare_calls.values())
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    driver_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    worker_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if args.workers > 1 else 0
+    peak_kb = driver_kb + args.workers * worker_kb
 
     print(f"runs: {args.runs}")
     print(f"rounds: {args.rounds}")
     print(f"latency_s: {args.latency}")
     print(f"concurrency: {args.concurrency}")
+    print(f"workers: {args.workers}")
     print(f"calls: {total}")
     print(f"wall_s: {wall:.2f}")
     print(f"ideal_s: {ideal:.2f}")
@@ -90,6 +111,9 @@ def main() -> None:
     if overhead is not None:
         print(f"overhead_ms_per_call: {overhead:.2f}")
     print(f"peak_rss_mb: {peak_kb / 1024:.0f}")
+    if args.workers > 1:
+        print(f"driver_peak_rss_mb: {driver_kb / 1024:.0f}")
+        print(f"worker_peak_rss_mb: {worker_kb / 1024:.0f}")
 
 
 if __name__ == "__main__":

@@ -91,10 +91,20 @@ def run(
         str,
         typer.Option(
             "--executor",
-            help="Where games are played: local (this process) or ray (Ray tasks; needs "
-            "pip install 'icl-aif[ray]'). Records and summary are the same.",
+            help="Where games are played: local (this process), processes (worker processes "
+            "of this machine, see --workers) or ray (Ray tasks; needs pip install "
+            "'icl-aif[ray]'). Records and summary are the same.",
         ),
     ] = "local",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="With --executor processes: how many worker processes; default one per core.",
+            show_default=False,
+        ),
+    ] = None,
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -132,7 +142,7 @@ def run(
 
     if executor != "local" and experiment.needs_person:
         raise UsageError("a game with a person runs in this process: drop --executor")
-    games_executor = make_executor(executor, ray_address)
+    games_executor = make_executor(executor, ray_address, workers)
     if games_executor is not None:
         games_executor.start()  # a wrong address fails here, before the run directory exists
     directory = resume or out or default_run_dir(experiment)

@@ -1,4 +1,5 @@
-"""Where games are played: in the runner's process (the default) or as Ray tasks.
+"""Where games are played: in the runner's process (the default), in worker processes of this
+machine (:mod:`icl_aif.processes`) or as Ray tasks.
 
 :func:`icl_aif.runner.run_experiment` schedules games the same way whatever the executor:
 ``concurrency`` games in flight, each one's records and calls written by the driver the moment
@@ -39,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["EXECUTORS", "RAY_MISSING", "Executor", "GameResult", "RayExecutor", "make_executor"]
 
-EXECUTORS = ("local", "ray")
+EXECUTORS = ("local", "processes", "ray")
 RAY_MISSING = "--executor ray needs Ray: pip install 'icl-aif[ray]'"
 
 GameResult = tuple[list[dict[str, Any]], list[dict[str, Any]]]
@@ -66,15 +67,24 @@ class Executor(Protocol):
         ...
 
 
-def make_executor(name: str, address: str | None = None) -> Executor | None:
+def make_executor(
+    name: str, address: str | None = None, workers: int | None = None
+) -> Executor | None:
     """The executor ``name`` (None for ``local``: the runner plays games itself).
 
-    Raises :class:`UsageError` for an unknown name, an address without Ray, or missing Ray.
+    ``workers`` is the number of processes of ``processes`` (default: one per core). Raises
+    :class:`UsageError` for an unknown name, an option of another executor, or missing Ray.
     """
+    if address is not None and name != "ray":
+        raise UsageError("--ray-address needs --executor ray")
+    if workers is not None and name != "processes":
+        raise UsageError("--workers needs --executor processes")
     if name == "local":
-        if address is not None:
-            raise UsageError("--ray-address needs --executor ray")
         return None
+    if name == "processes":
+        from icl_aif.processes import ProcessExecutor
+
+        return ProcessExecutor(workers)
     if name == "ray":
         return RayExecutor(address=address)
     raise UsageError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")
@@ -149,23 +159,27 @@ def _worker_moderator(config: ExperimentConfig, prompts: Any) -> Any:
     return moderators[key]
 
 
+async def play_here(cell: Cell, index: int) -> GameResult:
+    """Play game ``index`` of ``cell`` in this worker process, as the local executor does."""
+    from icl_aif.runner import _play  # the local executor's game, exactly
+    from icl_aif.templates import PromptLibrary
+
+    prompts = _WORKER.get("prompts")
+    if prompts is None:
+        prompts = _WORKER["prompts"] = PromptLibrary()
+    moderator = _worker_moderator(cell.config, prompts)
+    return await _play(cell, index, prompts, moderator, [], None, None)
+
+
 def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:
     """Play game ``index`` of ``cell`` in this process (the body of a Ray task).
 
     ``buckets`` is the :class:`RateLimitBuckets` actor (None: this process's own limiters).
     """
-    from icl_aif.runner import _play  # the local executor's game, exactly
-    from icl_aif.templates import PromptLibrary
-
     limits.share(
         None if buckets is None else lambda provider, limit: _ActorLimiter(buckets, provider, limit)
     )
-    prompts = _WORKER.get("prompts")
-    if prompts is None:
-        prompts = _WORKER["prompts"] = PromptLibrary()
-    moderator = _worker_moderator(cell.config, prompts)
-    loop = _worker_loop()
-    return loop.run_until_complete(_play(cell, index, prompts, moderator, [], None, None))
+    return _worker_loop().run_until_complete(play_here(cell, index))
 
 
 # --- in the driver ---------------------------------------------------------------------------

@@ -19,7 +19,9 @@ Limiters are kept in a process-wide registry keyed by provider, so all games of 
 An ``AsyncLimiter`` belongs to one event loop: when a new loop asks (a new ``asyncio.run``, as
 tests do), the provider gets fresh limiters for it. Games played in other processes (the Ray
 executor, :mod:`icl_aif.executors`) share one set of buckets through :func:`share`: every
-acquisition is then asked of the object it installs.
+acquisition is then asked of the object it installs. Worker processes of this machine
+(:mod:`icl_aif.processes`) each hold an equal share of the allowance instead
+(:func:`set_process_share`).
 """
 
 from __future__ import annotations
@@ -64,14 +66,15 @@ class ProviderLimiter:
 
     @classmethod
     def create(cls, provider: str, limit: RateLimit) -> ProviderLimiter:
-        """Fresh buckets for ``limit`` on the running loop."""
+        """Fresh buckets for this process's share of ``limit`` on the running loop."""
         rpm, tpm = limit.requests_per_minute, limit.tokens_per_minute
+        share = _SHARE[0]
         return cls(
             provider=provider,
             limit=limit,
             loop=asyncio.get_running_loop(),
-            requests=AsyncLimiter(rpm, PERIOD_S) if rpm else None,
-            tokens=AsyncLimiter(tpm, PERIOD_S) if tpm else None,
+            requests=AsyncLimiter(rpm * share, PERIOD_S) if rpm else None,
+            tokens=AsyncLimiter(tpm * share, PERIOD_S) if tpm else None,
         )
 
     async def acquire(self, tokens: int) -> float:
@@ -79,7 +82,7 @@ class ProviderLimiter:
         loop = asyncio.get_running_loop()
         started = loop.time()
         if self.requests is not None:
-            await self.requests.acquire(1)
+            await self.requests.acquire(min(1, self.requests.max_rate))  # a share may be < 1
         if self.tokens is not None and tokens > 0:
             await self.tokens.acquire(min(tokens, self.tokens.max_rate))
         waited = loop.time() - started
@@ -101,6 +104,15 @@ SharedLimiters = Callable[[str, RateLimit], Limiter]
 
 _LIMITERS: dict[str, ProviderLimiter] = {}
 _SHARED: list[SharedLimiters] = []
+_SHARE = [1.0]  # this process's share of every allowance (set_process_share)
+
+
+def set_process_share(fraction: float) -> None:
+    """Give this process ``fraction`` of every allowance from now on (a worker of
+    :mod:`icl_aif.processes` holds 1 / workers); buckets made before keep their size."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"a process share is in (0, 1], got {fraction}")
+    _SHARE[0] = fraction
 
 
 def share(limiters: SharedLimiters | None) -> None:

@@ -62,16 +62,27 @@ def retry_after(exc: BaseException) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed is not None else None
 
 
-def backoff(settings: RetryConfig, rng: random.Random) -> Any:
-    """A tenacity ``wait`` that honours Retry-After, else waits with exponential full jitter."""
+def delay(
+    settings: RetryConfig, rng: random.Random, exc: BaseException | None, attempt: int
+) -> float:
+    """Seconds to wait after failed attempt number ``attempt`` (1-based) raised ``exc``.
+
+    The server's Retry-After when it sent one (capped at ``max_wait``), else exponential backoff
+    with full jitter.
+    """
+    asked = retry_after(exc) if exc is not None else None
+    if asked is not None:
+        return min(asked, settings.max_wait)
+    ceiling = min(settings.max_wait, settings.initial_wait * 2 ** (attempt - 1))
+    return rng.uniform(0, ceiling)
+
+
+def backoff(settings: RetryConfig, rng: random.Random, *, before: int = 0) -> Any:
+    """A tenacity ``wait`` computing :func:`delay`; ``before`` attempts were made outside tenacity."""
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None
-        asked = retry_after(exc) if exc is not None else None
-        if asked is not None:
-            return min(asked, settings.max_wait)
-        ceiling = min(settings.max_wait, settings.initial_wait * 2 ** (state.attempt_number - 1))
-        return rng.uniform(0, ceiling)
+        return delay(settings, rng, exc, before + state.attempt_number)
 
     return wait
 

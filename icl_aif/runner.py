@@ -25,6 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from icl_aif.arms import play_branched_game
+from icl_aif.collector import fewer_collections
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator, game_id_for
 from icl_aif.errors import UsageError
@@ -250,7 +251,7 @@ async def _run_locked(
     if done and progress is not None:
         progress(len(done))
     recorded = len(done)
-    failure: OSError | None = None  # a write that failed: the run stops
+    failure: Exception | None = None  # a failed write or executor: the run stops
     runner_task = asyncio.current_task()
     budget = config.max_usd
     spent = total_cost(kept_calls)  # cost of the finished games
@@ -282,6 +283,13 @@ async def _run_locked(
                     if executor is None
                     else executor.play(cell, index)
                 )
+            except Exception as exc:  # the executor lost the game (a worker died for good)
+                if executor is None or isinstance(exc, UsageError):
+                    raise
+                failure = failure or exc
+                if runner_task is not None:
+                    runner_task.cancel()
+                return
             finally:
                 del in_flight[position, index]
             if cell.id is not None:
@@ -303,7 +311,8 @@ async def _run_locked(
 
     workers = min(config.concurrency, config.runs * len(cells))
     try:
-        await asyncio.gather(*(worker() for _ in range(workers)))
+        with fewer_collections():
+            await asyncio.gather(*(worker() for _ in range(workers)))
     except asyncio.CancelledError:
         writer.stop("interrupted")  # the games in flight are abandoned, none half-written
         if failure is None or runner_task is None:
@@ -335,12 +344,18 @@ async def _run_locked(
     return RunResult(directory=directory, summary=summary)
 
 
-def _stopped(directory: Path, exc: OSError, recorded: int, total: int) -> UsageError:
-    """The one-line error of a run stopped by a failed write (a full disk), with how to resume."""
+def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> UsageError:
+    """The one-line error of a run stopped by a failed write (a full disk) or a failed executor,
+    with how to resume."""
     from icl_aif.resume import resume_command
 
+    problem = (
+        write_problem(directory, exc)
+        if isinstance(exc, OSError)
+        else f"the executor failed: {type(exc).__name__}: {exc}"
+    )
     return UsageError(
-        f"{write_problem(directory, exc)}: the run stopped with {recorded} of {total} games "
+        f"{problem}: the run stopped with {recorded} of {total} games "
         f"recorded; fix it, then continue with: {resume_command(directory)}"
     )
 

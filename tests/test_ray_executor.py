@@ -104,10 +104,14 @@ def test_icl_aif_run_executor_ray(local_ray: None, tmp_path: Path) -> None:
 
 def test_executor_names_and_addresses_are_checked() -> None:
     assert make_executor("local") is None
-    with pytest.raises(UsageError, match="unknown executor 'dask'; allowed: local, ray"):
+    with pytest.raises(UsageError, match="unknown executor 'dask'; allowed: local, processes, ray"):
         make_executor("dask")
     with pytest.raises(UsageError, match="--ray-address needs --executor ray"):
         make_executor("local", "auto")
+    with pytest.raises(UsageError, match="--ray-address needs --executor ray"):
+        make_executor("processes", "auto")
+    with pytest.raises(UsageError, match="--workers needs --executor processes"):
+        make_executor("ray", None, 2)
 
 
 NO_RAY = textwrap.dedent(

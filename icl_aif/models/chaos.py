@@ -13,6 +13,8 @@
 Failures are drawn before the wrapped model is called and bad replies after it, from a generator
 seeded by the game and role, so a chaos run is reproducible from the experiment seed whatever the
 concurrency. Injected failures go through the same retries as real ones (:mod:`icl_aif.retries`).
+The wrapped model is called through its ``_agenerate``: a call makes one pass through LangChain's
+callbacks (the wrapper's), not two.
 """
 
 from __future__ import annotations
@@ -143,7 +145,7 @@ class ChaosModel(BaseChatModel):
         if self.latency:
             time.sleep(self.latency)
         self._fail()
-        return self._spoil(self.inner.invoke(messages, stop=stop, **kwargs))
+        return self._spoil(_first(self.inner._generate(messages, stop=stop, **kwargs)))
 
     async def _agenerate(
         self,
@@ -155,7 +157,12 @@ class ChaosModel(BaseChatModel):
         if self.latency:
             await asyncio.sleep(self.latency)
         self._fail()
-        return self._spoil(await self.inner.ainvoke(messages, stop=stop, **kwargs))
+        return self._spoil(_first(await self.inner._agenerate(messages, stop=stop, **kwargs)))
+
+
+def _first(result: ChatResult) -> BaseMessage:
+    """The message of a wrapped model's first generation."""
+    return result.generations[0].message
 
 
 def build_chaos(request: ModelRequest) -> ChaosModel:
