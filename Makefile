@@ -28,8 +28,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check icl_aif graphs tests
-	$(BIN)/ruff format --check icl_aif graphs tests
+	$(BIN)/ruff check icl_aif graphs tests bench
+	$(BIN)/ruff format --check icl_aif graphs tests bench
 	$(BIN)/mypy
 
 ## Open the graphs in LangGraph Studio (langgraph dev).

@@ -8,7 +8,8 @@ would (:func:`icl_aif.executors.play_here`). The driver keeps scheduling (``conc
 flight in all), sends each game to the least busy worker, and writes every record the moment a
 game comes back, so the run directory, records and summary are those of the local executor.
 
-Messages go over one pipe per worker, read by the event loops (``add_reader``): no polling. A
+Messages go over two pipes per worker (games out, results back), read by the event loops
+(``add_reader``): no polling. A
 cell's config goes to a worker once; a game is then a message of a few bytes, so the driver never
 waits on a full pipe while a worker sends it a result.
 Workers are forked when this process has no other thread (they start in milliseconds and share
@@ -58,14 +59,23 @@ class WorkerError(RuntimeError):
 # --- in a worker process ---------------------------------------------------------------------
 
 
-def serve(conn: Connection, workers: int) -> None:
-    """The body of a worker process: play the games the driver sends until it sends None."""
+def serve(jobs: Connection, results: Connection, workers: int) -> None:
+    """The body of a worker process: play the games the driver sends on ``jobs`` until it sends
+    None, each game's result going back on ``results``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     limits.set_process_share(1 / workers)
-    asyncio.run(_serve(conn))
+    asyncio.run(_serve(jobs, results))
 
 
-async def _serve(conn: Connection) -> None:
+def _watch(loop: asyncio.AbstractEventLoop, conn: Connection, callback: Any, *args: Any) -> None:
+    """Call ``callback(*args)`` whenever ``conn`` has data. The pipe stays blocking: a reader
+    takes whole messages, and some event loops (uvloop) make the descriptors they watch
+    non-blocking, which would cut a long message short."""
+    loop.add_reader(conn.fileno(), callback, *args)
+    os.set_blocking(conn.fileno(), True)
+
+
+async def _serve(jobs: Connection, results: Connection) -> None:
     from icl_aif.collector import fewer_collections
     from icl_aif.executors import play_here
 
@@ -81,19 +91,19 @@ async def _serve(conn: Connection) -> None:
         error = task.exception()
         try:
             if error is None:
-                conn.send((job, True, task.result()))
+                results.send((job, True, task.result()))
             else:
-                conn.send((job, False, f"{type(error).__name__}: {error}"))
+                results.send((job, False, f"{type(error).__name__}: {error}"))
         except (BrokenPipeError, OSError):  # the driver is gone
             closed.set()
 
     def receive() -> None:
         try:
-            message = conn.recv()
+            message = jobs.recv()
         except (EOFError, OSError):
             message = None
         if message is None:  # the driver closed the pool, or died
-            loop.remove_reader(conn.fileno())
+            loop.remove_reader(jobs.fileno())
             closed.set()
             return
         if message[0] == "cell":  # a cell's config, sent once before its first game
@@ -105,7 +115,7 @@ async def _serve(conn: Connection) -> None:
         task.add_done_callback(functools.partial(reply, job))
 
     with fewer_collections():
-        loop.add_reader(conn.fileno(), receive)
+        _watch(loop, jobs, receive)
         await closed.wait()
         for task in list(games):
             task.cancel()
@@ -118,8 +128,9 @@ async def _serve(conn: Connection) -> None:
 class _Worker:
     number: int
     process: BaseProcess
-    conn: Connection
-    jobs: dict[int, tuple[Cell, int]] = field(default_factory=dict)  # games in flight
+    jobs: Connection  # the driver writes games here
+    results: Connection  # and reads what the worker sends back here
+    games: dict[int, tuple[Cell, int]] = field(default_factory=dict)  # games in flight
     cells: set[int] = field(default_factory=set)  # keys of the cells it has been sent
 
 
@@ -156,13 +167,18 @@ class ProcessExecutor:
     def _spawn(self, number: int) -> _Worker:
         method = self.start_method or ("fork" if _can_fork() else "spawn")
         context: Any = multiprocessing.get_context(method)
-        ours, theirs = context.Pipe(duplex=True)
+        jobs_in, jobs_out = context.Pipe(duplex=False)
+        results_in, results_out = context.Pipe(duplex=False)
         process: BaseProcess = context.Process(
-            target=serve, args=(theirs, self.workers), name=f"icl-aif-worker-{number}", daemon=True
+            target=serve,
+            args=(jobs_in, results_out, self.workers),
+            name=f"icl-aif-worker-{number}",
+            daemon=True,
         )
         process.start()
-        theirs.close()
-        return _Worker(number=number, process=process, conn=ours)
+        jobs_in.close()
+        results_out.close()
+        return _Worker(number=number, process=process, jobs=jobs_out, results=results_in)
 
     async def play(self, cell: Cell, index: int) -> GameResult:
         """Game ``index`` of ``cell``, played by the least busy worker."""
@@ -173,7 +189,7 @@ class ProcessExecutor:
         if self._loop is not loop:  # a new event loop (a new asyncio.run): read the pipes on it
             self._loop = loop
             for worker in self._pool:
-                loop.add_reader(worker.conn.fileno(), self._receive, worker)
+                _watch(loop, worker.results, self._receive, worker)
         self._jobs += 1
         job = self._jobs
         future: asyncio.Future[GameResult] = loop.create_future()
@@ -186,26 +202,29 @@ class ProcessExecutor:
             self._futures.pop(job, None)
             self._tries.pop(job, None)
             for worker in self._pool:
-                worker.jobs.pop(job, None)
+                worker.games.pop(job, None)
 
     def _send(self, job: int, cell: Cell, index: int) -> None:
         self._tries[job] += 1
-        worker = min(self._pool, key=lambda w: len(w.jobs))
-        worker.jobs[job] = (cell, index)
+        worker = min(self._pool, key=lambda w: len(w.games))
+        worker.games[job] = (cell, index)
         key = id(cell)
         self._cells[key] = cell  # held for the executor's life: an id is never reused for another
         if key not in worker.cells:  # configs travel once: a game's message stays tiny
-            worker.conn.send(("cell", key, cell))
+            worker.jobs.send(("cell", key, cell))
             worker.cells.add(key)
-        worker.conn.send(("game", job, key, index))
+        worker.jobs.send(("game", job, key, index))
 
     def _receive(self, worker: _Worker) -> None:
         try:
-            job, ok, payload = worker.conn.recv()
-        except (EOFError, OSError):
+            job, ok, payload = worker.results.recv()
+        except Exception as exc:  # EOF: the worker died; anything else: its pipe is unreadable
+            if not isinstance(exc, (EOFError, OSError)):
+                logger.warning("worker %d sent an unreadable message: %s", worker.number, exc)
+                worker.process.kill()
             self._replace(worker)
             return
-        worker.jobs.pop(job, None)
+        worker.games.pop(job, None)
         future = self._futures.get(job)
         if future is None or future.done():
             return
@@ -217,16 +236,17 @@ class ProcessExecutor:
     def _replace(self, dead: _Worker) -> None:
         """Start a new worker in place of ``dead`` and send its games in flight again."""
         assert self._loop is not None
-        self._loop.remove_reader(dead.conn.fileno())
-        dead.conn.close()
+        self._loop.remove_reader(dead.results.fileno())
+        dead.jobs.close()
+        dead.results.close()
         dead.process.join(timeout=1)
         code = dead.process.exitcode
         logger.warning("worker %d died (exit code %s); starting another", dead.number, code)
         fresh = self._spawn(dead.number)
         self._pool[self._pool.index(dead)] = fresh
         self.restarts += 1
-        self._loop.add_reader(fresh.conn.fileno(), self._receive, fresh)
-        for job, (cell, index) in dead.jobs.items():
+        _watch(self._loop, fresh.results, self._receive, fresh)
+        for job, (cell, index) in dead.games.items():
             future = self._futures.get(job)
             if future is None or future.done():
                 continue
@@ -244,15 +264,16 @@ class ProcessExecutor:
         """Stop the workers (games still in flight are abandoned)."""
         for worker in self._pool:
             if self._loop is not None and not self._loop.is_closed():
-                self._loop.remove_reader(worker.conn.fileno())
+                self._loop.remove_reader(worker.results.fileno())
             with contextlib.suppress(BrokenPipeError, OSError):
-                worker.conn.send(None)
+                worker.jobs.send(None)
         for worker in self._pool:
             worker.process.join(timeout=5)
             if worker.process.is_alive():
                 worker.process.terminate()
                 worker.process.join(timeout=5)
-            worker.conn.close()
+            worker.jobs.close()
+            worker.results.close()
         self._pool = []
         self._loop = None
 

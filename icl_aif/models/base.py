@@ -47,7 +47,8 @@ class ModelRequest:
 
 def message_text(message: BaseMessage) -> str:
     """The text of a message whether its content is a string or a list of blocks."""
-    return str(message.text)
+    content = message.content
+    return content if isinstance(content, str) else str(message.text)
 
 
 def chat_result(

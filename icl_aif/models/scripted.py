@@ -137,7 +137,8 @@ class Reading:
 
 def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Reading:
     """Split the history into the current round and the feedback turns before earlier rounds."""
-    starts = [i for i, m in enumerate(messages) if message_text(m) == first_opener]
+    texts = [message_text(m) for m in messages]
+    starts = [i for i, text in enumerate(texts) if text == first_opener]
     body_start = (
         starts[-1]
         if starts
@@ -145,15 +146,15 @@ def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Rea
     )
     feedback: list[str] = []
     for start in starts[1:]:
-        for message in reversed(messages[:start]):
-            if message.type == "human":
-                feedback.append(message_text(message))
+        for i in range(start - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
                 break
     own: list[float] = []
     rival: list[float] = []
     own_turns = 0
-    for message in messages[body_start:]:
-        offer = standing_offer(message_text(message))
+    for message, text in zip(messages[body_start:], texts[body_start:], strict=True):
+        offer = standing_offer(text)
         if message.type == "ai":
             own_turns += 1
             if offer is not None:

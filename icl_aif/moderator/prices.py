@@ -670,7 +670,7 @@ def find_prices(text: str, scale: float | None = None) -> list[PriceMention]:
     return list(_find_prices(text, scale))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=65536)
 def _find_prices(text: str, scale: float | None) -> tuple[PriceMention, ...]:
     # Memoised: games repeat the same lines (openers, templated replies) thousands of times.
     lowered = normalize(text)
