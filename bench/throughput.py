@@ -11,9 +11,10 @@ call sleeps L seconds, standing in for the network) and prints one figure per li
 - ``calls_per_s``: model calls per second of wall time;
 - ``overhead_ms_per_call``: wall time per call of the same experiment at zero latency, i.e. what
   the engine itself (graph, protocol, moderator, records) costs a call;
-- ``peak_rss_mb``: peak resident memory: this process's, plus with ``--workers`` each worker's
-  (the largest worker's peak times the workers: an upper bound), also printed apart as
-  ``driver_peak_rss_mb`` and ``worker_peak_rss_mb``.
+- ``peak_rss_mb``: peak resident memory: this process's; with ``--workers``, the peak of the
+  proportional set size (PSS) of this process and its workers together, sampled every 0.2 s
+  (forked workers share pages with this process, which a sum of resident sizes counts again),
+  with ``driver_peak_rss_mb`` and ``worker_peak_rss_mb`` (the largest worker's) beside it.
 
 ``--workers N`` plays the games in N worker processes (``icl-aif run --executor processes``);
 the default, 1, plays them in this process (``--executor local``).
@@ -27,6 +28,7 @@ import argparse
 import asyncio
 import resource
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -59,16 +61,53 @@ def play(
         directory = Path(tmp) / "run"
         started = time.perf_counter()
         executor = ProcessExecutor(workers) if workers > 1 else None
+        sampler = PssSampler(executor)
         try:
             if executor is not None:
                 executor.start()
+                sampler.start()
             asyncio.run(run_experiment(config, directory, probe_models=False, executor=executor))
         finally:
+            sampler.stop()
             if executor is not None:
                 executor.close()
         wall = time.perf_counter() - started
         calls = Counter(call["game_id"] for call in read_jsonl(directory / "calls.jsonl"))
     return wall, calls
+
+
+class PssSampler(threading.Thread):
+    """Samples the summed PSS of this process and the executor's workers (Linux ``/proc``)."""
+
+    peak_kb = 0  # over every sampler of the process
+
+    def __init__(self, executor: ProcessExecutor | None) -> None:
+        super().__init__(daemon=True)
+        self.executor = executor
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.2):
+            self.sample()
+
+    def sample(self) -> None:
+        pids = ["self", *(str(p) for p in (self.executor.pids if self.executor else []) if p)]
+        total = 0
+        for pid in pids:
+            try:
+                rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+            except OSError:  # gone, or not Linux
+                return
+            total += next(
+                int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")
+            )
+        PssSampler.peak_kb = max(PssSampler.peak_kb, total)
+
+    def stop(self) -> None:
+        if self.is_alive():
+            self.sample()
+            self.done.set()
+            self.join()
 
 
 def main() -> None:
@@ -96,7 +135,7 @@ def main() -> None:
         overhead = 1000 * bare_wall / sum(bare_calls.values())
     driver_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     worker_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if args.workers > 1 else 0
-    peak_kb = driver_kb + args.workers * worker_kb
+    peak_kb = PssSampler.peak_kb if args.workers > 1 else driver_kb
 
     print(f"runs: {args.runs}")
     print(f"rounds: {args.rounds}")

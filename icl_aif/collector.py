@@ -15,7 +15,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-GEN0_THRESHOLD = 50_000
+GEN0_THRESHOLD = 200_000
 """Allocations between collections of the youngest generation during a run (Python: 700)."""
 
 

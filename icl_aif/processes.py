@@ -12,8 +12,10 @@ Messages go over two pipes per worker (games out, results back), read by the eve
 (``add_reader``): no polling. A
 cell's config goes to a worker once; a game is then a message of a few bytes, so the driver never
 waits on a full pipe while a worker sends it a result.
-Workers are forked when this process has no other thread (they start in milliseconds and share
-the imported code), else spawned (each imports the package, about a second).
+Workers are forked when this process has no other thread and no running event loop (they start
+in milliseconds and share the imported code), else spawned (each imports the package, about a
+second): :meth:`ProcessExecutor.start` before ``asyncio.run`` forks, a replacement worker is
+spawned.
 
 Rate limits: each worker holds ``1 / workers`` of every provider's allowance
 (:func:`icl_aif.limits.set_process_share`), so all of them together stay within it; a worker
@@ -36,6 +38,7 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -59,9 +62,18 @@ class WorkerError(RuntimeError):
 # --- in a worker process ---------------------------------------------------------------------
 
 
-def serve(jobs: Connection, results: Connection, workers: int) -> None:
+def serve(
+    jobs: Connection, results: Connection, workers: int, inherited: Sequence[int] = ()
+) -> None:
     """The body of a worker process: play the games the driver sends on ``jobs`` until it sends
-    None, each game's result going back on ``results``."""
+    None, each game's result going back on ``results``.
+
+    ``inherited`` are the driver's ends of the pipes, which a forked worker holds copies of: they
+    are closed first, so that the driver's death closes every pipe and its workers leave.
+    """
+    for fd in inherited:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     limits.set_process_share(1 / workers)
     asyncio.run(_serve(jobs, results))
@@ -169,9 +181,13 @@ class ProcessExecutor:
         context: Any = multiprocessing.get_context(method)
         jobs_in, jobs_out = context.Pipe(duplex=False)
         results_in, results_out = context.Pipe(duplex=False)
+        theirs = [c for w in self._pool for c in (w.jobs, w.results) if not c.closed]
+        inherited = (
+            [c.fileno() for c in (jobs_out, results_in, *theirs)] if method == "fork" else []
+        )
         process: BaseProcess = context.Process(
             target=serve,
-            args=(jobs_in, results_out, self.workers),
+            args=(jobs_in, results_out, self.workers, inherited),
             name=f"icl-aif-worker-{number}",
             daemon=True,
         )
@@ -222,7 +238,13 @@ class ProcessExecutor:
             if not isinstance(exc, (EOFError, OSError)):
                 logger.warning("worker %d sent an unreadable message: %s", worker.number, exc)
                 worker.process.kill()
-            self._replace(worker)
+            try:
+                self._replace(worker)
+            except Exception as failed:  # no new worker: its games fail, the run stops
+                for job in worker.games:
+                    future = self._futures.get(job)
+                    if future is not None and not future.done():
+                        future.set_exception(WorkerError(f"cannot replace worker: {failed}"))
             return
         worker.games.pop(job, None)
         future = self._futures.get(job)
@@ -279,9 +301,14 @@ class ProcessExecutor:
 
 
 def _can_fork() -> bool:
-    """Fork only where it is safe: on Linux, from a process with no other thread."""
-    return (
-        "fork" in multiprocessing.get_all_start_methods()
-        and os.uname().sysname == "Linux"
-        and threading.active_count() == 1
-    )
+    """Fork only where it is safe: on Linux, from a process with no other thread and outside a
+    running event loop (a replacement worker is spawned)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return (
+            "fork" in multiprocessing.get_all_start_methods()
+            and os.uname().sysname == "Linux"
+            and threading.active_count() == 1
+        )
+    return False

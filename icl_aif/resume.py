@@ -1,10 +1,12 @@
-"""Resuming a stopped run: the config comes from the run directory, and nothing may change it.
+"""Resuming a stopped run: the config comes from the run directory, and nothing may change it
+but ``concurrency``.
 
 ``icl-aif run --resume RUN_DIR`` plays the games a killed, interrupted or stopped run did not
 finish, with the config recorded in ``RUN_DIR/config.yaml``. A config file or ``--set`` given
 with ``--resume`` must describe that same experiment (the manifest's overrides and ``--offline``
 are applied to a config file as in the first run), or the resume is refused in one line: two
-configs never mix in one directory. The records are repaired by
+configs never mix in one directory. Only ``concurrency`` may change (lowered after rate-limit
+trouble, say): no game depends on it. The records are repaired by
 :func:`icl_aif.records.repair_records` when :func:`icl_aif.runner.run_experiment` resumes.
 """
 
@@ -29,6 +31,9 @@ from icl_aif.config import (
 from icl_aif.errors import UsageError
 from icl_aif.records import CONFIG, MANIFEST
 
+RESULT_NEUTRAL = ("concurrency",)
+"""Config fields a resume may change: they change how fast games are played, never a game."""
+
 
 def resume_command(directory: Path) -> str:
     """The command that continues the run of ``directory``."""
@@ -45,7 +50,9 @@ def resume_config(
 
     With ``config_file`` the file is loaded with the run's recorded overrides, then
     ``overrides``, and made offline when the run was (or ``offline``); without it ``overrides``
-    apply to the recorded config. Anything that differs from the recorded config is refused.
+    apply to the recorded config. Anything that differs from the recorded config is refused,
+    except the fields of :data:`RESULT_NEUTRAL` (``concurrency``): the recorded config comes
+    back with the new values of those (``config.yaml`` keeps the first run's).
     """
     if not directory.is_dir():
         raise UsageError(f"{directory}: no such run directory")
@@ -72,14 +79,16 @@ def resume_config(
     if offline:
         data, _ = offline_data(data)
     candidate = config_from_dict(data, source=source)
-    before, after = config_to_yaml(recorded), config_to_yaml(candidate)
+    neutral = {key: getattr(candidate, key) for key in RESULT_NEUTRAL}
+    before = config_to_yaml(recorded)
+    after = config_to_yaml(candidate.model_copy(update={k: getattr(recorded, k) for k in neutral}))
     if before != after:
         field, old, new = first_difference(yaml.safe_load(before), yaml.safe_load(after))
         raise UsageError(
             f"{directory} holds a run of another config ({field}: {_show(old)} there, "
             f"{_show(new)} here); resume it as it is with: {resume_command(directory)}"
         )
-    return recorded
+    return recorded.model_copy(update=neutral)
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]:

@@ -70,9 +70,11 @@ def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(process.args, process.returncode, "", stderr)
 
 
-def start_slow_run(out: Path, *overrides: str) -> subprocess.Popen[str]:
+def start_slow_run(
+    out: Path, *overrides: str, options: tuple[str, ...] = ()
+) -> subprocess.Popen[str]:
     sets = [item for o in (*SLOW_RUN, *overrides) for item in ("--set", o)]
-    return start_cli("run", QUICKSTART, "--out", out, *sets)
+    return start_cli("run", QUICKSTART, "--out", out, *sets, *options)
 
 
 def wait_for(moment: Callable[[], bool], process: subprocess.Popen[str]) -> None:
@@ -193,6 +195,38 @@ def test_ctrl_c_prints_the_resume_command_and_resume_finishes(
     resumed = cli("run", "--resume", out)
     assert resumed.returncode == 0, resumed.stderr
     assert_same_run(out, reference)
+
+
+def processes_naming(out: Path) -> list[int]:
+    """Processes whose command line names ``out`` (a forked worker keeps its driver's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(out).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def test_sigkill_of_a_run_with_workers_then_resume_at_another_concurrency(
+    tmp_path: Path, reference: Path
+) -> None:
+    out = tmp_path / "run"
+    process = start_slow_run(out, options=("--executor", "processes", "--workers", "2"))
+    wait_for(lambda: lines(out / "games.jsonl") >= 3, process)
+    assert len(processes_naming(out)) == 3  # the driver and its two workers
+    process.kill()
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while processes_naming(out):  # the workers see their pipe close and leave
+        assert time.monotonic() < deadline, "worker processes outlived their driver"
+        time.sleep(0.05)
+    # concurrency is the one setting a resume may change: no game depends on it
+    resumed = cli("run", "--resume", out, "--set", "concurrency=3")
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_run(out, reference)
+    assert "concurrency: 2" in (out / "config.yaml").read_text()  # the first run's config
 
 
 def test_a_second_process_is_refused_and_a_killed_ones_lock_is_not(tmp_path: Path) -> None:
