@@ -314,31 +314,29 @@ def write_problem(directory: Path, exc: OSError) -> str:
 
 def repair_records(
     directory: Path, lines_per_game: Callable[[str | None], int | None]
-) -> tuple[set[GameKey], list[dict[str, Any]]]:
+) -> tuple[set[GameKey], float]:
     """Make the records of a stopped run consistent, for a resume; return the finished games and
-    their calls.
+    the recorded cost of their calls.
 
     A game is finished when ``games.jsonl`` holds all its lines: ``lines_per_game(cell)`` (one,
     or one per arm; None for a cell the config does not have). A torn last line (a write cut
     short by a kill or a full disk) is dropped, and so are the lines of an unfinished game and
-    every call of a game that is not finished. Both files are rewritten atomically, in their
-    order, so repairing twice changes nothing.
+    every call of a game that is not finished. Both files are rewritten atomically, their kept
+    lines byte for byte and in their order, so repairing twice changes nothing. The files are
+    streamed, never held in memory.
     """
-    games = _complete_lines(directory / GAMES)
     counts: dict[GameKey, int] = {}
-    for game in games:
+    for _, game in _complete_lines(directory / GAMES):
         counts[game_key(game)] = counts.get(game_key(game), 0) + 1
     finished = {key for key, n in counts.items() if n == lines_per_game(key[0])}
-    calls = [c for c in _complete_lines(directory / CALLS) if game_key(c) in finished]
-    kept = [g for g in games if game_key(g) in finished]
     dropped = len(counts) - len(finished)
     if dropped:
         logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
-    _write_atomic(directory / GAMES, "".join(_line(g) for g in kept))
-    _write_atomic(directory / CALLS, "".join(_line(c) for c in calls))
+    _keep_lines(directory / GAMES, finished)
+    cost = _keep_lines(directory / CALLS, finished)
     for leftover in directory.glob("*.tmp"):
         leftover.unlink(missing_ok=True)
-    return finished, calls
+    return finished, cost
 
 
 def game_key(record: dict[str, Any]) -> GameKey:
@@ -346,23 +344,40 @@ def game_key(record: dict[str, Any]) -> GameKey:
     return (record.get("cell"), str(record.get("game_id")))
 
 
-def _complete_lines(path: Path) -> list[dict[str, Any]]:
-    """The objects of a JSONL file, without a torn last line (no newline) or unreadable lines."""
+def _complete_lines(path: Path) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    """Each line of a JSONL file with its object, without a torn last line (no newline) or
+    unreadable lines."""
     if not path.is_file():
-        return []
-    data = path.read_bytes()
-    body, _, torn = data.rpartition(b"\n")
-    if torn:
-        logger.info("%s: torn last line (%d bytes) dropped", path, len(torn))
-    rows: list[dict[str, Any]] = []
-    for number, raw in enumerate(body.split(b"\n") if body else [], start=1):
-        if not raw.strip():
-            continue
-        try:
-            rows.append(json.loads(raw))
-        except ValueError:
-            logger.warning("%s: line %d is not JSON; dropped", path, number)
-    return rows
+        return
+    with path.open("rb") as source:
+        for number, raw in enumerate(source, start=1):
+            if not raw.endswith(b"\n"):
+                logger.info("%s: torn last line (%d bytes) dropped", path, len(raw))
+                return
+            if not raw.strip():
+                continue
+            try:
+                yield raw, json.loads(raw)
+            except ValueError:
+                logger.warning("%s: line %d is not JSON; dropped", path, number)
+
+
+def _keep_lines(path: Path, games: set[GameKey]) -> float:
+    """Rewrite ``path`` (atomically) with the complete lines of ``games`` only; return the sum of
+    their ``cost_usd``."""
+    cost = 0.0
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open("wb") as target:
+            for raw, record in _complete_lines(path):
+                if game_key(record) in games:
+                    target.write(raw)
+                    cost += float(record.get("cost_usd") or 0.0)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+    return cost
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

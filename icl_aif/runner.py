@@ -213,11 +213,11 @@ async def _run_locked(
         check_budget_prices(cell.config)
     writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
     done: set[GameKey] = set()
-    kept_calls: list[dict[str, Any]] = []
+    kept_cost = 0.0  # of the finished games' calls, on resume
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
-            done, kept_calls = repair_records(directory, lines.get)
+            done, kept_cost = repair_records(directory, lines.get)
         except OSError as exc:
             raise directory_error(directory, exc) from None
     probes: list[dict[str, Any]] = []
@@ -254,7 +254,7 @@ async def _run_locked(
     failure: Exception | None = None  # a failed write or executor: the run stops
     runner_task = asyncio.current_task()
     budget = config.max_usd
-    spent = total_cost(kept_calls)  # cost of the finished games
+    spent = kept_cost  # cost of the finished games
     in_flight: dict[tuple[int, int], list[GameContext]] = {}
     stopped_by: str | None = None
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 import yaml
 
-from icl_aif.records import RunWriter, read_jsonl
+from icl_aif.records import RunWriter, read_jsonl, repair_records
 from icl_aif.runner import RunResult
 from tests.conftest import quickstart
 
@@ -151,3 +152,31 @@ def test_a_run_stopped_by_its_checks_leaves_no_directory(
     with pytest.raises(UsageError):
         run(quickstart("roles.seller.model=openai:gpt-4o-mini"), kept)
     assert kept.is_dir() and not any(kept.iterdir())
+
+
+def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> None:
+    """A resume of a long run repairs 30 MB of calls with a few hundred kB of memory."""
+    history = [{"role": "user", "content": "x" * 2_000}] * 10
+    call = {"round": 1, "role": "seller", "messages": history, "cost_usd": 0.001}
+    with (
+        (tmp_path / "calls.jsonl").open("w") as calls,
+        (tmp_path / "games.jsonl").open("w") as games,
+    ):
+        for game in range(1_500):
+            calls.write(json.dumps({"game_id": f"{game:04d}", **call}) + "\n")
+            if game < 1_499:  # the last game never finished
+                games.write(json.dumps({"game_id": f"{game:04d}", "status": "complete"}) + "\n")
+        calls.write('{"game_id": "1500", "round"')  # a torn last line
+    assert (tmp_path / "calls.jsonl").stat().st_size > 30_000_000
+    tracemalloc.start()
+    try:
+        finished, cost = repair_records(tmp_path, lambda cell: 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(finished) == 1_499
+    assert cost == pytest.approx(1.499)
+    assert peak < 1_000_000
+    kept = (tmp_path / "calls.jsonl").read_bytes()
+    assert kept.count(b"\n") == 1_499 and kept.endswith(b"\n")
+    assert b'"game_id": "1499"' not in kept
