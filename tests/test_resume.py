@@ -52,6 +52,18 @@ def lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.is_file() else 0
 
 
+def processes_naming(out: Path) -> list[int]:
+    """Processes whose command line names ``out`` (a forked worker keeps its driver's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(out).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
 def start_cli(*args: str | Path, stderr: Any = subprocess.PIPE) -> subprocess.Popen[str]:
     """``icl-aif ARGS`` in the background, from the repository root."""
     return subprocess.Popen(
@@ -61,6 +73,7 @@ def start_cli(*args: str | Path, stderr: Any = subprocess.PIPE) -> subprocess.Po
         stderr=stderr,
         text=True,
         env=cli_env(),
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
     )
 
 
@@ -175,13 +188,16 @@ def test_torn_last_lines_and_calls_of_unfinished_games_are_repaired(
     assert (out / "games.jsonl").read_text().endswith("\n")
 
 
+@pytest.mark.parametrize(
+    "options", [(), ("--executor", "processes", "--workers", "2")], ids=["local", "processes"]
+)
 def test_ctrl_c_prints_the_resume_command_and_resume_finishes(
-    tmp_path: Path, reference: Path
+    tmp_path: Path, reference: Path, options: tuple[str, ...]
 ) -> None:
     out = tmp_path / "run"
-    process = start_slow_run(out)
+    process = start_slow_run(out, options=options)
     wait_for(lambda: lines(out / "games.jsonl") >= 2, process)
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
     assert stderr.splitlines() == [f"interrupted; continue with: icl-aif run --resume {out}"]
@@ -192,21 +208,10 @@ def test_ctrl_c_prints_the_resume_command_and_resume_finishes(
     assert sorted(calls_without_timing(out), key=records.record_order) == [
         c for c in calls_without_timing(reference) if c["game_id"] in recorded
     ]
+    assert not processes_naming(out)  # no worker left behind
     resumed = cli("run", "--resume", out)
     assert resumed.returncode == 0, resumed.stderr
     assert_same_run(out, reference)
-
-
-def processes_naming(out: Path) -> list[int]:
-    """Processes whose command line names ``out`` (a forked worker keeps its driver's)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and str(out).encode() in (proc / "cmdline").read_bytes():
-                found.append(int(proc.name))
-        except OSError:  # gone meanwhile
-            continue
-    return found
 
 
 def test_sigkill_of_a_run_with_workers_then_resume_at_another_concurrency(
