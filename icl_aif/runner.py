@@ -349,11 +349,12 @@ def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> Usag
     with how to resume."""
     from icl_aif.resume import resume_command
 
-    problem = (
-        write_problem(directory, exc)
-        if isinstance(exc, OSError)
-        else f"the executor failed: {type(exc).__name__}: {exc}"
-    )
+    if isinstance(exc, OSError):
+        problem = write_problem(directory, exc)
+    else:  # a Ray task error carries the worker's exception and a traceback in its text
+        cause = getattr(exc, "cause", None) or exc
+        lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
+        problem = f"the executor failed: {type(cause).__name__}: {lines[0] if lines else ''}"
     return UsageError(
         f"{problem}: the run stopped with {recorded} of {total} games "
         f"recorded; fix it, then continue with: {resume_command(directory)}"

@@ -21,7 +21,7 @@ from icl_aif import limits
 from icl_aif.cli import app
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
-from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor
+from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.runner import run_experiment
 from tests.conftest import QUICKSTART, ROOT, games_without_times, quickstart, run
@@ -100,6 +100,30 @@ def test_icl_aif_run_executor_ray(local_ray: None, tmp_path: Path) -> None:
     run(quickstart("runs=4", "rounds=2"), local)
     assert games_without_times(out) == games_without_times(local)
     assert read_json(out / "summary.json") == read_json(local / "summary.json")
+
+
+def test_a_failed_ray_task_stops_the_run_in_one_line(local_ray: None, tmp_path: Path) -> None:
+    def fails_on_game_1(cell: Any, index: int, buckets: Any) -> Any:
+        """Loses game 1, as a worker that dies past Ray's retries would (pickled by value)."""
+        if index == 1:
+            raise RuntimeError("worker lost\nwith a second line")
+        return play_in_worker(cell, index, buckets)
+
+    executor = RayExecutor()
+    try:
+        executor.start()
+        executor._task = ray.remote(fails_on_game_1).options(num_cpus=1, max_retries=0)
+        with pytest.raises(UsageError) as raised:
+            run_on_ray(
+                quickstart("runs=3", "rounds=2", "concurrency=1"), tmp_path / "run", executor
+            )
+    finally:
+        executor.close()
+    assert str(raised.value) == (
+        "the executor failed: RuntimeError: worker lost: the run stopped with 1 of 3 games "
+        f"recorded; fix it, then continue with: icl-aif run --resume {tmp_path / 'run'}"
+    )
+    assert read_json(tmp_path / "run" / "manifest.json")["status"] == "interrupted"
 
 
 def test_executor_names_and_addresses_are_checked() -> None:
