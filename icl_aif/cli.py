@@ -325,18 +325,32 @@ def _write_plots(run_dir: Path) -> None:
 def compare(
     run_a: Annotated[Path, typer.Argument(help="Run directory A (the baseline).")],
     run_b: Annotated[Path, typer.Argument(help="Run directory B.")],
+    arm: Annotated[
+        str | None,
+        typer.Option(help="The feedback arm to compare, for runs with arms.", show_default=False),
+    ] = None,
+    cell: Annotated[
+        str | None,
+        typer.Option(help="The sweep cell to compare, for runs with cells.", show_default=False),
+    ] = None,
 ) -> None:
-    """Per-round deal rate and price of two runs side by side, with deltas B - A and 95% CIs."""
+    """Per-round deal rate and price of two runs side by side, with deltas B - A and 95% CIs.
+
+    A run with feedback arms or sweep cells is compared through one of them (--arm, --cell)."""
     from rich import box
 
     from icl_aif.compare import COMPARE_HEADERS, COMPARE_LEGEND, compare_runs, comparison_rows
 
+    chosen = "".join(f"  {k}: {v}" for k, v in (("arm", arm), ("cell", cell)) if v is not None)
     table = Table(
-        title=f"A: {run_a}  B: {run_b}", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+        title=f"A: {run_a}  B: {run_b}{chosen}",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
     )
     for header in COMPARE_HEADERS:
         table.add_column(header, justify="right", no_wrap=header != "95% CI")
-    for row in comparison_rows(compare_runs(run_a, run_b)):
+    for row in comparison_rows(compare_runs(run_a, run_b, arm=arm, cell=cell)):
         table.add_row(*row)
     console.print(table)
     console.print(COMPARE_LEGEND, style="dim", markup=False, highlight=False)

@@ -3,7 +3,8 @@
 The runs are treated as independent samples (different games, not paired): the price delta's CI
 is a percentile bootstrap that resamples A's and B's deal prices separately; the deal-rate delta's
 CI is Newcombe's hybrid score interval (method 10), built from the two Wilson intervals. Paired
-feedback arms within one run call for paired statistics instead.
+feedback arms within one run call for paired statistics instead (the run's own arm table); a run
+with arms or sweep cells is compared through one arm and one cell (``--arm``, ``--cell``).
 """
 
 from __future__ import annotations
@@ -136,8 +137,16 @@ def compare_games(
     return [compare_round(games_a, games_b, k) for k in range(1, last + 1)]
 
 
-def compare_runs(run_a: Path, run_b: Path) -> list[RoundComparison]:
-    """Compare two run directories (one-line :class:`UsageError` for a missing or invalid one)."""
+def compare_runs(
+    run_a: Path, run_b: Path, *, arm: str | None = None, cell: str | None = None
+) -> list[RoundComparison]:
+    """Compare two run directories (one-line :class:`UsageError` for a missing or invalid one).
+
+    A run with paired feedback arms or sweep cells holds several conditions, and an arm's shared
+    rounds once per arm: pooling them would mix conditions and count games twice. Such a run is
+    compared through one ``arm`` and one ``cell``; the choice applies to each run that has arms
+    (cells) and must name one of them.
+    """
     from icl_aif.records import read_games
 
     games = []
@@ -145,12 +154,35 @@ def compare_runs(run_a: Path, run_b: Path) -> list[RoundComparison]:
         if not directory.is_dir():
             raise UsageError(f"{directory}: no such run directory")
         try:
-            games.append(read_games(directory))
+            records = read_games(directory)
         except (ValueError, KeyError) as exc:
             raise UsageError(
                 f"{directory}: games.jsonl is not a valid run record ({exc})"
             ) from None
+        for key, option, chosen in (("arm", "--arm", arm), ("cell", "--cell", cell)):
+            records = _one_condition(directory, records, key, option, chosen)
+        games.append(records)
+    for key, option, chosen in (("arm", "--arm", arm), ("cell", "--cell", cell)):
+        if chosen is not None and not any(g.get(key) is not None for gs in games for g in gs):
+            raise UsageError(f"neither run has {key}s: drop {option}")
     return compare_games(games[0], games[1])
+
+
+def _one_condition(
+    directory: Path, games: list[dict[str, Any]], key: str, option: str, chosen: str | None
+) -> list[dict[str, Any]]:
+    """The games of condition ``chosen`` of ``key`` (arm or cell), when the run has that key."""
+    values = list(dict.fromkeys(str(g[key]) for g in games if g.get(key) is not None))
+    if not values:
+        return games
+    if chosen is None:
+        raise UsageError(
+            f"{directory} has {len(values)} {key}s ({', '.join(values)}): "
+            f"compare one of them with {option} NAME"
+        )
+    if chosen not in values:
+        raise UsageError(f"{directory}: no {key} {chosen!r}; allowed: {', '.join(values)}")
+    return [g for g in games if str(g.get(key)) == chosen]
 
 
 def _money(value: float | None, signed: bool = False) -> str:

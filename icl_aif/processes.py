@@ -9,9 +9,9 @@ flight in all), sends each game to the least busy worker, and writes every recor
 game comes back, so the run directory, records and summary are those of the local executor.
 
 Messages go over two pipes per worker (games out, results back), read by the event loops
-(``add_reader``): no polling. A
-cell's config goes to a worker once; a game is then a message of a few bytes, so the driver never
-waits on a full pipe while a worker sends it a result.
+(``add_reader``): no polling. A cell's config goes to a worker once; a game is then a message of a
+few bytes, so the driver never waits on a full pipe while a worker sends it a result.
+
 Workers are forked when this process has no other thread and no running event loop (they start
 in milliseconds and share the imported code), else spawned (each imports the package, about a
 second): :meth:`ProcessExecutor.start` before ``asyncio.run`` forks, a replacement worker is

@@ -17,6 +17,7 @@ from icl_aif.export import chat_examples, export_run, preference_pairs
 from icl_aif.plots import PLOT_FILES, PLOTS, plots_for_run
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import RunResult
+from tests.conftest import quickstart, run
 from tests.test_cli import icl_aif as cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -183,6 +184,34 @@ def test_compare_cli_table_and_errors(tmp_path: Path) -> None:
     invalid = cli("compare", tmp_path / "empty", tmp_path / "a")
     assert invalid.returncode == 2 and len(invalid.stderr.strip().splitlines()) == 1
     assert "no games.jsonl here" in invalid.stderr
+
+
+def test_compare_takes_one_arm_or_cell_of_a_run_that_has_several(tmp_path: Path) -> None:
+    plain = run(quickstart("runs=4", "rounds=2"), tmp_path / "plain").directory
+    arms = run(quickstart("runs=4", "rounds=2", "arms=[ai, none]"), tmp_path / "arms").directory
+    sweep = run(quickstart("runs=4", "rounds=2", "improve=[seller, buyer]"), tmp_path / "sweep")
+    with pytest.raises(UsageError, match=r"arms has 2 arms \(ai, none\): compare one of them"):
+        compare_runs(plain, arms)
+    rows = compare_runs(plain, arms, arm="none")
+    assert [(r.games_a, r.games_b) for r in rows] == [(4, 4), (4, 4)]  # each game once
+    none_only = [g for g in read_jsonl(arms / "games.jsonl") if g["arm"] == "none"]
+    assert rows == compare_games(list(read_jsonl(plain / "games.jsonl")), none_only)
+    with pytest.raises(UsageError, match=r"no arm 'critic'; allowed: ai, none"):
+        compare_runs(plain, arms, arm="critic")
+    with pytest.raises(UsageError, match=r"neither run has arms: drop --arm"):
+        compare_runs(plain, plain, arm="ai")
+    with pytest.raises(UsageError, match=r"sweep has 2 cells \(c1, c2\): compare one"):
+        compare_runs(sweep.directory, plain)
+    (buyer_round_1, _) = compare_runs(sweep.directory, plain, cell="c2")
+    assert buyer_round_1.games_a == 4
+    result = cli("compare", plain, arms, env={"COLUMNS": "160"})
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: {arms} has 2 arms (ai, none): compare one of them with --arm NAME"
+    ]
+    chosen = cli("compare", plain, arms, "--arm", "ai", env={"COLUMNS": "160"})
+    assert chosen.returncode == 0, chosen.stderr
+    assert "arm: ai" in chosen.stdout
 
 
 # --- export ------------------------------------------------------------------------------------
