@@ -410,6 +410,20 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def prompt_hashes(config: ExperimentConfig, prompts_root: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``prompts/`` and of the data files ``config`` reads (the
+    feedback pool, a model moderator's examples): the manifest's ``prompts``."""
+    prompts = {f"prompts/{k}": v for k, v in hash_files(prompts_root).items()}
+    if config.feedback.pool is not None and config.feedback.pool.is_file():
+        prompts[str(config.feedback.pool)] = hashlib.sha256(
+            config.feedback.pool.read_bytes()
+        ).hexdigest()
+    examples = config.roles.moderator.examples
+    if config.roles.moderator.uses_model and examples is not None and examples.is_file():
+        prompts[str(examples)] = hashlib.sha256(examples.read_bytes()).hexdigest()
+    return prompts
+
+
 def base_manifest(
     config: ExperimentConfig, prompts_root: Path, overrides: list[str], config_file: str | None
 ) -> dict[str, Any]:
@@ -417,14 +431,7 @@ def base_manifest(
     from icl_aif import __version__
 
     roles = config.roles
-    prompts = {f"prompts/{k}": v for k, v in hash_files(prompts_root).items()}
-    if config.feedback.pool is not None and config.feedback.pool.is_file():
-        prompts[str(config.feedback.pool)] = hashlib.sha256(
-            config.feedback.pool.read_bytes()
-        ).hexdigest()
-    examples = roles.moderator.examples
-    if roles.moderator.uses_model and examples is not None and examples.is_file():
-        prompts[str(examples)] = hashlib.sha256(examples.read_bytes()).hexdigest()
+    prompts = prompt_hashes(config, prompts_root)
     return {
         "name": config.name,
         "icl_aif_version": __version__,

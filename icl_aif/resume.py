@@ -6,7 +6,9 @@ finish, with the config recorded in ``RUN_DIR/config.yaml``. A config file or ``
 with ``--resume`` must describe that same experiment (the manifest's overrides and ``--offline``
 are applied to a config file as in the first run), or the resume is refused in one line: two
 configs never mix in one directory. Only ``concurrency`` may change (lowered after rate-limit
-trouble, say): no game depends on it. The records are repaired by
+trouble, say): no game depends on it. Prompts and data files must be the ones the run started
+with (:func:`check_prompts`); package versions that changed are recorded in the manifest's
+``resumed_with``. The records are repaired by
 :func:`icl_aif.records.repair_records` when :func:`icl_aif.runner.run_experiment` resumes.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +116,30 @@ def _manifest(directory: Path) -> dict[str, Any]:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def check_prompts(directory: Path, recorded: Mapping[str, str], current: Mapping[str, str]) -> None:
+    """Refuse, in one line, to resume a run whose prompts or data files changed since it started:
+    its finished games used the recorded text, so the rest must too. Files added since are fine.
+    """
+    changed = [path for path, digest in recorded.items() if current.get(path) != digest]
+    if not changed:
+        return
+    first = changed[0]
+    what = "changed" if first in current else "is gone"
+    more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+    raise UsageError(
+        f"{directory}: {first} {what} since the run started{more}; its games used the old "
+        "text: restore it to resume, or start a new run"
+    )
+
+
+def version_changes(
+    recorded: Mapping[str, str | None], current: Mapping[str, str | None]
+) -> dict[str, list[str | None]]:
+    """Packages whose version differs from the run's first process: ``{name: [then, now]}``."""
+    return {
+        name: [then, current.get(name)]
+        for name, then in recorded.items()
+        if current.get(name) != then
+    }

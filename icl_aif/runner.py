@@ -42,6 +42,8 @@ from icl_aif.records import (
     base_manifest,
     directory_error,
     now,
+    package_versions,
+    prompt_hashes,
     read_games,
     read_json,
     read_jsonl,
@@ -49,6 +51,7 @@ from icl_aif.records import (
     write_problem,
 )
 from icl_aif.report import experiment_markdown
+from icl_aif.resume import check_prompts, version_changes
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import summarize_usage
 
@@ -214,6 +217,9 @@ async def _run_locked(
     writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
     done: set[GameKey] = set()
     kept_cost = 0.0  # of the finished games' calls, on resume
+    if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
+        recorded_prompts = read_json(directory / MANIFEST).get("prompts") or {}
+        check_prompts(directory, recorded_prompts, prompt_hashes(config, prompts.root))
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
@@ -230,7 +236,15 @@ async def _run_locked(
         )
     if resume and (directory / MANIFEST).is_file():
         manifest = read_json(directory / MANIFEST)
-        manifest["resumed_at"] = [*manifest.get("resumed_at", []), now()]
+        resumed = now()
+        manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
+        changes = version_changes(manifest.get("versions") or {}, package_versions())
+        if changes:
+            logger.warning("resuming with other package versions: %s", changes)
+            manifest["resumed_with"] = [
+                *manifest.get("resumed_with", []),
+                {"at": resumed, "versions": changes},
+            ]
         manifest.update(status="resumed", finished_at=None)
         writer.resume(manifest)
     elif resume:  # killed between config.yaml and manifest.json: the manifest starts again

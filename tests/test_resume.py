@@ -285,6 +285,29 @@ def test_resume_with_another_config_is_refused(tmp_path: Path) -> None:
     assert read_json(out / "manifest.json")["status"] == "finished"  # untouched
 
 
+def test_resume_refuses_changed_prompts_and_records_new_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool = tmp_path / "pool.txt"
+    pool.write_text((ROOT / "prompts" / "feedback" / "seller_pool.txt").read_text())
+    out = tmp_path / "run"
+    config = quickstart("runs=3", "rounds=2", "feedback.source=human_pool", f"feedback.pool={pool}")
+    run(config, out)
+    pool.write_text(pool.read_text() + "Ask for a bigger discount.\n")
+    refused = cli("run", "--resume", out)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"error: {out}: {pool} changed since the run started; its games used the old text: "
+        "restore it to resume, or start a new run"
+    ]
+    pool.write_text((ROOT / "prompts" / "feedback" / "seller_pool.txt").read_text())
+    versions = {**records.package_versions(), "langgraph": "0.0.1"}
+    monkeypatch.setattr("icl_aif.runner.package_versions", lambda: versions)
+    resume_in_process(out)
+    (entry,) = read_json(out / "manifest.json")["resumed_with"]
+    assert entry["versions"] == {"langgraph": [records.package_versions()["langgraph"], "0.0.1"]}
+
+
 def main_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, list[str]]:
     """``icl-aif ARGS`` in this process (so the test can patch it): exit code, stderr lines."""
     from icl_aif import cli as cli_module
