@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from icl_aif.config import ExperimentConfig, load_config
-from icl_aif.records import read_games
+from icl_aif.records import read_games, read_json, read_jsonl
 from icl_aif.runner import RunResult, run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +43,36 @@ def run(config: ExperimentConfig, directory: Path, **options: Any) -> RunResult:
 def quickstart(*overrides: str) -> ExperimentConfig:
     """The quickstart config with overrides."""
     return load_config(QUICKSTART, list(overrides))
+
+
+EXECUTOR_DESIGNS = pytest.mark.parametrize(
+    "overrides",
+    [
+        ("runs=6", "rounds=3", "concurrency=3"),
+        # a sweep of two cells, each with paired feedback arms
+        ("runs=3", "rounds=2", "concurrency=2", "improve=[seller,buyer]", "arms=[ai,none]"),
+    ],
+    ids=["plain", "sweep-arms"],
+)
+"""The designs on which an executor must write what the local executor writes."""
+
+TIMING_KEYS = ("latency_s", "limit_wait_s")
+
+
+def calls_without_timing(directory: Path) -> list[dict[str, Any]]:
+    """calls.jsonl without the keys that measure time."""
+    rows = list(read_jsonl(directory / "calls.jsonl"))
+    for row in rows:
+        for key in TIMING_KEYS:
+            row.pop(key, None)
+    return rows
+
+
+def assert_same_records(directory: Path, reference: Path) -> None:
+    """Two runs wrote the same games, calls and summary (times aside)."""
+    assert games_without_times(directory) == games_without_times(reference)
+    assert calls_without_timing(directory) == calls_without_timing(reference)
+    assert read_json(directory / "summary.json") == read_json(reference / "summary.json")
 
 
 def games_without_times(directory: Path) -> list[dict[str, Any]]:

@@ -20,32 +20,20 @@ from icl_aif.errors import UsageError
 from icl_aif.processes import MAX_TRIES, ProcessExecutor
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.runner import run_experiment
-from tests.conftest import QUICKSTART, ROOT, cli_env, games_without_times, quickstart, run
-
-
-def calls_without_latency(directory: Path) -> list[dict[str, Any]]:
-    calls = list(read_jsonl(directory / "calls.jsonl"))
-    for call in calls:
-        call.pop("latency_s")
-    return calls
-
-
-def same_run(a: Path, b: Path) -> None:
-    assert games_without_times(a) == games_without_times(b)
-    assert calls_without_latency(a) == calls_without_latency(b)
-    assert read_json(a / "summary.json") == read_json(b / "summary.json")
+from tests.conftest import (
+    EXECUTOR_DESIGNS,
+    QUICKSTART,
+    ROOT,
+    assert_same_records,
+    cli_env,
+    games_without_times,
+    quickstart,
+    run,
+)
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        ("runs=6", "rounds=3", "concurrency=4"),
-        # a sweep of two cells, each with paired feedback arms
-        ("runs=3", "rounds=2", "concurrency=3", "improve=[seller,buyer]", "arms=[ai,none]"),
-    ],
-    ids=["plain", "sweep-arms"],
-)
+@EXECUTOR_DESIGNS
 def test_workers_write_the_records_and_summary_of_the_local_executor(
     tmp_path: Path, overrides: tuple[str, ...], start_method: str
 ) -> None:
@@ -58,7 +46,7 @@ def test_workers_write_the_records_and_summary_of_the_local_executor(
         remote = run(config, tmp_path / "processes", executor=executor).directory
     finally:
         executor.close()
-    same_run(local, remote)
+    assert_same_records(local, remote)
 
 
 def test_a_killed_worker_is_replaced_and_its_games_are_played_again(tmp_path: Path) -> None:
@@ -88,7 +76,7 @@ def test_a_killed_worker_is_replaced_and_its_games_are_played_again(tmp_path: Pa
     finally:
         executor.close()
     assert executor.restarts == 1
-    same_run(local, tmp_path / "processes")
+    assert_same_records(local, tmp_path / "processes")
 
 
 def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(

@@ -24,7 +24,15 @@ from icl_aif.errors import UsageError
 from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.runner import run_experiment
-from tests.conftest import QUICKSTART, ROOT, games_without_times, quickstart, run
+from tests.conftest import (
+    EXECUTOR_DESIGNS,
+    QUICKSTART,
+    ROOT,
+    assert_same_records,
+    games_without_times,
+    quickstart,
+    run,
+)
 
 
 @pytest.fixture(scope="session")
@@ -39,22 +47,7 @@ def run_on_ray(config: ExperimentConfig, directory: Path, executor: RayExecutor)
     return asyncio.run(run_experiment(config, directory, executor=executor)).directory
 
 
-def calls_without_latency(directory: Path) -> list[dict[str, Any]]:
-    calls = list(read_jsonl(directory / "calls.jsonl"))
-    for call in calls:
-        call.pop("latency_s")
-    return calls
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        ("runs=6", "rounds=3", "concurrency=3"),
-        # a sweep of two cells, each with paired feedback arms
-        ("runs=3", "rounds=2", "concurrency=2", "improve=[seller,buyer]", "arms=[ai,none]"),
-    ],
-    ids=["plain", "sweep-arms"],
-)
+@EXECUTOR_DESIGNS
 def test_ray_writes_the_records_and_summary_of_the_local_executor(
     local_ray: None, tmp_path: Path, overrides: tuple[str, ...]
 ) -> None:
@@ -66,11 +59,9 @@ def test_ray_writes_the_records_and_summary_of_the_local_executor(
     finally:
         executor.close()
     assert ray.is_initialized()  # the executor did not start Ray, so it left it running
+    assert_same_records(remote, local)
     games = games_without_times(remote)
-    assert games == games_without_times(local)
     assert len(games) == config.runs * len(config.cells()) * len(config.arms or [None])
-    assert calls_without_latency(remote) == calls_without_latency(local)
-    assert read_json(remote / "summary.json") == read_json(local / "summary.json")
     assert read_json(remote / "manifest.json")["status"] == "finished"
 
 

@@ -25,7 +25,15 @@ from icl_aif import records
 from icl_aif.errors import UsageError
 from icl_aif.records import lock_directory, read_json, read_jsonl
 from icl_aif.resume import resume_config
-from tests.conftest import QUICKSTART, ROOT, cli_env, games_without_times, quickstart, run
+from tests.conftest import (
+    QUICKSTART,
+    ROOT,
+    calls_without_timing,
+    cli_env,
+    games_without_times,
+    quickstart,
+    run,
+)
 
 CLI = Path(sys.executable).parent / "icl-aif"
 SLOW = "chaos:scripted:linear?latency=0.01"
@@ -36,16 +44,6 @@ SLOW_RUN = (
     f"roles.seller.model={SLOW}",
     f"roles.buyer.model={SLOW}",
 )
-TIMING_KEYS = ("latency_s", "limit_wait_s")
-
-
-def calls_without_timing(directory: Path) -> list[dict[str, Any]]:
-    """calls.jsonl without the keys that measure time."""
-    rows = list(read_jsonl(directory / "calls.jsonl"))
-    for row in rows:
-        for key in TIMING_KEYS:
-            row.pop(key, None)
-    return rows
 
 
 def lines(path: Path) -> int:
