@@ -103,9 +103,14 @@ async def _serve(jobs: Connection, results: Connection) -> None:
         error = task.exception()
         try:
             if error is None:
-                results.send((job, True, task.result()))
-            else:
-                results.send((job, False, f"{type(error).__name__}: {error}"))
+                try:
+                    results.send((job, True, task.result()))
+                    return
+                except (BrokenPipeError, OSError):
+                    raise
+                except Exception as unsendable:  # a result pickle cannot carry
+                    error = unsendable
+            results.send((job, False, f"{type(error).__name__}: {error}"))
         except (BrokenPipeError, OSError):  # the driver is gone
             closed.set()
 

@@ -111,6 +111,35 @@ def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(
     assert len(list(read_jsonl(tmp_path / "run" / "games.jsonl"))) == 2
 
 
+def test_a_result_that_cannot_be_sent_stops_the_run_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played = executors.play_here
+
+    async def unsendable(cell: Any, index: int) -> Any:
+        records, calls = await played(cell, index)
+        if index == 1:
+            records[0]["oops"] = lambda: None  # pickle cannot carry it
+        return records, calls
+
+    monkeypatch.setattr(executors, "play_here", unsendable)
+    executor = ProcessExecutor(1, start_method="fork")
+    try:
+        executor.start()
+        with pytest.raises(UsageError) as raised:
+            run(
+                quickstart("runs=3", "rounds=2", "concurrency=1"),
+                tmp_path / "run",
+                executor=executor,
+            )
+    finally:
+        executor.close()
+    message = str(raised.value)
+    assert message.startswith("the executor failed: WorkerError: worker 0: ")
+    assert "the run stopped with 1 of 3 games recorded" in message
+    assert "\n" not in message and executor.restarts == 0
+
+
 def test_each_worker_holds_an_equal_share_of_the_rate_limits() -> None:
     async def buckets() -> tuple[float, float]:
         limiter = limits.ProviderLimiter.create(
