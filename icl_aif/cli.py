@@ -105,6 +105,16 @@ def run(
             show_default=False,
         ),
     ] = None,
+    ray_actors: Annotated[
+        int | None,
+        typer.Option(
+            "--ray-actors",
+            min=1,
+            help="With --executor ray: play in this many Ray actors (one CPU each, many games "
+            "at once each; suits vendor APIs) instead of one Ray task per game.",
+            show_default=False,
+        ),
+    ] = None,
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -142,7 +152,7 @@ def run(
 
     if executor != "local" and experiment.needs_person:
         raise UsageError("a game with a person runs in this process: drop --executor")
-    games_executor = make_executor(executor, ray_address, workers)
+    games_executor = make_executor(executor, ray_address, workers, ray_actors)
     if games_executor is not None:
         games_executor.start()  # a wrong address fails here, before the run directory exists
     directory = resume or out or default_run_dir(experiment)

@@ -16,6 +16,10 @@ every worker asks it before each model call. An actor round trip costs about a m
 one machine, nothing next to a vendor call, and unlike a per-worker share of the limit
 (limit / workers) it lets one busy worker use the whole allowance while the others wait.
 
+With ``actors=N`` (``--ray-actors N``) the games go to N :class:`GameActor` actors instead, one
+CPU each, each playing many games at once on its event loop: the shape for vendor APIs, where a
+game waits on the network and a CPU per game would cap a cluster's games in flight at its CPUs.
+
 Differences from the local executor, by design: ``max_usd`` counts the cost of finished games
 only (games in flight on workers are not visible to the driver, so a run may exceed the budget
 by up to ``concurrency`` games, as documented for the local executor too); a model-backed
@@ -68,15 +72,21 @@ class Executor(Protocol):
 
 
 def make_executor(
-    name: str, address: str | None = None, workers: int | None = None
+    name: str,
+    address: str | None = None,
+    workers: int | None = None,
+    actors: int | None = None,
 ) -> Executor | None:
     """The executor ``name`` (None for ``local``: the runner plays games itself).
 
-    ``workers`` is the number of processes of ``processes`` (default: one per core). Raises
+    ``workers`` is the number of processes of ``processes`` (default: one per core); ``actors``
+    makes ``ray`` play in that many actors instead of one task per game. Raises
     :class:`UsageError` for an unknown name, an option of another executor, or missing Ray.
     """
     if address is not None and name != "ray":
         raise UsageError("--ray-address needs --executor ray")
+    if actors is not None and name != "ray":
+        raise UsageError("--ray-actors needs --executor ray")
     if workers is not None and name != "processes":
         raise UsageError("--workers needs --executor processes")
     if name == "local":
@@ -86,7 +96,7 @@ def make_executor(
 
         return ProcessExecutor(workers)
     if name == "ray":
-        return RayExecutor(address=address)
+        return RayExecutor(address=address, actors=actors)
     raise UsageError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")
 
 
@@ -182,6 +192,26 @@ def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:
     return _worker_loop().run_until_complete(play_here(cell, index))
 
 
+ACTOR_GAMES = 1000
+"""Games one :class:`GameActor` may play at once (the driver's ``concurrency`` is the real cap)."""
+
+
+class GameActor:
+    """A Ray actor that plays many games at once on its event loop (``--ray-actors``).
+
+    Its model calls ask the run's shared rate-limit buckets (``buckets``), as task workers do.
+    """
+
+    def __init__(self, buckets: Any, period_s: float | None = None) -> None:
+        if period_s is not None:
+            limits.PERIOD_S = period_s
+        limits.share(lambda provider, limit: _ActorLimiter(buckets, provider, limit))
+
+    async def play(self, cell: Cell, index: int) -> GameResult:
+        """Game ``index`` of ``cell``."""
+        return await play_here(cell, index)
+
+
 # --- in the driver ---------------------------------------------------------------------------
 
 
@@ -201,15 +231,21 @@ class RayExecutor:
         address: str | None = None,
         *,
         cpus_per_game: float = 1.0,
+        actors: int | None = None,
         limit_period_s: float | None = None,
     ) -> None:
+        if actors is not None and actors < 1:
+            raise UsageError(f"--ray-actors must be at least 1, got {actors}")
         self.address = address
         self.cpus_per_game = cpus_per_game
+        self.actors = actors  # None: one task per game; N: N actors playing many games each
         self.limit_period_s = limit_period_s  # the rate-limit window (tests shrink it)
         self._ray: Any = _import_ray()  # fails at once, before any game, when Ray is missing
         self._started = False
         self._task: Any = None
         self._buckets: Any = None
+        self._pool: list[Any] = []  # the game actors, with actors
+        self._load: list[int] = []  # games in flight per actor
 
     def start(self) -> None:
         """Connect to Ray (or start it) and create the rate-limit actor; idempotent."""
@@ -231,14 +267,28 @@ class RayExecutor:
         # an async actor: it waits on many acquisitions at once without a CPU of its own
         buckets = ray.remote(RateLimitBuckets).options(num_cpus=0)
         self._buckets = buckets.remote(self.limit_period_s)
+        if self.actors:
+            players = ray.remote(GameActor).options(num_cpus=1, max_concurrency=ACTOR_GAMES)
+            self._pool = [
+                players.remote(self._buckets, self.limit_period_s) for _ in range(self.actors)
+            ]
+            self._load = [0] * self.actors
 
     async def play(self, cell: Cell, index: int) -> GameResult:
         """Game ``index`` of ``cell``, played by a Ray worker."""
         if cell.config.needs_person:
             raise UsageError("a game with a person cannot run on Ray: use --executor local")
         self.start()
-        result: GameResult = await self._task.remote(cell, index, self._buckets)
-        return result
+        if not self._pool:
+            result: GameResult = await self._task.remote(cell, index, self._buckets)
+            return result
+        slot = self._load.index(min(self._load))  # the actor with the fewest games in flight
+        self._load[slot] += 1
+        try:
+            played: GameResult = await self._pool[slot].play.remote(cell, index)
+            return played
+        finally:
+            self._load[slot] -= 1
 
     def acquisitions(self) -> dict[str, int]:
         """Requests the shared rate-limit buckets let through so far, per provider."""
@@ -248,10 +298,11 @@ class RayExecutor:
         return counts
 
     def close(self) -> None:
-        """Drop the actor; shut Ray down if this executor started it."""
-        if self._buckets is not None:
-            self._ray.kill(self._buckets)
+        """Drop the actors; shut Ray down if this executor started it."""
+        for actor in [*self._pool, *([self._buckets] if self._buckets is not None else [])]:
+            self._ray.kill(actor)
         self._task = self._buckets = None
+        self._pool, self._load = [], []
         if self._started:
             self._ray.shutdown()
             self._started = False

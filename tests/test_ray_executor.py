@@ -47,13 +47,14 @@ def run_on_ray(config: ExperimentConfig, directory: Path, executor: RayExecutor)
     return asyncio.run(run_experiment(config, directory, executor=executor)).directory
 
 
+@pytest.mark.parametrize("actors", [None, 2], ids=["tasks", "actors"])
 @EXECUTOR_DESIGNS
 def test_ray_writes_the_records_and_summary_of_the_local_executor(
-    local_ray: None, tmp_path: Path, overrides: tuple[str, ...]
+    local_ray: None, tmp_path: Path, overrides: tuple[str, ...], actors: int | None
 ) -> None:
     config = quickstart(*overrides)
     local = run(config, tmp_path / "local").directory
-    executor = RayExecutor()
+    executor = RayExecutor(actors=actors)
     try:
         remote = run_on_ray(config, tmp_path / "ray", executor)
     finally:
@@ -65,11 +66,15 @@ def test_ray_writes_the_records_and_summary_of_the_local_executor(
     assert read_json(remote / "manifest.json")["status"] == "finished"
 
 
-def test_rate_limits_are_shared_by_every_worker(local_ray: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("actors", [None, 2], ids=["tasks", "actors"])
+def test_rate_limits_are_shared_by_every_worker(
+    local_ray: None, tmp_path: Path, actors: int | None
+) -> None:
     config = quickstart(
         "runs=2", "rounds=1", "concurrency=2", "rate_limits.scripted.requests_per_minute=4"
     )
-    executor = RayExecutor(limit_period_s=0.25)  # 4 requests per 0.25 s, for both workers
+    # 4 requests per 0.25 s, for both workers
+    executor = RayExecutor(limit_period_s=0.25, actors=actors)
     try:
         directory = run_on_ray(config, tmp_path / "run", executor)
         acquired = executor.acquisitions()
@@ -82,10 +87,13 @@ def test_rate_limits_are_shared_by_every_worker(local_ray: None, tmp_path: Path)
     assert limits._SHARED == []  # the driver itself never used the actor
 
 
-def test_icl_aif_run_executor_ray(local_ray: None, tmp_path: Path) -> None:
+@pytest.mark.parametrize("options", [(), ("--ray-actors", "2")], ids=["tasks", "actors"])
+def test_icl_aif_run_executor_ray(
+    local_ray: None, tmp_path: Path, options: tuple[str, ...]
+) -> None:
     out = tmp_path / "run"
     args = ["run", str(QUICKSTART), "--out", str(out), "--set", "runs=4", "--set", "rounds=2"]
-    result = CliRunner().invoke(app, [*args, "--executor", "ray", "--no-preflight"])
+    result = CliRunner().invoke(app, [*args, "--executor", "ray", "--no-preflight", *options])
     assert result.exit_code == 0, result.output
     local = tmp_path / "local"
     run(quickstart("runs=4", "rounds=2"), local)
@@ -127,6 +135,8 @@ def test_executor_names_and_addresses_are_checked() -> None:
         make_executor("processes", "auto")
     with pytest.raises(UsageError, match="--workers needs --executor processes"):
         make_executor("ray", None, 2)
+    with pytest.raises(UsageError, match="--ray-actors needs --executor ray"):
+        make_executor("processes", None, None, 2)
 
 
 NO_RAY = textwrap.dedent(
