@@ -201,7 +201,7 @@ async def call_model(
             "round": round_number,
             "role": role,
             "model": model_id,
-            "messages": [dict(m) for m in messages],
+            "messages": list(messages),  # plain dicts, never changed once made: shared
             **result.record(),
         }
     )

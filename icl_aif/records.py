@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import platform
+import re
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -402,6 +403,19 @@ def record_order(record: dict[str, Any]) -> tuple[str, str]:
     return (str(record.get("cell") or ""), str(record.get("game_id", "")))
 
 
+_LEADING_KEYS = re.compile(rb'^\{"game_id":"([^"\\]*)"(?:,"cell":"([^"\\]*)")?,"(?!cell")')
+
+
+def _line_order(line: bytes) -> tuple[str, str]:
+    """:func:`record_order` of one line, read from the keys our writer puts first (a line
+    written otherwise is parsed whole)."""
+    found = _LEADING_KEYS.match(line)
+    if found is None:
+        return record_order(json.loads(line))
+    game, cell = found.groups()
+    return ((cell or b"").decode(), game.decode())
+
+
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from disk, or a one-line error naming the file."""
     if not path.is_file():
@@ -491,7 +505,7 @@ def sort_jsonl(path: Path) -> None:
         offset = 0
         for line in source:
             if line.strip():
-                spans.append((record_order(json.loads(line)), offset, len(line)))
+                spans.append((_line_order(line), offset, len(line)))
             offset += len(line)
     spans.sort(key=lambda span: span[0])  # stable: calls keep their order, arms theirs
     tmp = path.with_name(path.name + ".tmp")

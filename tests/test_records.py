@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from icl_aif import records
 from icl_aif.records import RunWriter, read_jsonl, repair_records
 from icl_aif.runner import RunResult
 from tests.conftest import quickstart
@@ -180,3 +181,20 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
     kept = (tmp_path / "calls.jsonl").read_bytes()
     assert kept.count(b"\n") == 1_499 and kept.endswith(b"\n")
     assert b'"game_id": "1499"' not in kept
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"game_id": "g00001", "round": 1},
+        {"game_id": "g00002", "cell": "c1", "round": 1},
+        {"game_id": "g00003", "cell": None, "round": 1},
+        {"game_id": 'g"4', "cell": "c\\2", "x": 1},
+        {"round": 1, "game_id": "g5"},
+        {"game_id": 7, "cell": "c3", "x": 1},
+        {"game_id": "g8", "cell": "c4"},
+    ],
+)
+def test_a_line_sorts_by_the_keys_its_record_sorts_by(record: dict[str, object]) -> None:
+    line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    assert records._line_order(line) == records.record_order(record)
