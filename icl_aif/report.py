@@ -188,6 +188,14 @@ ARM_LEGEND = (
     "arm none over the games that dealt in both arms, p: two-sided paired sign-flip permutation "
     "test, Holm-corrected across arms."
 )
+TERMINAL_ARM_LEGEND = (
+    "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
+    "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
+    "deal rate over the games that reached the round; p Holm: two-sided paired sign-flip "
+    "permutation test of the round-{a} price against arm none over the games that dealt in both "
+    "arms, Holm-corrected across arms. summary.md and summary.json also hold the paired score Δ "
+    "(a no deal scores {nd}) and the price difference from arm none."
+)
 SWEEP_COLUMNS = (
     ("round", "round"),
     ("games", "games"),
@@ -228,10 +236,12 @@ def arm_rows(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list
     return [[arm_cell(key, row.get(key)) for key in keys] for row in summary["arms"]]
 
 
-def arm_legend(summary: dict[str, Any]) -> str:
-    """The arms table's legend with its rounds and no-deal value."""
+def arm_legend(summary: dict[str, Any], *, terminal: bool = False) -> str:
+    """The arms table's legend with its rounds and no-deal value (``terminal``: the legend of
+    :func:`arm_table`, which leaves two columns to ``summary.md``)."""
     b = summary["branch_after"]
-    return ARM_LEGEND.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
+    legend = TERMINAL_ARM_LEGEND if terminal else ARM_LEGEND
+    return legend.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
 
 
 def usd_short(value: float | None) -> str:
@@ -325,11 +335,11 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
         for c in summary["cells"]:
             if "arms" in c:
                 heading = f"cell {c['cell']}: feedback arms, {c['finished_runs']} games"
-                tables.append((arm_table(c, heading), arm_legend(c)))
+                tables.append((arm_table(c, heading), arm_legend(c, terminal=True)))
         return tables
     if "arms" in summary:
         title = f"{title}: feedback arms, {summary['finished_runs']} games"
-        return [(arm_table(summary, title), arm_legend(summary))]
+        return [(arm_table(summary, title), arm_legend(summary, terminal=True))]
     return [(round_table(summary, title=title), LEGEND)]
 
 

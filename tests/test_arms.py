@@ -154,6 +154,13 @@ def test_table1_config_offline_writes_the_arm_table(tmp_path: Path) -> None:
         assert any(line.split()[:1] == [arm] for line in result.stdout.splitlines())
     summary = json.loads((out / "summary.json").read_text())
     assert all(row["delta_ci95"] is not None for row in summary["arms"])
+    # the terminal legend explains the columns it shows, and says where the others are
+    header = next(line.split() for line in result.stdout.splitlines() if "paired" in line)
+    assert "score" not in header and header[-2:] == ["p", "Holm"]
+    legend = " ".join(result.stdout.split())
+    assert "score Δ:" not in legend and "p Holm: two-sided" in legend
+    assert "summary.md and summary.json also hold the paired score Δ" in legend
+    assert "| score Δ | vs none |" in (out / "summary.md").read_text()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["arms"] == ["ai", "human_pool", "constant", "none"]
     assert manifest["offline"]["replaced"]["roles.seller.model"] == {
