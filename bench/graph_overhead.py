@@ -21,15 +21,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
+from throughput import bench_config  # the sibling script (run as python bench/...)
 
 from icl_aif import graphs, nodes
-from icl_aif.config import load_config
 from icl_aif.context import GameContext
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import run_experiment
 from icl_aif.state import RunState
-
-QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 
 
 class _Runtime:
@@ -74,17 +72,7 @@ def plain_loop_round_node(round_graph: Any) -> Any:
 def ms_per_call(runs: int, latency: float) -> tuple[float, list[dict[str, Any]]]:
     """Wall milliseconds per model call of the quickstart with ``runs`` games in flight, and
     the games (without their times)."""
-    delay = f"?latency={latency}" if latency else ""
-    config = load_config(
-        QUICKSTART,
-        [
-            f"runs={runs}",
-            f"concurrency={runs}",
-            f"roles.seller.model=chaos:scripted:linear{delay}",
-            f"roles.buyer.model=chaos:scripted:linear{delay}",
-            f"roles.critic.model=chaos:scripted:critic{delay}",
-        ],
-    )
+    config = bench_config(runs, 5, latency, runs)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "run"
         started = time.perf_counter()

@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from icl_aif.config import load_config
+from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.processes import ProcessExecutor
 from icl_aif.records import read_jsonl
 from icl_aif.runner import run_experiment
@@ -41,12 +41,10 @@ from icl_aif.runner import run_experiment
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 
 
-def play(
-    runs: int, rounds: int, latency: float, concurrency: int, workers: int
-) -> tuple[float, Counter[str]]:
-    """Wall seconds of one experiment (worker start-up included) and its calls per game."""
+def bench_config(runs: int, rounds: int, latency: float, concurrency: int) -> ExperimentConfig:
+    """The quickstart with every model a simulator that takes ``latency`` seconds a call."""
     delay = f"?latency={latency}" if latency else ""
-    config = load_config(
+    return load_config(
         QUICKSTART,
         [
             f"runs={runs}",
@@ -57,6 +55,13 @@ def play(
             f"roles.critic.model=chaos:scripted:critic{delay}",
         ],
     )
+
+
+def play(
+    runs: int, rounds: int, latency: float, concurrency: int, workers: int
+) -> tuple[float, Counter[str]]:
+    """Wall seconds of one experiment (worker start-up included) and its calls per game."""
+    config = bench_config(runs, rounds, latency, concurrency)
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "run"
         started = time.perf_counter()
