@@ -79,6 +79,21 @@ def test_a_killed_worker_is_replaced_and_its_games_are_played_again(tmp_path: Pa
     assert_same_records(local, tmp_path / "processes")
 
 
+def stopped_run(executor: ProcessExecutor, *, runs: int, directory: Path) -> str:
+    """The one-line error of a run (one game at a time) that ``executor`` cannot finish."""
+    try:
+        executor.start()
+        with pytest.raises(UsageError) as raised:
+            run(
+                quickstart(f"runs={runs}", "rounds=2", "concurrency=1"),
+                directory,
+                executor=executor,
+            )
+    finally:
+        executor.close()
+    return str(raised.value)
+
+
 def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,17 +106,7 @@ def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(
 
     monkeypatch.setattr(executors, "play_here", deadly)  # forked workers inherit it
     executor = ProcessExecutor(2, start_method="fork")
-    try:
-        executor.start()
-        with pytest.raises(UsageError) as raised:
-            run(
-                quickstart("runs=5", "rounds=2", "concurrency=1"),
-                tmp_path / "run",
-                executor=executor,
-            )
-    finally:
-        executor.close()
-    message = str(raised.value)
+    message = stopped_run(executor, runs=5, directory=tmp_path / "run")
     assert "\n" not in message
     assert f"game 2 killed its worker process {MAX_TRIES} times (last exit code 9)" in message
     assert "the run stopped with 2 of 5 games recorded" in message
@@ -124,17 +129,7 @@ def test_a_result_that_cannot_be_sent_stops_the_run_with_one_line(
 
     monkeypatch.setattr(executors, "play_here", unsendable)
     executor = ProcessExecutor(1, start_method="fork")
-    try:
-        executor.start()
-        with pytest.raises(UsageError) as raised:
-            run(
-                quickstart("runs=3", "rounds=2", "concurrency=1"),
-                tmp_path / "run",
-                executor=executor,
-            )
-    finally:
-        executor.close()
-    message = str(raised.value)
+    message = stopped_run(executor, runs=3, directory=tmp_path / "run")
     assert message.startswith("the executor failed: WorkerError: worker 0: ")
     assert "the run stopped with 1 of 3 games recorded" in message
     assert "\n" not in message and executor.restarts == 0
