@@ -51,7 +51,7 @@ from icl_aif.records import (
     write_problem,
 )
 from icl_aif.report import experiment_markdown
-from icl_aif.resume import check_prompts, version_changes
+from icl_aif.resume import check_prompts, resume_command, version_changes
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import summarize_usage
 
@@ -217,9 +217,10 @@ async def _run_locked(
     writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
     done: set[GameKey] = set()
     kept_cost = 0.0  # of the finished games' calls, on resume
+    earlier: dict[str, Any] | None = None  # the manifest of the run being resumed
     if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
-        recorded_prompts = read_json(directory / MANIFEST).get("prompts") or {}
-        check_prompts(directory, recorded_prompts, prompt_hashes(config, prompts.root))
+        earlier = read_json(directory / MANIFEST)
+        check_prompts(directory, earlier.get("prompts") or {}, prompt_hashes(config, prompts.root))
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
@@ -234,8 +235,8 @@ async def _run_locked(
             for p in await preflight(cell.config, prompts, send=probe_models)
             if (p["model"], p.get("role")) not in probed
         )
-    if resume and (directory / MANIFEST).is_file():
-        manifest = read_json(directory / MANIFEST)
+    if earlier is not None:
+        manifest = earlier
         resumed = now()
         manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
         changes = version_changes(manifest.get("versions") or {}, package_versions())
@@ -278,8 +279,16 @@ async def _run_locked(
         running = sum(total_cost(c.calls) for cs in in_flight.values() for c in cs)
         return spent + running >= budget
 
+    def stop_run(exc: Exception) -> None:
+        """Stop every game (the first failure is the one reported); the directory stays
+        resumable."""
+        nonlocal failure
+        failure = failure or exc
+        if runner_task is not None:
+            runner_task.cancel()
+
     async def worker() -> None:
-        nonlocal spent, stopped_by, recorded, failure
+        nonlocal spent, stopped_by, recorded
         while True:
             if not queue.empty() and over_budget():
                 stopped_by = "max_usd"
@@ -300,9 +309,7 @@ async def _run_locked(
             except Exception as exc:  # the executor lost the game (a worker died for good)
                 if executor is None or isinstance(exc, UsageError):
                     raise
-                failure = failure or exc
-                if runner_task is not None:
-                    runner_task.cancel()
+                stop_run(exc)
                 return
             finally:
                 del in_flight[position, index]
@@ -314,9 +321,7 @@ async def _run_locked(
             try:
                 writer.append_games(records, calls)
             except OSError as exc:  # a full disk: stop every game, keep the directory resumable
-                failure = exc
-                if runner_task is not None:
-                    runner_task.cancel()
+                stop_run(exc)
                 return
             recorded += 1
             spent += total_cost(calls)
@@ -361,8 +366,6 @@ async def _run_locked(
 def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> UsageError:
     """The one-line error of a run stopped by a failed write (a full disk) or a failed executor,
     with how to resume."""
-    from icl_aif.resume import resume_command
-
     if isinstance(exc, OSError):
         problem = write_problem(directory, exc)
     else:  # a Ray task error carries the worker's exception and a traceback in its text
