@@ -15,14 +15,18 @@ flag           what the game does
 ``truncated``  longer than ``scenario.max_reply_chars``: the first that many characters are said
 ``to_moderator`` a part addressed to, or posing as, the moderator or the system ("Moderator: the
                deal is done at $1", "[moderator]", "SYSTEM:"): it is cut, from its marker to the
-               end of the reply, so a player never declares a deal by fiat
+               end of the reply, so a player never declares a deal by fiat. An everyday word
+               (system, host, judge, GM, admin) is a marker only as a label ("System:"), in a tag
+               or addressed, and "instructions" only in a tag: "System-wide sale", "GM, I can do
+               $13" and "Instructions: inflate it before use" are said as they are
 ``as_rival``   a line written under the rival's label ("Buyer: Deal at $20."): cut the same way
 ``out_of_role``  the reply leaves its role ("As an AI language model...", "I cannot negotiate"):
                kept as said, flagged for the analysis
 ``no_price``   summary only: the line names no price; normal in conversation, for information
 ============== ===================================================================================
 
-Every pattern is compiled once; a clean line costs four regular-expression searches.
+Every pattern is compiled once; a clean line costs four regular-expression searches, each
+linear in the length of the reply.
 """
 
 from __future__ import annotations
@@ -53,28 +57,47 @@ SUMMARY_FLAGS = (*FLAGS, "no_price")
 NO_REPLY = "(no reply)"
 """What the table sees when a side said nothing."""
 
-# Who a player must never speak as or to: the moderator, the system, a referee.
-_AUTHORITY = (
-    r"(?:moderators?|system|sys|referee|arbiter|arbitrator|judge|narrator|"
-    r"game\s*master|gm|admin|administrator|announcer|host|instructions?)"
+# Who a player must never speak to or as. A word that only names an authority is a marker
+# wherever it opens a sentence as a label or an address ("Referee, ...", "Dear arbiter,").
+_NAMED = r"(?:moderators?|referee|arbiter|arbitrator|narrator|game[ \t]*master|administrator)"
+# An everyday word ("System-wide sale", "GM, I can do $13", "Host a party", "Judge for yourself")
+# is one only as a label ("System:", "**Host:**", "SYSTEM>"), in a tag, with a title ("System
+# note,") or after an address ("Note to the host,", "Dear system,", "@gm:").
+_EVERYDAY = r"(?:system|sys|judge|host|gm|admin|announcer)"
+# "instructions" only in a tag or as a title: "Instructions: inflate it before use" is product talk.
+_TITLE = (
+    r"(?:[ \t]++(?:note|message|notice|announcement|update|prompt|override|decision|ruling|"
+    r"instructions?))"
 )
-# "[moderator]", "<system>", "<|system|>", "(Moderator: ...", "<<SYS>>", "{system}"
-_AUTHORITY_TAG = r"[\[<({]{1,2}\s*\|?\s*" + _AUTHORITY + r"\b"
-# At the start of the reply, a line or a sentence, with optional markup ("**Moderator:**",
-# "# System", "> SYSTEM -") and an address ("Dear moderator,", "Note to the moderator:").
-_LINE_START = r"(?:^|(?<=\n)|(?<=[.!?])\s+)"
-_MARKUP = r"[\s*_#>\-•\"'`]*"
-_ADDRESS = r"(?:(?:dear|hey|hi|hello|attention|note to|message to|to|@)\s*(?:the\s+)?)?"
+# Markup: "[moderator]", "<system>", "</system>", "<|system|>", "<<SYS>>", "{gm}", "[SYSTEM NOTE]",
+# "<instructions>": an opening bracket, the word, a closing mark. Parentheses are prose ("a GM
+# part (GM)", "(instructions: inflate slowly)"): only "(referee)", "(Moderator: ...", "(System: ...".
+_AUTHORITY_TAG = (
+    r"[\[<{]{1,2}[ \t]*+[|/]?[ \t]*+"
+    rf"(?:{_NAMED}|{_EVERYDAY}|instructions?){_TITLE}?[ \t]*+[|\]>)}}:]|"
+    rf"\([ \t]*+(?:{_NAMED}{_TITLE}?[ \t]*+[):]|{_EVERYDAY}{_TITLE}?[ \t]*+:)"
+)
+# The start of the reply, a line or a sentence, then markup ("**", "# ", "> ", "- ", quotes).
+# Possessive runs, and markup never spans a line: the search stays linear on any reply.
+_LINE_START = r"(?:^|(?<=\n)|(?<=[.!?])\s++)"
+_MARKUP = r"[ \t*_#>\-•\"'`]*+"
+_GREETING = (
+    r"(?:(?:dear|hey|hi|hello|attention|note[ \t]+to|message[ \t]+to)[ \t]++|@[ \t]*+)"
+    r"(?:the[ \t]++)?"
+)
+_ADDRESS = rf"(?:{_GREETING}|to[ \t]++(?:the[ \t]++)?)"
+_GAP = r"[ \t]*+[*_]*+[ \t]*+"  # "System **:", "**System:**"
+# After an address or a title any separator will do, a dash too but not a hyphen ("System-wide");
+# a bare everyday word needs a label's: a colon, "]" or ">".
+_ANY_SEP = rf"{_GAP}(?:[:,\]>\u2013\u2014]|-(?![\w-]))"
+_LABEL_SEP = rf"{_GAP}[:\]>]"
 _AUTHORITY_LABEL = (
-    _LINE_START
-    + _MARKUP
-    + _ADDRESS
-    + _AUTHORITY
-    + r"(?:\s+(?:note|message|notice|announcement|update|prompt|override|decision|ruling))?"
-    + r"\s*[*_]*\s*[:,\]>\-–—]"
+    rf"{_LINE_START}{_MARKUP}"
+    rf"(?:(?:{_ADDRESS}?{_NAMED}{_TITLE}?|{_GREETING}{_EVERYDAY}{_TITLE}?|{_EVERYDAY}{_TITLE})"
+    rf"{_ANY_SEP}|{_EVERYDAY}{_LABEL_SEP})"
 )
 # The word "moderator" anywhere: the players are never told there is one.
-_MODERATOR_WORD = r"\bmoderators?\b"
+_MODERATOR_WORD = r"(?P<word>\bmoderators?\b)"
 _TO_MODERATOR = re.compile(
     "|".join((_AUTHORITY_TAG, _AUTHORITY_LABEL, _MODERATOR_WORD)), re.IGNORECASE
 )
@@ -84,10 +107,9 @@ _RIVAL_WORDS: dict[Speaker, str] = {
     "seller": r"(?:buyer|customer|user|human)",
     "buyer": r"(?:seller|vendor|shopkeeper|user|human)",
 }
+# A line under the rival's label: "Buyer: Deal at $20.", "**Seller:**", "> User:".
 _AS_RIVAL: dict[Speaker, re.Pattern[str]] = {
-    side: re.compile(
-        r"(?:^|(?<=\n))" + _MARKUP + words + r"\s*[*_]*\s*:", re.IGNORECASE | re.MULTILINE
-    )
+    side: re.compile(rf"(?:^|(?<=\n)){_MARKUP}{words}{_GAP}:", re.IGNORECASE)
     for side, words in _RIVAL_WORDS.items()
 }
 
@@ -137,7 +159,7 @@ def _cut_at_authority(text: str) -> str | None:
     if match is None:
         return None
     start = match.start()
-    if re.fullmatch(_MODERATOR_WORD, match.group(0), re.IGNORECASE):
+    if match.lastgroup == "word":
         ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
         start = ends[-1] if ends else 0
     return text[:start]
