@@ -27,7 +27,8 @@ CRITIC_CONSTRAINTS: tuple[CriticConstraint, ...] = typing.get_args(CriticConstra
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: .inf or .nan in a YAML file is an error, never a number to play with
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Opener(_Strict):
@@ -47,7 +48,7 @@ DEFAULT_OPENERS = (
 class ScenarioConfig(_Strict):
     """The item, its prices and how every round opens."""
 
-    item: str = "balloon"
+    item: str = Field("balloon", description="What is sold, as the prompts name it.")
     list_price: float = Field(20.0, gt=0, description="The seller's asking price.")
     buyer_open: float = Field(10.0, gt=0, description="The buyer's first offer.")
     seller_cost: float = Field(8.0, ge=0, description="What the item cost the seller (private).")
@@ -68,10 +69,29 @@ class ScenarioConfig(_Strict):
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
 
+    @field_validator("item")
+    @classmethod
+    def _check_item(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the item that is sold, e.g. balloon (the prompts say it)")
+        return value
+
     @model_validator(mode="after")
     def _check_prices(self) -> ScenarioConfig:
         if self.buyer_open >= self.list_price:
             raise ValueError("buyer_open must be below list_price")
+        if self.seller_cost > self.list_price:
+            raise ValueError(
+                f"seller_cost {self.seller_cost:g} is above list_price {self.list_price:g}: the "
+                "seller would lose money even at its asking price; lower seller_cost or raise "
+                "list_price"
+            )
+        if self.buyer_budget is not None and self.buyer_budget < self.buyer_open:
+            raise ValueError(
+                f"buyer_budget {self.buyer_budget:g} is below buyer_open {self.buyer_open:g}: the "
+                "buyer's first offer would break its own budget; raise buyer_budget or lower "
+                "buyer_open"
+            )
         if not self.openers:
             raise ValueError("openers must hold at least one line")
         if 2 * self.max_exchanges <= len(self.openers):
@@ -173,6 +193,13 @@ class FeedbackConfig(_Strict):
     )
     constant: str = "Play again and try to do better than last time."
 
+    @field_validator("constant")
+    @classmethod
+    def _check_constant(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("write the line that source constant gives, or choose source none")
+        return value
+
 
 class MetricsConfig(_Strict):
     """How outcomes become statistics (see docs/experiments.md)."""
@@ -213,6 +240,14 @@ class Price(_Strict):
     cached_input: float | None = Field(
         None, ge=0, description="Cached input tokens (cache reads); none: the input price."
     )
+
+
+def _model_string_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a usable ``provider:model`` string, or None (the registry imports
+    lazily: it imports this module)."""
+    from icl_aif.models.registry import model_string_problem
+
+    return model_string_problem(spec)
 
 
 def _known_provider(name: str) -> str | None:
@@ -313,6 +348,22 @@ class ExperimentConfig(_Strict):
         else:
             roles = {**(roles or {}), "critic": critic}
         return {**data, "roles": roles}
+
+    @model_validator(mode="after")
+    def _check_model_strings(self) -> ExperimentConfig:
+        """Every role's ``provider:model`` names a known provider and a model id (at load time,
+        not after a preflight request)."""
+        roles = self.roles
+        for role, spec in (
+            ("seller", roles.seller.model),
+            ("buyer", roles.buyer.model),
+            ("critic", roles.critic.model),
+            ("moderator", roles.moderator.model),
+        ):
+            problem = _model_string_problem(spec) if spec is not None else None
+            if problem:
+                raise ValueError(f"roles.{role}.model: {problem}")
+        return self
 
     @model_validator(mode="after")
     def _check_person(self) -> ExperimentConfig:
@@ -583,17 +634,59 @@ def load_offline_config(
     return config_from_dict(data, source=str(path)), replaced
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a key written twice in one mapping is an error (plain
+    YAML keeps the last one silently)."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)  # merge keys (<<) resolve as usual
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        line = key_node.start_mark.line + 1
+        try:
+            if key in seen:
+                raise _DuplicateKeyError(key, seen[key], line)
+            seen[key] = line
+        except TypeError:  # an unhashable key: construct_mapping reports it
+            continue
+    return loader.construct_mapping(node)
+
+
+class _DuplicateKeyError(yaml.YAMLError):
+    def __init__(self, key: Any, first: int, again: int) -> None:
+        super().__init__(f"key {key!r} is written twice (lines {first} and {again})")
+        self.line = again
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _unique_mapping,  # type: ignore[arg-type]
+)
+
+
 def read_config_data(path: str | Path) -> dict[str, Any]:
-    """The raw mapping of an experiment YAML file, or a one-line error."""
+    """The raw mapping of an experiment YAML file, or a one-line error (also for an empty file
+    and for a key written twice)."""
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"{path}: no such config file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except _DuplicateKeyError as exc:
+        raise UsageError(f"{path}: line {exc.line}: {exc}; keep one") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise UsageError(f"{path}:{where} is not valid YAML") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a UTF-8 text file") from None
+    if data is None:
+        raise UsageError(
+            f"{path}: the file is empty; write the experiment's settings (e.g. name: and runs:), "
+            "or start from experiments/quickstart.yaml"
+        )
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping of settings at the top level")
     return data
@@ -695,8 +788,10 @@ def _describe(exc: ValidationError) -> str:
         hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
         return f"unknown field {field!r}{hint}"
     message = error["msg"]
-    if kind == "value_error" and not error["loc"]:  # a check across fields: its message alone
-        return str(error.get("ctx", {}).get("error", message))
+    if kind == "value_error":
+        message = str(error.get("ctx", {}).get("error", message))  # without "Value error, "
+        if not error["loc"]:  # a check across fields: its message alone
+            return message
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
         message = f"got {error.get('input')!r}; allowed values: {expected}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from langgraph.types import interrupt
 
 from icl_aif.calls import call_model
+from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.protocol import (
@@ -47,22 +48,45 @@ def numbered(lines: Sequence[str]) -> str:
 def load_pool(path: Path) -> tuple[str, ...]:
     """The suggestions in a pool file: one a line; blank lines and ``#`` comments are skipped."""
     if not path.is_file():
-        raise UsageError(f"feedback.pool: no such file {path}")
-    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+        raise UsageError(f"feedback.pool: no such file {path}; give a file of suggestions, one a line")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"feedback.pool: cannot read {path} ({exc})") from None
+    lines = [ln.strip() for ln in text.splitlines()]
     pool = tuple(ln for ln in lines if ln and not ln.startswith("#"))
     if not pool:
-        raise UsageError(f"feedback.pool: {path} holds no suggestions")
+        raise UsageError(
+            f"feedback.pool: {path} holds no suggestions; write one suggestion a line"
+        )
     return pool
 
 
 def pool_path(ctx: GameContext) -> Path:
     """The configured pool, or the shipped pool for the improved side."""
-    configured = ctx.config.feedback.pool
+    return pool_file(ctx.config, ctx.prompts.root)
+
+
+def pool_file(config: ExperimentConfig, prompts_root: Path) -> Path:
+    """``feedback.pool``, or the shipped pool for the improved side under ``prompts_root``."""
+    configured = config.feedback.pool
     return (
         configured
         if configured is not None
-        else ctx.prompts.root / "feedback" / f"{ctx.config.improve}_pool.txt"
+        else prompts_root / "feedback" / f"{config.improve}_pool.txt"
     )
+
+
+def check_pool(config: ExperimentConfig, prompts_root: Path) -> None:
+    """Fail in one line unless the pool exists and holds at least ``feedback.suggestions`` lines."""
+    pool = load_pool(pool_file(config, prompts_root))
+    wanted = config.feedback.suggestions
+    if wanted > len(pool):
+        raise UsageError(
+            f"feedback.suggestions is {wanted} but the pool "
+            f"{pool_file(config, prompts_root)} has {len(pool)} line(s); "
+            "add suggestions to the pool or lower feedback.suggestions"
+        )
 
 
 async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
@@ -81,11 +105,8 @@ async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feed
         text = await call_model(ctx, "critic", rounds[-1]["round"], messages)
         return Feedback("ai", text, parse_suggestions(text))
     if settings.source == "human_pool":
+        check_pool(ctx.config, ctx.prompts.root)
         pool = load_pool(pool_path(ctx))
-        if settings.suggestions > len(pool):
-            raise UsageError(
-                f"feedback.suggestions is {settings.suggestions} but the pool has {len(pool)} lines"
-            )
         lines = ctx.rng.sample(pool, settings.suggestions)
         return Feedback("human_pool", numbered(lines), lines)
     if settings.source == "constant":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from icl_aif.arms import play_branched_game
+from icl_aif.checks import check_inputs
 from icl_aif.collector import fewer_collections
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator, game_id_for
@@ -212,6 +213,7 @@ async def _run_locked(
     if needs_person and ask_human is None:
         raise UsageError(person_needed(next(c.config for c in cells if c.config.needs_person)))
     prompts = PromptLibrary()
+    check_inputs(config, prompts)  # every file and template a game reads: before anything exists
     for cell in cells:
         check_budget_prices(cell.config)
     writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
@@ -258,11 +260,7 @@ async def _run_locked(
         writer.create(config, {**manifest, "preflight": probes})
     moderators = [build_moderator(cell.config, prompts) for cell in cells]
     graph = build_pausable_run_graph(InMemorySaver()) if needs_person else None
-    queue: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
-    for position in range(len(cells)):
-        for index in range(config.runs):
-            if (cells[position].id, game_id_for(index)) not in done:
-                queue.put_nowait((position, index))
+    pending = _pending_games(cells, config.runs, done)  # lazily: memory does not grow with runs
     if done and progress is not None:
         progress(len(done))
     recorded = len(done)
@@ -290,13 +288,13 @@ async def _run_locked(
     async def worker() -> None:
         nonlocal spent, stopped_by, recorded
         while True:
-            if not queue.empty() and over_budget():
+            game = next(pending, None)
+            if game is None:
+                return
+            if over_budget():
                 stopped_by = "max_usd"
                 return
-            try:
-                position, index = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
+            position, index = game
             cell = cells[position]
             contexts: list[GameContext] = []
             in_flight[position, index] = contexts
@@ -361,6 +359,17 @@ async def _run_locked(
         writer.stop("interrupted")
         raise _stopped(directory, exc, recorded, config.runs * len(cells)) from None
     return RunResult(directory=directory, summary=summary)
+
+
+def _pending_games(
+    cells: list[Cell], runs: int, done: set[GameKey]
+) -> Iterator[tuple[int, int]]:
+    """(cell position, game index) of every game still to play, cell by cell, made one at a
+    time as workers ask for them."""
+    for position, cell in enumerate(cells):
+        for index in range(runs):
+            if (cell.id, game_id_for(index)) not in done:
+                yield position, index
 
 
 def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> UsageError:

@@ -28,6 +28,7 @@ class Provider:
     examples: tuple[str, ...]
     builder: str  # "module:function", imported on first use
     offline: bool = False  # runs in this process: no key, no network, no cost
+    default_model: bool = False  # "name:" alone means a model of its own (local: the bundled one)
 
     def build(self, request: ModelRequest) -> BaseChatModel:
         """Import the provider module and build the model."""
@@ -82,6 +83,7 @@ PROVIDERS: dict[str, Provider] = {
             ("local:", "local:/path/to/model.gguf"),
             "icl_aif.models.local:build_local",
             offline=True,
+            default_model=True,
         ),
         Provider(
             "chaos",
@@ -110,18 +112,35 @@ def is_offline(spec: str) -> bool:
     return provider is not None and provider.offline
 
 
-def split_model_string(spec: str) -> tuple[str, str]:
-    """``"scripted:boulware"`` -> (``"scripted"``, ``"boulware"``); the provider must be known."""
-    provider, sep, name = spec.partition(":")
+def model_string_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a usable ``provider:model`` string (no provider, an unknown one, no
+    model id where the provider has no default), or None; ``chaos:`` strings are checked down to
+    the model they wrap."""
+    from icl_aif.models.chaos import unwrap
+
+    inner = unwrap(spec)
+    provider, sep, name = inner.partition(":")
+    shown = repr(spec) if inner == spec else f"{spec!r} (wrapping {inner!r})"
     if not sep or not provider:
-        raise UsageError(
-            f"model {spec!r}: write provider:model, e.g. scripted:linear "
+        return (
+            f"model {shown}: write provider:model, e.g. scripted:linear "
             f"(providers: {', '.join(PROVIDERS)})"
         )
     if provider not in PROVIDERS:
-        raise UsageError(
-            f"model {spec!r}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
-        )
+        return f"model {shown}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
+    if not name.strip() and not PROVIDERS[provider].default_model:
+        example = PROVIDERS[provider].examples[0]
+        return f"model {shown}: no model id after {provider + ':'!r}; write e.g. {example}"
+    return None
+
+
+def split_model_string(spec: str) -> tuple[str, str]:
+    """``"scripted:boulware"`` -> (``"scripted"``, ``"boulware"``); the string must pass
+    :func:`model_string_problem`."""
+    problem = model_string_problem(spec)
+    if problem:
+        raise UsageError(problem)
+    provider, _, name = spec.partition(":")
     return provider, name
 
 
