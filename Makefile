@@ -1,22 +1,34 @@
-# Set-up and everyday commands. Every target creates .venv and installs what it needs.
+# Set-up and everyday commands. Every target creates .venv and installs what it needs:
+# `make demo` only the core package (no vendor SDK, no Ray, no C++ build), the other targets
+# everything the tests and linters need.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HASH   := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+CORE   := $(VENV)/.installed-core-$(HASH)
+STAMP  := $(VENV)/.installed-dev-$(HASH)
 
 .PHONY: install demo test lint studio clean
 
-$(STAMP): pyproject.toml
+$(CORE): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing icl-aif (the core package) into $(VENV)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	rm -f $(VENV)/.installed-core-*
+	touch $(CORE)
+
+$(STAMP): $(CORE)
+	@echo "installing icl-aif with every extra and the test tools into $(VENV)"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	rm -f $(VENV)/.installed-*
+	rm -f $(VENV)/.installed-dev-*
 	touch $(STAMP)
 
 install: $(STAMP)
 
 ## The quickstart experiment, offline: 100 runs x 5 rounds with rule-based simulators.
-demo: $(STAMP)
+## Needs only the core package: no vendor SDK, no local model.
+demo: $(CORE)
 	$(BIN)/icl-aif run experiments/quickstart.yaml
 
 ## The test suite (offline, no keys).
@@ -31,6 +43,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check icl_aif graphs tests bench
 	$(BIN)/ruff format --check icl_aif graphs tests bench
 	$(BIN)/mypy
+	$(BIN)/deptry .
 
 ## Open the graphs in LangGraph Studio (langgraph dev).
 studio: $(STAMP)

@@ -95,7 +95,10 @@ class RoundComparison:
 
 
 def _round_counts(games: Sequence[dict[str, Any]], number: int) -> tuple[int, int]:
-    records = [r for g in games for r in g["rounds"] if r["round"] == number]
+    """Rounds ``number`` that finished (a deal or a no deal; errors left out) and their deals."""
+    records = [
+        r for g in games for r in g["rounds"] if r["round"] == number and r["outcome"] != "error"
+    ]
     return len(records), sum(r["outcome"] == "deal" for r in records)
 
 
@@ -237,7 +240,8 @@ def comparison_rows(rows: Sequence[RoundComparison]) -> list[list[str]]:
 
 
 COMPARE_LEGEND = (
-    "Δ = B - A; rate: deal rate over runs that reached the round; Δ rate in percentage points. "
+    "Δ = B - A; rate: deal rate over runs that finished the round (a round stopped by an error "
+    "is left out); Δ rate in percentage points. "
     "Runs are independent samples: the Δ price CI is a percentile bootstrap resampling each "
     "run's deal prices separately (2,000 resamples, fixed seed); the Δ rate CI is Newcombe's "
     "hybrid score interval. Prices are mean deal prices over deals."

@@ -35,6 +35,7 @@ PLOT_FILES = (HISTOGRAM, PRICE_DEAL_RATE, PRICE_VS_DEAL_RATE, RESPONSE_CHARS)
 """The files :func:`write_plots` writes, in the order the HTML report shows them."""
 
 _DPI = 100
+_MAX_DOLLAR_TICKS = 25  # a histogram over a wider price range gets fewer whole-dollar ticks
 _PNG_METADATA = {"Software": None}  # no matplotlib version in the file: same records, same bytes
 
 
@@ -121,12 +122,13 @@ def plot_pngs(
 ) -> dict[str, bytes]:
     """Every figure as PNG bytes, keyed by its file name (``PLOT_FILES`` order).
 
-    ``price_range`` is the scenario's [buyer_open, list_price]: the histogram's $1 bins span it.
+    ``price_range`` is the scenario's [buyer_open, list_price]: the histogram's $1 bins span it,
+    and a price axis without a deal shows it.
     """
     figures: dict[str, Callable[[], Figure]] = {
         HISTOGRAM: lambda: histogram_figure(series, price_range, title),
-        PRICE_DEAL_RATE: lambda: price_deal_rate_figure(series, title),
-        PRICE_VS_DEAL_RATE: lambda: price_vs_deal_rate_figure(series, title),
+        PRICE_DEAL_RATE: lambda: price_deal_rate_figure(series, title, price_range),
+        PRICE_VS_DEAL_RATE: lambda: price_vs_deal_rate_figure(series, title, price_range),
         RESPONSE_CHARS: lambda: response_chars_figure(series, title),
     }
     pngs: dict[str, bytes] = {}
@@ -183,11 +185,11 @@ def plots_for_run(directory: Path) -> list[Path]:
 # --- figures ---------------------------------------------------------------------------------
 
 
-def _new_figure(ncols: int = 1) -> tuple[Figure, Any]:
+def _new_figure(ncols: int = 1, *, sharey: bool = False) -> tuple[Figure, Any]:
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(5.2 * ncols, 3.8), dpi=_DPI, layout="constrained")
-    axes = figure.subplots(1, ncols, squeeze=False)[0]
+    axes = figure.subplots(1, ncols, squeeze=False, sharey=sharey)[0]
     return figure, axes
 
 
@@ -201,9 +203,14 @@ def _rounds(series: Series, key: str) -> tuple[list[int], list[float]]:
     return xs, ys
 
 
+def _last_round(series: Sequence[Series]) -> int:
+    return max((len(s.per_round) for s in series), default=1) or 1
+
+
 def _round_ticks(axis: Any, series: Sequence[Series]) -> None:
-    last = max((len(s.per_round) for s in series), default=1)
+    last = _last_round(series)
     axis.set_xticks(range(1, last + 1))
+    axis.set_xlim(0.5, last + 0.5)
     axis.set_xlabel("round")
 
 
@@ -212,38 +219,90 @@ def _legend(axis: Any, series: Sequence[Series]) -> None:
         axis.legend(fontsize="small")
 
 
+def _no_deals(axis: Any, note: str = "no deals") -> None:
+    """Say in the middle of ``axis`` that it has nothing to draw."""
+    axis.text(
+        0.5,
+        0.5,
+        note,
+        transform=axis.transAxes,
+        ha="center",
+        va="center",
+        color="0.4",
+        fontsize="large",
+    )
+
+
+def _empty_price_axis(axis: Any, price_range: tuple[float, float] | None) -> None:
+    """A price axis without a single deal: the scenario's price range and a "no deals" note."""
+    if price_range is not None:
+        low, high = sorted(price_range)
+        axis.set_ylim(low, high if high > low else low + 1)
+    _no_deals(axis)
+
+
+def dollar_bins(price_range: tuple[float, float]) -> tuple[int, int, list[float]]:
+    """Whole dollars ``low``..``high`` spanning ``price_range`` and the edges of $1 bins centred
+    on them (``k - 0.5`` to ``k + 0.5``)."""
+    low, high = math.floor(min(price_range)), math.ceil(max(price_range))
+    return low, high, [k - 0.5 for k in range(low, high + 2)]
+
+
 def histogram_figure(
     series: Sequence[Series], price_range: tuple[float, float], title: str
 ) -> Figure:
-    """Deal prices in $1 bins over ``price_range``: round 1 (before) and the last round (after)."""
-    low, high = math.floor(price_range[0]), math.ceil(price_range[1])
-    bins = list(range(low, high + 1)) if high > low else [low, low + 1]
-    figure, axes = _new_figure(2)
-    last = max((len(s.per_round) for s in series), default=1)
-    for axis, number, label in ((axes[0], 1, "round 1 (before)"), (axes[1], last, "after")):
+    """Deal prices in $1 bins centred on whole dollars over ``price_range``: round 1 (before) and
+    the last round (after) on one y-scale; a 1-round run has one panel."""
+    from matplotlib.ticker import MaxNLocator
+
+    low, high, edges = dollar_bins(price_range)
+    last = _last_round(series)
+    panels = (
+        [(1, "round 1")]
+        if last == 1
+        else [(1, "round 1 (before)"), (last, f"round {last} (after)")]
+    )
+    figure, axes = _new_figure(len(panels), sharey=True)
+    any_deal = False
+    for axis, (number, label) in zip(axes, panels, strict=True):
+        deals = 0
         for s in series:
             prices = s.prices.get(number, ())
+            deals += len(prices)
             axis.hist(
                 [min(max(p, low), high) for p in prices],  # outside the range: counted at its edge
-                bins=bins,
+                bins=edges,
                 histtype="stepfilled" if len(series) == 1 else "step",
                 alpha=0.7 if len(series) == 1 else 1.0,
                 linewidth=1.5,
                 label=f"{s.label} ({len(prices)} deals)",
             )
-        axis.set_title(label if number == 1 else f"round {number} ({label})", fontsize="medium")
+        any_deal = any_deal or deals > 0
+        if deals == 0:
+            _no_deals(axis, f"no deals in round {number}")
+        axis.set_title(f"{label}: {deals} deal{'' if deals == 1 else 's'}", fontsize="medium")
         axis.set_xlabel("deal price ($)")
-        axis.set_ylabel("deals")
-        axis.set_xlim(low, high)
-        axis.set_xticks(bins)
+        axis.set_xlim(edges[0], edges[-1])
+        if high - low < _MAX_DOLLAR_TICKS:
+            axis.set_xticks(range(low, high + 1))
+        else:
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
         _legend(axis, series)
+    axes[0].set_ylabel("deals")
+    axes[0].set_ylim(0, None if any_deal else 1)  # shared by both panels
     figure.suptitle(f"{title}: deal prices, $1 bins")
     return figure
 
 
-def price_deal_rate_figure(series: Sequence[Series], title: str) -> Figure:
-    """Mean deal price with its 95% CI (left) and the deal rate (right), per round."""
+def price_deal_rate_figure(
+    series: Sequence[Series], title: str, price_range: tuple[float, float] | None = None
+) -> Figure:
+    """Mean deal price with its 95% CI (left) and the deal rate (right), per round; without a deal
+    the price axis spans ``price_range`` (the scenario's) under a "no deals" note."""
     figure, (price_axis, rate_axis) = _new_figure(2)
+    if not any(_rounds(s, "mean_price")[0] for s in series):
+        _empty_price_axis(price_axis, price_range)
     for s in series:
         xs, ys = _rounds(s, "mean_price")
         ci: dict[int, list[float]] = {
@@ -258,7 +317,7 @@ def price_deal_rate_figure(series: Sequence[Series], title: str) -> Figure:
     price_axis.set_title("deal price", fontsize="medium")
     rate_axis.set_ylabel("deal rate (%)")
     rate_axis.set_ylim(0, 100)
-    rate_axis.set_title("deal rate (runs that reached the round)", fontsize="medium")
+    rate_axis.set_title("deal rate (rounds without an error)", fontsize="medium")
     for axis in (price_axis, rate_axis):
         _round_ticks(axis, series)
         axis.grid(alpha=0.3)
@@ -267,10 +326,15 @@ def price_deal_rate_figure(series: Sequence[Series], title: str) -> Figure:
     return figure
 
 
-def price_vs_deal_rate_figure(series: Sequence[Series], title: str) -> Figure:
-    """Mean deal price against deal rate, one point per round, joined in round order."""
+def price_vs_deal_rate_figure(
+    series: Sequence[Series], title: str, price_range: tuple[float, float] | None = None
+) -> Figure:
+    """Mean deal price against deal rate, one point per round, joined in round order; without a
+    deal the price axis spans ``price_range`` under a "no deals" note."""
     figure, axes = _new_figure(1)
     axis = axes[0]
+    if not any(_rounds(s, "mean_price")[0] for s in series):
+        _empty_price_axis(axis, price_range)
     for s in series:
         points = [
             (int(r["round"]), 100 * float(r["deal_rate"]), float(r["mean_price"]))

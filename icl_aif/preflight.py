@@ -11,6 +11,7 @@ asks for a handful of tokens; its reply, usage and cost go into ``manifest.json`
 from __future__ import annotations
 
 import logging
+import shlex
 from typing import Any
 
 from icl_aif.calls import CallResult, invoke
@@ -53,6 +54,22 @@ async def probe(
     return result
 
 
+def check_model_hint(role: str, role_config: RoleConfig) -> str:
+    """The ``icl-aif check-model`` command that sends the probe to the same server as the role:
+    with its ``--base-url`` (else the key would go to the vendor's default endpoint) and
+    ``--timeout``. Parameter values are left out (they may hold credentials): the hint names the
+    ``--param`` keys to add."""
+    words = ["icl-aif", "check-model", role_config.model]
+    if role_config.base_url:
+        words += ["--base-url", role_config.base_url]
+    words += ["--timeout", f"{role_config.timeout:g}"]
+    command = shlex.join(words)
+    if role_config.params:
+        keys = ", ".join(sorted(role_config.params))
+        command += f" with --param KEY=VALUE for roles.{role}.params ({keys})"
+    return command
+
+
 async def preflight(
     config: ExperimentConfig, prompts: PromptLibrary, *, send: bool = True
 ) -> list[dict[str, Any]]:
@@ -74,8 +91,8 @@ async def preflight(
         if result.output is None:
             raise UsageError(
                 f"roles.{role}.model {role_config.model!r} failed its preflight request "
-                f"({result.error}); no game was played (icl-aif check-model "
-                f"{role_config.model} tells more; --no-preflight skips this check)"
+                f"({result.error}); no game was played ({check_model_hint(role, role_config)} "
+                f"tells more; --no-preflight skips this check)"
             )
         logger.info("preflight: %s answered in %.2f s", role_config.model, result.latency_s)
         records.append({"role": role, "model": role_config.model, **result.record()})

@@ -152,6 +152,18 @@ def test_compare_deltas_by_hand() -> None:
     assert newcombe_interval(0, 0, 1, 1) is None
 
 
+def test_compare_leaves_rounds_stopped_by_an_error_out_of_the_deal_rate() -> None:
+    games_a = [
+        _game("g0", ("deal", 10.0)),
+        _game("g1", ("no_deal", None)),
+        _game("g2", ("error", None)),
+    ]
+    games_b = [_game("g0", ("deal", 12.0)), _game("g1", ("deal", 14.0))]
+    (row,) = compare_games(games_a, games_b)
+    assert (row.games_a, row.deals_a, row.deal_rate_a) == (2, 1, 0.5)  # 1 of 2, not 1 of 3
+    assert row.deal_rate_delta_ci == newcombe_interval(1, 2, 2, 2)
+
+
 def test_compare_cli_table_and_errors(tmp_path: Path) -> None:
     for name, games in {
         "a": [_game("g0", ("deal", 10.0), ("deal", 12.0)), _game("g1", ("deal", 12.0))],

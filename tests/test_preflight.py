@@ -6,14 +6,19 @@ the real SDKs to the stub servers of ``test_vendor_stubs.py`` on 127.0.0.1.
 
 from __future__ import annotations
 
+import asyncio
+import socket
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 
+from icl_aif.config import RoleConfig
 from icl_aif.errors import UsageError
-from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS
+from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS, check_model_hint, preflight
 from icl_aif.records import read_json, read_jsonl
+from icl_aif.templates import PromptLibrary
+from tests.conftest import quickstart
 from tests.test_cli import icl_aif
 from tests.test_vendor_stubs import SECRET, VENDORS, play
 
@@ -121,3 +126,39 @@ def test_check_model_failure_is_one_line_without_the_key(
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in out + err
     assert SECRET not in out + err and SECRET[:12] not in out + err
     assert len(httpserver.log) == 1  # one request, never retried
+
+
+def test_the_check_model_hint_names_the_roles_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as closed:  # a port nobody listens on once the socket is closed
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    config = quickstart(
+        "roles.seller.model=openai:gpt-4o-mini",
+        f"roles.seller.base_url={base}",
+        "roles.seller.timeout=2",
+        "roles.seller.params.extra_body={}",
+        "retry.attempts=1",
+    )
+    with pytest.raises(UsageError) as error:
+        asyncio.run(preflight(config, PromptLibrary()))
+    message = str(error.value)
+    assert message.startswith("roles.seller.model 'openai:gpt-4o-mini' failed its preflight")
+    hint = f"icl-aif check-model openai:gpt-4o-mini --base-url {base} --timeout 2"
+    assert f"({hint} with --param KEY=VALUE for roles.seller.params (extra_body) tells more;" in (
+        message
+    )
+    assert SECRET not in message
+
+
+def test_the_check_model_hint_of_a_vendor_endpoint_has_no_base_url() -> None:
+    role = RoleConfig(model="openai:gpt-4o-mini")
+    assert check_model_hint("critic", role) == "icl-aif check-model openai:gpt-4o-mini --timeout 60"
+    spaced = RoleConfig(model="openai:m", base_url="http://h/v1?a=1 b", timeout=2.5)
+    assert check_model_hint("buyer", spaced).endswith(
+        "--base-url 'http://h/v1?a=1 b' --timeout 2.5"
+    )
