@@ -61,7 +61,7 @@ def _sample_histories(config: ExperimentConfig) -> list[list[RoundRecord]]:
     turns = [{"speaker": o.speaker, "text": o.text} for o in scenario.openers]
     deal = RoundRecord(round=1, turns=turns, outcome="deal", price=scenario.list_price)  # type: ignore[typeddict-item]
     no_deal = RoundRecord(round=1, turns=turns, outcome="no_deal", price=None, reason="cap")  # type: ignore[typeddict-item]
-    later = RoundRecord(**{**no_deal, "round": 2})  # type: ignore[typeddict-item]
+    later = RoundRecord(**{**no_deal, "round": 2})
     return [[deal], [deal, later], [no_deal]]
 
 

@@ -643,7 +643,7 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[An
     loader.flatten_mapping(node)  # merge keys (<<) resolve as usual
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node)
         line = key_node.start_mark.line + 1
         try:
             if key in seen:
@@ -662,7 +662,7 @@ class _DuplicateKeyError(yaml.YAMLError):
 
 _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _unique_mapping,  # type: ignore[arg-type]
+    _unique_mapping,
 )
 
 

@@ -273,6 +273,11 @@ def estimate_cells(
     cells is counted more than once (``icl-aif run`` probes it once: a few tokens).
     """
 
+    from icl_aif.checks import check_inputs
+    from icl_aif.templates import PromptLibrary
+
+    check_inputs(config, PromptLibrary())  # a file the games would fail on: one line, as run says
+
     async def all_cells() -> list[tuple[Cell, Estimate]]:
         return [(cell, await estimate_usage_async(cell.config, sample)) for cell in config.cells()]
 

@@ -48,7 +48,9 @@ def numbered(lines: Sequence[str]) -> str:
 def load_pool(path: Path) -> tuple[str, ...]:
     """The suggestions in a pool file: one a line; blank lines and ``#`` comments are skipped."""
     if not path.is_file():
-        raise UsageError(f"feedback.pool: no such file {path}; give a file of suggestions, one a line")
+        raise UsageError(
+            f"feedback.pool: no such file {path}; give a file of suggestions, one a line"
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -56,9 +58,7 @@ def load_pool(path: Path) -> tuple[str, ...]:
     lines = [ln.strip() for ln in text.splitlines()]
     pool = tuple(ln for ln in lines if ln and not ln.startswith("#"))
     if not pool:
-        raise UsageError(
-            f"feedback.pool: {path} holds no suggestions; write one suggestion a line"
-        )
+        raise UsageError(f"feedback.pool: {path} holds no suggestions; write one suggestion a line")
     return pool
 
 

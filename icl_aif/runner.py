@@ -361,9 +361,7 @@ async def _run_locked(
     return RunResult(directory=directory, summary=summary)
 
 
-def _pending_games(
-    cells: list[Cell], runs: int, done: set[GameKey]
-) -> Iterator[tuple[int, int]]:
+def _pending_games(cells: list[Cell], runs: int, done: set[GameKey]) -> Iterator[tuple[int, int]]:
     """(cell position, game index) of every game still to play, cell by cell, made one at a
     time as workers ask for them."""
     for position, cell in enumerate(cells):

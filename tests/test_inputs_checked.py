@@ -124,7 +124,12 @@ def prompts_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize(
     "template",
-    ["round/goal_anchor.txt", "round/result_no_deal.txt", "critic/request.txt", "players/buyer.txt"],
+    [
+        "round/goal_anchor.txt",
+        "round/result_no_deal.txt",
+        "critic/request.txt",
+        "players/buyer.txt",
+    ],
 )
 def test_a_missing_prompt_template_is_refused_before_any_game(
     monkeypatch: pytest.MonkeyPatch,
@@ -157,7 +162,7 @@ def test_a_one_round_run_does_not_read_the_next_round_templates(
     prompts_copy: Path,
 ) -> None:
     (prompts_copy / "round" / "goal_anchor.txt").unlink()
-    code, stdout, stderr = cli(
+    code, _, stderr = cli(
         monkeypatch, capsys, "run", QUICKSTART, "--set", "rounds=1", "--set", "runs=2",
         "--out", tmp_path / "run",
     )  # fmt: skip
@@ -201,14 +206,23 @@ def test_missing_moderator_examples_are_refused_before_the_preflight(
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("scenario.list_price=.inf", "field 'scenario.list_price': Input should be a finite number"),
-        ("scenario.seller_cost=.nan", "field 'scenario.seller_cost': Input should be a finite number"),
+        (
+            "scenario.list_price=.inf",
+            "field 'scenario.list_price': Input should be a finite number",
+        ),
+        (
+            "scenario.seller_cost=.nan",
+            "field 'scenario.seller_cost': Input should be a finite number",
+        ),
         ("metrics.no_deal_value=-.inf", "field 'metrics.no_deal_value': Input should be a finite"),
         ("scenario.item=''", "field 'scenario.item': name the item that is sold"),
         ("scenario.item='   '", "field 'scenario.item': name the item that is sold"),
         ("scenario.seller_cost=25", "seller_cost 25 is above list_price 20: the seller would lose"),
         ("scenario.buyer_budget=9", "buyer_budget 9 is below buyer_open 10"),
-        ("roles.seller.model=openai:", "no model id after 'openai:'; write e.g. openai:gpt-4o-mini"),
+        (
+            "roles.seller.model=openai:",
+            "no model id after 'openai:'; write e.g. openai:gpt-4o-mini",
+        ),
         ("roles.buyer.model=chaos:anthropic:?error_rate=0.5", "no model id after 'anthropic:'"),
         ("roles.critic.model=cohere: ", "no model id after 'cohere:'"),
     ],
@@ -291,3 +305,14 @@ def test_a_billion_runs_start_at_once_with_flat_memory(tmp_path: Path) -> None:
     assert peak < 50 * 2**20, f"peak {peak / 2**20:.0f} MiB"
     assert len(read_games(directory)) >= 40
     assert read_json(directory / "manifest.json")["status"] == "interrupted"
+
+
+def test_estimate_refuses_a_missing_pool_as_run_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, stderr = cli(
+        monkeypatch, capsys, "estimate", QUICKSTART, "--set", "feedback.source=human_pool",
+        "--set", f"feedback.pool={tmp_path / 'absent.txt'}",
+    )  # fmt: skip
+    assert code == 2
+    assert stderr.strip().startswith("error: feedback.pool: no such file")

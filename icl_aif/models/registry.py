@@ -127,7 +127,9 @@ def model_string_problem(spec: str) -> str | None:
             f"(providers: {', '.join(PROVIDERS)})"
         )
     if provider not in PROVIDERS:
-        return f"model {shown}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
+        return (
+            f"model {shown}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
+        )
     if not name.strip() and not PROVIDERS[provider].default_model:
         example = PROVIDERS[provider].examples[0]
         return f"model {shown}: no model id after {provider + ':'!r}; write e.g. {example}"
