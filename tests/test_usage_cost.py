@@ -236,8 +236,7 @@ def test_max_usd_with_an_unpriced_vendor_model_fails_before_any_game(tmp_path: P
     [
         (
             {"rate_limits": {"nosuch": {"requests_per_minute": 5}}},
-            "field 'rate_limits': Value error, unknown provider 'nosuch'; "
-            "known providers: scripted, openai",
+            "field 'rate_limits': unknown provider 'nosuch'; known providers: scripted, openai",
         ),
         (
             {"rate_limits": {"openai": {"rpm": 5}}},
@@ -250,11 +249,11 @@ def test_max_usd_with_an_unpriced_vendor_model_fails_before_any_game(tmp_path: P
         ),
         (
             {"prices": {"gpt-4o": {"input": 1, "output": 2}}},
-            "field 'prices': Value error, 'gpt-4o' is not a provider:model string",
+            "field 'prices': 'gpt-4o' is not a provider:model string",
         ),
         (
             {"prices": {"nosuch:model": {"input": 1, "output": 2}}},
-            "field 'prices': Value error, 'nosuch:model': unknown provider 'nosuch'",
+            "field 'prices': 'nosuch:model': unknown provider 'nosuch'",
         ),
         ({"prices": {"openai:x": {"input": 1}}}, "field 'prices.openai:x.output': Field required"),
         (
