@@ -93,7 +93,7 @@ def run(
             "--executor",
             help="Where games are played: local (this process), processes (worker processes "
             "of this machine, see --workers) or ray (Ray tasks; needs pip install "
-            "'icl-aif[ray]'). Records and summary are the same.",
+            "'icl-aif\\[ray]'). Records and summary are the same.",
         ),
     ] = "local",
     workers: Annotated[
@@ -130,6 +130,10 @@ def run(
     With feedback.source human the games pause after each round: the improved player's record is
     shown and the feedback you type (one suggestion a line, an empty line ends it) is given to it.
     Ctrl-C stops the run; icl-aif run --resume RUN_DIR continues it.
+
+    Exit codes: 0 the run finished (or its budget max_usd stopped it); 2 a bad config or input,
+    nothing played; 3 the run finished but some games failed (a model call failed for good: the
+    last line counts them, games.jsonl "error" says why); 130 interrupted (Ctrl-C).
     """
     from icl_aif.config import load_offline_config
     from icl_aif.records import MANIFEST, default_run_dir
@@ -182,6 +186,8 @@ def run(
     _print_usage(result.summary)
     _write_plots(result.directory)
     console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+    if _print_failures(result.summary):
+        raise typer.Exit(3)
 
 
 def _run_with_progress(
@@ -307,7 +313,11 @@ def report(
         int, typer.Option(help="Games whose transcripts --html shows (0: every game).")
     ] = 200,
 ) -> None:
-    """Print the per-round table of a finished run from disk; --plots and --html write figures."""
+    """Print the per-round table of a finished run from disk; --plots and --html write figures.
+
+    A run with failed games ends with the line that counts them, as icl-aif run does; the exit
+    code stays 0 (the report was made).
+    """
     from icl_aif.records import MANIFEST, SUMMARY, read_json
 
     summary = read_json(run_dir / SUMMARY)
@@ -321,6 +331,7 @@ def report(
 
         page = write_html_report(run_dir, out, max_transcripts=transcripts)
         console.print(f"HTML report written to {page}", markup=False, soft_wrap=True)
+    _print_failures(summary)
 
 
 def _write_plots(run_dir: Path) -> None:
@@ -359,10 +370,10 @@ def compare(
         collapse_padding=True,
     )
     for header in COMPARE_HEADERS:
-        table.add_column(header, justify="right", no_wrap=header != "95% CI")
+        table.add_column(header, justify="right", no_wrap=True)
     for row in comparison_rows(compare_runs(run_a, run_b, arm=arm, cell=cell)):
         table.add_row(*row)
-    console.print(table)
+    _print_uncut(table)
     console.print(COMPARE_LEGEND, style="dim", markup=False, highlight=False)
 
 
@@ -414,14 +425,32 @@ def estimate(
 
 def _print_tables(summary: dict[str, Any], name: str) -> None:
     """The run's tables, each with its legend: per round, Table 1 of arms, or a sweep's."""
-    from icl_aif.report import natural_width, summary_tables
+    from icl_aif.report import summary_tables
 
     title = f"{name} ({summary['improve']} improved)" if "improve" in summary else name
     for table, legend in summary_tables(summary, title):
-        width = natural_width(console, table)
-        wide = console if width <= console.width else Console(file=console.file, width=width)
-        wide.print(table)
+        _print_uncut(table)
         console.print(legend, style="dim", markup=False, highlight=False)
+
+
+def _print_uncut(table: Table) -> None:
+    """Print ``table`` at its natural width, wider than the terminal or a pipe's 80 columns if it
+    needs to be, so that no value is cut to "…" (its columns must be no_wrap)."""
+    from icl_aif.report import natural_width
+
+    width = natural_width(console, table)
+    wide = console if width <= console.width else Console(file=console.file, width=width)
+    wide.print(table)
+
+
+def _print_failures(summary: dict[str, Any]) -> bool:
+    """The failed-games line (how many, the first kinds of error); True when a game failed."""
+    from icl_aif.report import failure_line
+
+    line = failure_line(summary)
+    if line:
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    return line is not None
 
 
 def _print_usage(summary: dict[str, Any]) -> None:

@@ -15,7 +15,16 @@ from typing import Any
 
 import yaml
 
-from icl_aif.report import COLUMNS, LEGEND, USAGE_COLUMNS, cost_line, rows, usd
+from icl_aif.report import (
+    COLUMNS,
+    LEGEND,
+    USAGE_COLUMNS,
+    cost_line,
+    failure_line,
+    rows,
+    runs_line,
+    usd,
+)
 
 DEFAULT_MAX_TRANSCRIPTS = 200
 """Games whose transcripts the page shows by default (a few hundred keep it quick to open)."""
@@ -118,11 +127,12 @@ def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
 def _rounds_section(summary: dict[str, Any]) -> str:
     headers = [h for h, _ in COLUMNS]
     effective = summary.get("per_round_effective") or []
+    failed = failure_line(summary)
     return (
         '<section id="rounds"><h2>Per round</h2>'
-        f"<p>Finished runs: {_e(summary.get('finished_runs'))} of {_e(summary.get('runs'))} "
-        f"({_e(summary.get('errored_runs'))} stopped by an error).</p>"
-        '<h3>All runs</h3><div id="table-all">'
+        f"<p>{_e(runs_line(summary))}</p>"
+        + (f'<p id="failed">{_e(failed)}</p>' if failed else "")
+        + '<h3>All runs</h3><div id="table-all">'
         + _table(headers, rows(summary.get("per_round") or []))
         + "</div>"
         + f"<h3>Effective runs (every round a deal: {_e(summary.get('effective_runs'))} runs)</h3>"

@@ -1,13 +1,16 @@
 """Per-round statistics over finished runs: deal rate, deal price with a bootstrap CI, lengths.
 
-A round counts for a run once the run reached it. Prices are over deals only; deal rates are given
-over the runs that reached the round and over all runs, so survivor bias stays visible.
+A round counts for a run once the run reached it. A round ended by an error (a failed model call)
+is counted (``errors``) but left out of the deal rate and the exchanges: it neither dealt nor
+failed to deal. Prices are over deals only; deal rates are given over the rounds that finished
+and over all runs (failed ones counted as no deal), so survivor bias stays visible.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,8 @@ from icl_aif.context import derive_seed
 from icl_aif.replies import turn_flags
 
 BOOTSTRAP_RESAMPLES = 2000
+EXAMPLE_CHARS = 200
+"""Longest error message kept as a kind's ``example`` in ``summary.json``."""
 
 
 def bootstrap_ci(
@@ -49,8 +54,10 @@ def round_metrics(
     openers: int,
     seed: int,
 ) -> dict[str, Any]:
-    """Metrics of round ``number`` over ``games`` (the finished runs)."""
+    """Metrics of round ``number`` over ``games`` (the finished runs); ``deal_rate`` and
+    ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error)."""
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
+    decided = [r for r in records if r["outcome"] != "error"]
     deals = [r for r in records if r["outcome"] == "deal"]
     prices = [float(r["price"]) for r in deals if r.get("price") is not None]
     improved_lines = [  # a line that said nothing counts 0, not its placeholder
@@ -69,19 +76,45 @@ def round_metrics(
         "games": n,
         "deals": len(deals),
         "no_deals": sum(r["outcome"] == "no_deal" for r in records),
-        "errors": sum(r["outcome"] == "error" for r in records),
-        "deal_rate": round(len(deals) / n, 4) if n else None,
+        "errors": n - len(decided),
+        "deal_rate": round(len(deals) / len(decided), 4) if decided else None,
         "deal_rate_all_runs": round(len(deals) / total_runs, 4) if total_runs else None,
         "mean_price": _mean(prices),
         "price_ci95": bootstrap_ci(prices, derive_seed(seed, "bootstrap", number)),
         "median_price": _median(prices),
         "deals_without_price": len(deals) - len(prices),
         "mean_response_chars": _mean(improved_lines),
-        "mean_exchanges": _mean([len(r["turns"]) / 2 for r in records]),
+        "mean_exchanges": _mean([len(r["turns"]) / 2 for r in decided]),
         "no_deal_reasons": dict(sorted(reasons.items())),
         "flags": dict(sorted(flags.items())),
         "flags_improved": dict(sorted(improved_flags.items())),
     }
+
+
+_ROLE_FAILED = re.compile(r"^(\w+) model failed: ")
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?:: (.*))?$", re.DOTALL)
+
+
+def error_kind(error: str) -> tuple[str, str]:
+    """A game's ``error`` as (kind, message): ``"seller model failed: APIConnectionError:
+    Connection error."`` -> (``"seller APIConnectionError"``, ``"Connection error."``)."""
+    role = _ROLE_FAILED.match(error)
+    rest = (error[role.end() :] if role else error).strip()
+    named = _EXCEPTION.match(rest)
+    kind, message = (named.group(1), named.group(2) or "") if named else (rest[:80], "")
+    lines = message.strip().splitlines()
+    return (f"{role.group(1)} {kind}" if role else kind), lines[0][:EXAMPLE_CHARS] if lines else ""
+
+
+def error_kinds(errors: Iterable[str | None]) -> list[dict[str, Any]]:
+    """One ``{kind, games, example}`` per kind of the failed games' ``errors``, in order of first
+    appearance: how many games failed so and the first one's message."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for error in errors:
+        kind, message = error_kind(error or "unknown error")
+        entry = kinds.setdefault(kind, {"kind": kind, "games": 0, "example": message})
+        entry["games"] += 1
+    return list(kinds.values())
 
 
 def summarize(
@@ -93,16 +126,19 @@ def summarize(
     openers: int,
     seed: int,
 ) -> dict[str, Any]:
-    """``summary.json``: per-round metrics over all runs and over effective runs."""
+    """``summary.json``: per-round metrics over all runs and over effective runs, and the failed
+    games (``errored_runs``) by kind of error (``error_kinds``)."""
     effective = [
         g
         for g in games
         if len(g["rounds"]) == rounds and all(r["outcome"] == "deal" for r in g["rounds"])
     ]
+    failed = [g.get("error") for g in games if g.get("status") == "error"]
     return {
         "runs": runs,
         "finished_runs": len(games),
-        "errored_runs": sum(g.get("status") == "error" for g in games),
+        "errored_runs": len(failed),
+        "error_kinds": error_kinds(failed),
         "effective_runs": len(effective),
         "improve": improve,
         "per_round": [
@@ -265,9 +301,10 @@ def arm_row(
     reached = {
         n: [r for g in games for r in g["rounds"] if r["round"] == n] for n in (before, after)
     }
+    decided = {n: [r for r in rs if r["outcome"] != "error"] for n, rs in reached.items()}
     deal_rate = {
         n: round(sum(r["outcome"] == "deal" for r in rs) / len(rs), 4) if rs else None
-        for n, rs in reached.items()
+        for n, rs in decided.items()
     }
     price = {
         n: _mean([float(r["price"]) for r in rs if _priced_deal(r)]) for n, rs in reached.items()
@@ -283,6 +320,8 @@ def arm_row(
         "delta_ci95": bootstrap_ci(diffs, derive_seed(seed, "arm", arm, "delta")),
         "deal_rate_before": deal_rate[before],
         "deal_rate_after": deal_rate[after],
+        "errors_before": len(reached[before]) - len(decided[before]),
+        "errors_after": len(reached[after]) - len(decided[after]),
         "score_before": _mean(list(s_before.values())),
         "score_after": _mean(list(s_after.values())),
         "score_delta": _mean(score_diffs),
@@ -348,7 +387,9 @@ def summarize_arms(
     no_deal_value: float,
 ) -> dict[str, Any]:
     """The summary of a paired-arms experiment: Table 1 rows (``arms``) and, per arm, the
-    per-round metrics of :func:`summarize` (``per_arm``)."""
+    per-round metrics of :func:`summarize` (``per_arm``). ``errored_runs`` counts the games with
+    a failed line in any arm (a failed shared prefix fails every arm), ``error_kinds`` their
+    first failed line's error."""
     by_arm = {arm: [g for g in games if g.get("arm") == arm] for arm in arms}
     rows = [
         arm_row(arm, by_arm[arm], branch_after=branch_after, no_deal_value=no_deal_value, seed=seed)
@@ -363,10 +404,15 @@ def summarize_arms(
         with_scores(summary, by_arm[arm], no_deal_value=no_deal_value, seed=seed)
         per_arm.append({"arm": arm, **summary})
     first = per_arm[0] if per_arm else {}
+    failed: dict[tuple[str, str], str | None] = {}
+    for game in games:
+        if game.get("status") == "error":
+            failed.setdefault(_key(game), game.get("error"))
     return {
         "runs": runs,
         "finished_runs": first.get("finished_runs", 0),
-        "errored_runs": first.get("errored_runs", 0),
+        "errored_runs": len(failed),
+        "error_kinds": error_kinds(failed.values()),
         "improve": improve,
         "branch_after": branch_after,
         "arms": rows,

@@ -14,6 +14,7 @@ COLUMNS = (
     ("games", "games"),
     ("deals", "deals"),
     ("deal rate", "deal_rate"),
+    ("errors", "errors"),
     ("price", "mean_price"),
     ("95% CI", "price_ci95"),
     ("median", "median_price"),
@@ -21,9 +22,15 @@ COLUMNS = (
     ("exch.", "mean_exchanges"),
 )
 LEGEND = (
-    "price: mean deal price over deals, with a 95% bootstrap CI; chars: mean length of the improved "
-    "player's replies; exch.: mean seller-buyer exchanges per round."
+    "deal rate: deals over the rounds that ended in a deal or no deal; errors: rounds ended by an "
+    "error (a failed model call), left out of the deal rate; price: mean deal price over deals, "
+    "with a 95% bootstrap CI; chars: mean length of the improved player's replies; exch.: mean "
+    "seller-buyer exchanges per round that ended in a deal or no deal."
 )
+MAX_ERROR_KINDS = 3
+"""Kinds of error the failed-games line names; it counts the others."""
+EXAMPLE_SHOWN = 80
+"""Characters of a kind's first message the failed-games line shows."""
 
 
 def cell(key: str, value: Any) -> str:
@@ -108,6 +115,56 @@ def budget_line(summary: dict[str, Any]) -> str | None:
     )
 
 
+def runs_line(summary: dict[str, Any], noun: str = "Finished runs") -> str:
+    """``Finished runs: 28 of 30; 2 failed with an error (...).``: the runs (``noun``) that
+    finished without an error, and the failed ones (a sweep's cells added up)."""
+    failed, finished, _ = failures(summary)
+    planned = (summary.get("runs") or 0) * len(summary.get("cells") or [summary])
+    line = f"{noun}: {finished - failed} of {planned}"
+    if failed:
+        line += (
+            f"; {failed} failed with an error (rounds ended by an error are left out of deal rates)"
+        )
+    return line + "."
+
+
+def failures(summary: dict[str, Any]) -> tuple[int, int, list[dict[str, Any]]]:
+    """(failed games, finished games, error kinds) of any summary, a sweep's cells added up.
+
+    A summary written before ``error_kinds`` existed gives no kinds."""
+    parts = summary.get("cells") or [summary]
+    kinds: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for kind in part.get("error_kinds") or ():
+            kinds.setdefault(kind["kind"], {**kind, "games": 0})["games"] += kind["games"]
+    failed = sum(part.get("errored_runs") or 0 for part in parts)
+    return failed, sum(part.get("finished_runs") or 0 for part in parts), list(kinds.values())
+
+
+def failure_line(summary: dict[str, Any]) -> str | None:
+    """``3 of 30 games failed: seller APIConnectionError x3 (Connection error.); see games.jsonl
+    "error"``, or None when no game failed. Names the first :data:`MAX_ERROR_KINDS` kinds."""
+    failed, finished, kinds = failures(summary)
+    if not failed:
+        return None
+    shown = []
+    for kind in kinds[:MAX_ERROR_KINDS]:
+        example = kind.get("example") or ""
+        if len(example) > EXAMPLE_SHOWN:
+            example = example[: EXAMPLE_SHOWN - 1] + "…"
+        shown.append(f"{kind['kind']} x{kind['games']}" + (f" ({example})" if example else ""))
+    if len(kinds) > MAX_ERROR_KINDS:
+        shown.append(f"{len(kinds) - MAX_ERROR_KINDS} more kind(s)")
+    named = f": {', '.join(shown)}" if shown else ""
+    return f'{failed} of {finished} games failed{named}; see games.jsonl "error"'
+
+
+def failure_markdown(summary: dict[str, Any]) -> list[str]:
+    """``summary.md``'s failed-games paragraph (:func:`failure_line`), empty when none failed."""
+    line = failure_line(summary)
+    return [line, ""] if line else []
+
+
 def usage_markdown(summary: dict[str, Any]) -> list[str]:
     """``summary.md``'s usage section: one row per role and the total (empty for old summaries)."""
     usage = summary.get("usage")
@@ -142,10 +199,10 @@ def summary_markdown(summary: dict[str, Any], name: str) -> str:
     lines = [
         f"# {name}",
         "",
-        f"Improved player: {summary['improve']}. Finished runs: {summary['finished_runs']} of "
-        f"{summary['runs']} ({summary['errored_runs']} stopped by an error). Prices are over deals; "
+        f"Improved player: {summary['improve']}. {runs_line(summary)} Prices are over deals; "
         "the CI is a 95% percentile bootstrap of the mean.",
         "",
+        *failure_markdown(summary),
         LEGEND,
         "",
         "## All runs",
@@ -183,23 +240,24 @@ TERMINAL_ARM_KEYS = tuple(
 ARM_LEGEND = (
     "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
     "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
-    "deal rate over the games that reached the round; score Δ: the same paired mean for the "
-    "unconditional score (a no deal scores {nd}); vs none: mean round-{a} price difference from "
-    "arm none over the games that dealt in both arms, p: two-sided paired sign-flip permutation "
-    "test, Holm-corrected across arms."
+    "deal rate over the games whose round ended in a deal or no deal (not in an error); score Δ: "
+    "the same paired mean for the unconditional score (a no deal scores {nd}); vs none: mean "
+    "round-{a} price difference from arm none over the games that dealt in both arms, p: "
+    "two-sided paired sign-flip permutation test, Holm-corrected across arms."
 )
 TERMINAL_ARM_LEGEND = (
     "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
     "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
-    "deal rate over the games that reached the round; p Holm: two-sided paired sign-flip "
-    "permutation test of the round-{a} price against arm none over the games that dealt in both "
-    "arms, Holm-corrected across arms. summary.md and summary.json also hold the paired score Δ "
-    "(a no deal scores {nd}) and the price difference from arm none."
+    "deal rate over the games whose round ended in a deal or no deal (not in an error); p Holm: "
+    "two-sided paired sign-flip permutation test of the round-{a} price against arm none over the "
+    "games that dealt in both arms, Holm-corrected across arms. summary.md and summary.json also "
+    "hold the paired score Δ (a no deal scores {nd}) and the price difference from arm none."
 )
 SWEEP_COLUMNS = (
     ("round", "round"),
     ("games", "games"),
     ("deal rate", "deal_rate"),
+    ("errors", "errors"),
     ("DR all", "deal_rate_all_runs"),
     ("price", "mean_price"),
     ("95% CI", "price_ci95"),
@@ -207,9 +265,10 @@ SWEEP_COLUMNS = (
     ("chars", "mean_response_chars"),
 )
 SWEEP_LEGEND = (
-    "One row per cell (and arm) and round. deal rate: over the runs that reached the round; DR all: "
-    "over all finished runs; price: mean over deals, 95% bootstrap CI; score: mean unconditional "
-    "score (price if deal, the no-deal value otherwise)."
+    "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
+    "no deal; errors: rounds ended by an error, left out of the deal rate; DR all: over all "
+    "finished runs, failed ones counted as no deal; price: mean over deals, 95% bootstrap CI; "
+    "score: mean unconditional score (price if deal, the no-deal value otherwise)."
 )
 
 
@@ -238,10 +297,22 @@ def arm_rows(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list
 
 def arm_legend(summary: dict[str, Any], *, terminal: bool = False) -> str:
     """The arms table's legend with its rounds and no-deal value (``terminal``: the legend of
-    :func:`arm_table`, which leaves two columns to ``summary.md``)."""
+    :func:`arm_table`, which leaves two columns to ``summary.md``), and its error rounds if any."""
     b = summary["branch_after"]
     legend = TERMINAL_ARM_LEGEND if terminal else ARM_LEGEND
-    return legend.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
+    legend = legend.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
+    errors = [text for row in summary["arms"] if (text := _arm_errors(row, b))]
+    return legend + (
+        f" Rounds ended by an error (not in DR): {'; '.join(errors)}." if errors else ""
+    )
+
+
+def _arm_errors(row: dict[str, Any], before: int) -> str:
+    """``ai 3 in round 1``: an arm's rounds ended by an error, before and after the branch; empty
+    without any (or in a summary written before these counts)."""
+    counts = ((before, row.get("errors_before")), (before + 1, row.get("errors_after")))
+    shown = [f"{n} in round {k}" for k, n in counts if n]
+    return f"{row['arm']} {', '.join(shown)}" if shown else ""
 
 
 def usd_short(value: float | None) -> str:
@@ -354,8 +425,7 @@ def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str
 def _arms_markdown(summary: dict[str, Any]) -> list[str]:
     lines = [
         f"Paired feedback arms: rounds 1-{summary['branch_after']} played once per game, then "
-        f"every arm from the identical state. Games: {summary['finished_runs']} of "
-        f"{summary['runs']} ({summary['errored_runs']} stopped by an error).",
+        f"every arm from the identical state. {runs_line(summary, 'Games')}",
         "",
         *_markdown([h for h, _ in ARM_COLUMNS], arm_rows(summary)),
         "",
@@ -373,7 +443,7 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
     per-arm rounds for paired arms; the combined table and each cell's arms for a sweep."""
     if "cells" not in summary and "arms" not in summary:
         return summary_markdown(summary, name)
-    lines = [f"# {name}", ""]
+    lines = [f"# {name}", "", *failure_markdown(summary)]
     if "cells" in summary:
         headers, body = sweep_rows(summary)
         lines += ["## Sweep: every cell", "", *_markdown(headers, body), "", SWEEP_LEGEND, ""]
