@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +21,11 @@ from icl_aif.report import (
     runs_line,
     summary_markdown,
 )
-from tests.conftest import QUICKSTART, ROOT, cli_env
+from tests.conftest import QUICKSTART
+from tests.test_cli import icl_aif
 
-CLI = Path(sys.executable).parent / "icl-aif"
 FAILED_LINE = re.compile(r'^(\d+) of (\d+) games failed(: .+)?; see games.jsonl "error"$')
-
-
-def icl_aif(*args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=cli_env(columns=200, **env),
-    )
+WIDE = {"COLUMNS": "200"}  # every column of the table on its line
 
 
 def failed_lines(stdout: str) -> list[str]:
@@ -201,7 +189,7 @@ def unreachable_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any
         "--set", "runs=3", "--set", "rounds=2", "--set", "retry.attempts=1",
         "--set", "roles.seller.model=openai:gpt-4o-mini",
         "--set", f"roles.seller.base_url=http://127.0.0.1:{port}/v1",
-        OPENAI_API_KEY="sk-test",
+        env={**WIDE, "OPENAI_API_KEY": "sk-test"},
     )  # fmt: skip
     return out, result
 
@@ -234,7 +222,7 @@ def test_a_run_whose_games_fail_says_so_and_exits_3(unreachable_run: tuple[Path,
     assert '<th class="">errors</th>' in page
     assert f'<p id="failed">{line.replace(chr(34), "&quot;")}</p>' in page
 
-    report = icl_aif("report", out)
+    report = icl_aif("report", out, env=WIDE)
     assert report.returncode == 0, report.stderr
     assert header(report.stdout) == header(result.stdout)
     assert failed_lines(report.stdout) == [line]
@@ -246,6 +234,7 @@ def test_a_chaos_run_exits_3_and_its_deal_rates_leave_errors_out(tmp_path: Path)
         "run", QUICKSTART, "--out", out, "--set", "runs=12", "--set", "rounds=3",
         "--set", "retry.attempts=1",
         "--set", "roles.buyer.model=chaos:scripted:conceder?error_rate=0.03",
+        env=WIDE,
     )  # fmt: skip
     assert result.returncode == 3, result.stderr
     games = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
@@ -267,8 +256,9 @@ def test_a_chaos_run_exits_3_and_its_deal_rates_leave_errors_out(tmp_path: Path)
 
 def test_a_run_without_failures_exits_0_without_the_line(tmp_path: Path) -> None:
     result = icl_aif(
-        "run", QUICKSTART, "--out", tmp_path / "run", "--set", "runs=3", "--set", "rounds=2"
-    )
+        "run", QUICKSTART, "--out", tmp_path / "run", "--set", "runs=3", "--set", "rounds=2",
+        env=WIDE,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "errors" in header(result.stdout)
     assert failed_lines(result.stdout) == [] and "games failed" not in result.stdout
