@@ -22,8 +22,9 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
 from icl_aif.models.base import message_text
 from icl_aif.models.keys import redact
+from icl_aif.models.registry import retry_rule
 from icl_aif.protocol import Message
-from icl_aif.retries import backoff, delay, is_retryable
+from icl_aif.retries import backoff, delay
 
 logger = logging.getLogger(__name__)
 _JITTER = random.Random()  # waits only; never touches the results
@@ -104,7 +105,9 @@ async def invoke(
 ) -> tuple[CallResult, BaseException | None]:
     """Send ``messages`` to ``model``, retrying what is retryable; never raises a model failure.
 
-    Retryable failures (see :mod:`icl_aif.retries`) are tried again up to ``retry.attempts`` times.
+    Failures that the provider of ``model_id`` says are worth another try (its
+    ``should_retry``, by default :func:`icl_aif.retries.is_retryable`) are tried again up to
+    ``retry.attempts`` times.
     Every attempt first waits for the provider's rate limits (:mod:`icl_aif.limits`). The result
     holds the call's cost (:mod:`icl_aif.pricing`); errors are redacted of keys. The exception
     of a failed call comes back beside the result, for chaining.
@@ -134,13 +137,14 @@ async def invoke(
         try:  # the first attempt outside tenacity: most calls need no more, and it costs ~30 us
             reply: Any = await attempt()
         except Exception as first:
-            if settings.attempts < 2 or not is_retryable(first):
+            should_retry = retry_rule(model_id)  # looked up on failure only: calls stay cheap
+            if settings.attempts < 2 or not should_retry(first):
                 raise
             await asyncio.sleep(delay(settings, _JITTER, first, 1))
             async for retrying in AsyncRetrying(
                 stop=stop_after_attempt(settings.attempts - 1),
                 wait=backoff(settings, _JITTER, before=1),
-                retry=retry_if_exception(is_retryable),
+                retry=retry_if_exception(should_retry),
                 reraise=True,
             ):
                 with retrying:

@@ -251,12 +251,11 @@ def _model_string_problem(spec: str) -> str | None:
 
 
 def _known_provider(name: str) -> str | None:
-    """An error message if ``name`` is not a registered provider (the registry imports lazily)."""
-    from icl_aif.models.registry import PROVIDERS
+    """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's; the
+    registry imports lazily)."""
+    from icl_aif.models.registry import provider_problem
 
-    if name in PROVIDERS:
-        return None
-    return f"unknown provider {name!r}; known providers: {', '.join(PROVIDERS)}"
+    return provider_problem(name)
 
 
 class ExperimentConfig(_Strict):

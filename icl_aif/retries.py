@@ -3,14 +3,19 @@
 Retryable: HTTP 408, 409, 429 and 5xx, timeouts and dropped connections. Everything else (400, 401,
 403, 404, a context that is too long, a malformed reply) fails at once. A ``Retry-After`` (or
 ``retry-after-ms``) header sets the wait; otherwise exponential backoff with full jitter.
+
+Which failures are retried is each provider's rule (``Provider.should_retry`` in
+:mod:`icl_aif.models.providers`): :func:`is_retryable` by default, which reads the HTTP status or,
+without one, the exception names; :func:`sdk_retry_rule` for SDKs whose exception types say it.
 """
 
 from __future__ import annotations
 
 import email.utils
 import random
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tenacity import RetryCallState
@@ -32,13 +37,43 @@ def status_of(exc: BaseException) -> int | None:
     return None
 
 
+def retryable_status(status: int) -> bool:
+    """True for HTTP 408, 409, 429 and 5xx."""
+    return status in RETRYABLE_STATUS or status >= 500
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """True for rate limits, server errors, timeouts and dropped connections."""
+    """True for rate limits, server errors, timeouts and dropped connections (the default rule)."""
     status = status_of(exc)
     if status is not None:
-        return status in RETRYABLE_STATUS or status >= 500
+        return retryable_status(status)
     names = [type(e).__name__ for e in _chain(exc)]
     return any(part in name for name in names for part in _TRANSIENT_NAMES)
+
+
+def sdk_retry_rule(module: str) -> Callable[[BaseException], bool]:
+    """The retry rule of an SDK with OpenAI-style exception types (``openai``, ``anthropic``).
+
+    Its ``RateLimitError``, ``APIConnectionError`` (timeouts included) and
+    ``InternalServerError`` are retried; any other ``APIStatusError`` by its status code; any
+    other ``APIError`` (a reply that does not parse) is not. Exceptions from elsewhere, or when
+    the SDK was never imported, go to :func:`is_retryable`.
+    """
+
+    def should_retry(exc: BaseException) -> bool:
+        sdk = sys.modules.get(module)  # the SDK raised it only if it is imported
+        if sdk is not None:
+            transient = (sdk.RateLimitError, sdk.APIConnectionError, sdk.InternalServerError)
+            if isinstance(exc, transient):
+                return True
+            if isinstance(exc, sdk.APIStatusError):
+                return retryable_status(exc.status_code)
+            if isinstance(exc, sdk.APIError):
+                return False
+        return is_retryable(exc)
+
+    should_retry.__qualname__ = f"sdk_retry_rule({module!r})"
+    return should_retry
 
 
 def retry_after(exc: BaseException) -> float | None:

@@ -167,10 +167,12 @@ def _first(result: ChatResult) -> BaseMessage:
 
 def build_chaos(request: ModelRequest) -> ChaosModel:
     """``chaos:MODEL?settings``: the wrapped model, built like any role's, with faults around it."""
-    from icl_aif.models.registry import PROVIDERS, split_model_string
+    from icl_aif.models.registry import find_provider, split_model_string
 
     inner_spec, settings = parse_chaos(request.name)
     provider, name = split_model_string(inner_spec)
     inner_request = dataclasses.replace(request, spec=inner_spec, provider=provider, name=name)
-    inner = PROVIDERS[provider].build(inner_request)
+    wrapped = find_provider(provider)
+    assert wrapped is not None  # split_model_string checked it
+    inner = wrapped.build(inner_request)
     return ChaosModel(inner=inner, seed=request.seed ^ 0x5EED, **settings)

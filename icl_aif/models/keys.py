@@ -46,8 +46,13 @@ _KEY_SHAPES = re.compile(r"\b(?:sk|sk-ant|sk-proj|co|ai21)[-_][A-Za-z0-9_\-*.]{6
 
 
 def redact(text: str) -> str:
-    """``text`` with every configured key value and anything shaped like a key replaced."""
-    for variable in KEY_VARIABLES:
+    """``text`` with every configured key value and anything shaped like a key replaced.
+
+    Configured keys are ours (:data:`KEY_VARIABLES`) and any ``*_API_KEY`` variable, such as
+    the keys of LangChain integrations (``MISTRAL_API_KEY``, ``DEEPSEEK_API_KEY``).
+    """
+    variables = {*KEY_VARIABLES, *(v for v in os.environ if v.endswith("_API_KEY"))}
+    for variable in sorted(variables):
         value = os.environ.get(variable, "").strip()
         if len(value) >= 8:
             text = text.replace(value, "[redacted]")

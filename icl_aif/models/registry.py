@@ -1,106 +1,172 @@
 """The backend registry: ``provider:model`` strings to LangChain chat models.
 
-Providers are imported lazily, so the core package imports with no vendor SDK installed.
+A provider name is looked up, in this order, among ours (:mod:`icl_aif.models.builtin`), those of
+installed plugins, and LangChain's ``init_chat_model`` providers
+(:mod:`icl_aif.models.langchain_fallback`). Plugins are packages that declare an entry point in
+the ``icl_aif.providers`` group naming a module (or an object in it) whose builders register with
+:func:`icl_aif.models.providers.provider`; they are imported on the first lookup of a name that
+is not ours. Vendor SDKs are imported lazily, so the core package imports with no extra installed.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+import logging
+import threading
+from importlib import metadata
 
 from langchain_core.language_models import BaseChatModel
 
+import icl_aif.models.builtin  # registers our providers
 from icl_aif.config import ExperimentConfig, RoleConfig
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
+from icl_aif.models.providers import PROVIDERS, Provider, RetryRule, provider
+from icl_aif.retries import is_retryable
 from icl_aif.transcript import Speaker
 
-Builder = Callable[[ModelRequest], BaseChatModel]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PROVIDERS",
+    "Provider",
+    "build_model",
+    "build_request",
+    "find_provider",
+    "forget_plugins",
+    "is_offline",
+    "langchain_only",
+    "load_plugins",
+    "model_string_problem",
+    "provider",
+    "provider_problem",
+    "retry_rule",
+    "split_model_string",
+]
+
+logger = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "icl_aif.providers"
+"""The entry point group through which another package adds providers."""
+
+_plugins_lock = threading.RLock()  # a plugin may look providers up while it loads
+_plugin_failures: list[str] | None = None  # None: plugins not loaded yet
+_langchain_cache: dict[str, Provider] = {}
 
 
-@dataclass(frozen=True)
-class Provider:
-    """One family of backends: how to build it and what to tell users about it."""
-
-    name: str
-    description: str
-    examples: tuple[str, ...]
-    builder: str  # "module:function", imported on first use
-    offline: bool = False  # runs in this process: no key, no network, no cost
-    default_model: bool = False  # "name:" alone means a model of its own (local: the bundled one)
-
-    def build(self, request: ModelRequest) -> BaseChatModel:
-        """Import the provider module and build the model."""
-        module_name, _, function = self.builder.partition(":")
-        factory: Builder = getattr(importlib.import_module(module_name), function)
-        return factory(request)
+def load_plugins() -> list[str]:
+    """Import every ``icl_aif.providers`` entry point once; one line per plugin that failed."""
+    global _plugin_failures
+    with _plugins_lock:
+        if _plugin_failures is None:
+            _plugin_failures = failures = []  # set first: a plugin's own lookups load nothing
+            for entry in _entry_points():
+                line = _load(entry)
+                if line is not None:
+                    failures.append(line)
+        return list(_plugin_failures)
 
 
-PROVIDERS: dict[str, Provider] = {
-    p.name: p
-    for p in (
-        Provider(
-            "scripted",
-            "Rule-based simulators (not language models): negotiators and a critic.",
-            (
-                "scripted:boulware",
-                "scripted:linear",
-                "scripted:conceder",
-                "scripted:tit_for_tat",
-                "scripted:critic",
-            ),
-            "icl_aif.models.registry:_build_scripted",
-            offline=True,
-        ),
-        Provider(
-            "openai",
-            "OpenAI chat models; with base_url, any OpenAI-compatible server. Key: OPENAI_API_KEY.",
-            ("openai:gpt-4o-mini", "openai:gpt-4.1", "openai:MODEL + base_url"),
-            "icl_aif.models.vendors:build_openai",
-        ),
-        Provider(
-            "anthropic",
-            "Anthropic Claude models, prompt caching on (params.prompt_cache: false). Key: ANTHROPIC_API_KEY.",
-            ("anthropic:claude-3-5-haiku-latest", "anthropic:claude-sonnet-4-5"),
-            "icl_aif.models.vendors:build_anthropic",
-        ),
-        Provider(
-            "cohere",
-            "Cohere Command models (v2 chat API). Key: COHERE_API_KEY (or CO_API_KEY).",
-            ("cohere:command-r7b-12-2024", "cohere:command-a-03-2025"),
-            "icl_aif.models.cohere:build_cohere",
-        ),
-        Provider(
-            "ai21",
-            "AI21 Jamba models (chat completions). Key: AI21_API_KEY.",
-            ("ai21:jamba-mini", "ai21:jamba-large"),
-            "icl_aif.models.ai21:build_ai21",
-        ),
-        Provider(
-            "local",
-            "A GGUF model in process via llama.cpp, offline; local: is the bundled SmolLM2-135M.",
-            ("local:", "local:/path/to/model.gguf"),
-            "icl_aif.models.local:build_local",
-            offline=True,
-            default_model=True,
-        ),
-        Provider(
-            "chaos",
-            "Fault injection around any model, for tests and benchmarks: errors, timeouts, bad "
-            "replies, latency (settings after ?).",
-            ("chaos:scripted:linear?error_rate=0.2&timeout_rate=0.05&garbage_rate=0.05",),
-            "icl_aif.models.chaos:build_chaos",
-        ),
-        Provider(
-            "replay",
-            "A fake that answers with params.replies in order (tests and dry runs).",
-            ("replay:NAME",),
-            "icl_aif.models.replay:build_replay",
-            offline=True,
-        ),
+def forget_plugins() -> None:
+    """Unregister plugins' providers and load them again on the next lookup (for tests)."""
+    global _plugin_failures
+    with _plugins_lock:
+        for name in [n for n, p in PROVIDERS.items() if not _is_ours(p)]:
+            del PROVIDERS[name]
+        _plugin_failures = None
+        _langchain_cache.clear()
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
+
+
+def _load(entry: metadata.EntryPoint) -> str | None:
+    """Import one plugin; a line naming it and what failed, or None."""
+    try:
+        entry.load()
+    except Exception as exc:
+        dist = entry.dist
+        package = f"{dist.name} {dist.version}" if dist is not None else entry.value
+        reason = str(exc).splitlines()[0] if str(exc) else ""
+        line = (
+            f"provider plugin {entry.name!r} ({package}) failed to load: "
+            f"{type(exc).__name__}: {reason}; fix or uninstall it"
+        )
+        logger.warning("%s", line)
+        return line
+    return None
+
+
+def _is_ours(found: Provider) -> bool:
+    return found.origin == icl_aif.models.builtin.__name__
+
+
+def find_provider(name: str) -> Provider | None:
+    """The provider called ``name``: ours, then a plugin's, then LangChain's; None if unknown."""
+    found = PROVIDERS.get(name)
+    if found is not None:
+        return found
+    load_plugins()
+    found = PROVIDERS.get(name)
+    if found is not None:
+        return found
+    return _langchain_provider(name)
+
+
+def _langchain_provider(name: str) -> Provider | None:
+    """A provider served by LangChain's ``init_chat_model``, if it knows ``name``."""
+    from icl_aif.models.langchain_fallback import (
+        build_langchain,
+        langchain_providers,
+        pip_package,
     )
-}
+
+    cached = _langchain_cache.get(name)
+    if cached is not None or name not in langchain_providers():
+        return cached
+    _, class_name = langchain_providers()[name]
+    made = _langchain_cache[name] = Provider(
+        name=name,
+        description=f"LangChain's {class_name} through init_chat_model ({pip_package(name)}).",
+        examples=(f"{name}:MODEL",),
+        builder=build_langchain,
+        origin="langchain",
+    )
+    return made
+
+
+def langchain_only() -> list[str]:
+    """LangChain's ``init_chat_model`` providers that are neither ours nor a plugin's."""
+    from icl_aif.models.langchain_fallback import langchain_providers
+
+    return [name for name in sorted(langchain_providers()) if name not in PROVIDERS]
+
+
+def provider_problem(name: str) -> str | None:
+    """Why ``name`` is not a known provider (ours, a plugin's or LangChain's), or None."""
+    if find_provider(name) is not None:
+        return None
+    failures = load_plugins()
+    problem = (
+        f"unknown provider {name!r}; known providers: {', '.join(PROVIDERS)}; "
+        f"or one of LangChain's: {', '.join(langchain_only())}"
+    )
+    return "; ".join([problem, *failures])
+
+
+def retry_rule(spec: str) -> RetryRule:
+    """The retry rule of the model ``spec``'s provider; for ``chaos:`` strings, the chaos rule
+    or the wrapped model's."""
+    from icl_aif.models.chaos import unwrap
+
+    outer = find_provider(spec.partition(":")[0])
+    inner = find_provider(unwrap(spec).partition(":")[0])
+    if outer is None or inner is None:
+        found = outer or inner
+        return found.should_retry if found is not None else is_retryable
+    if inner is outer:
+        return outer.should_retry
+    first, second = outer.should_retry, inner.should_retry
+    return lambda exc: first(exc) or second(exc)
 
 
 def is_offline(spec: str) -> bool:
@@ -108,31 +174,30 @@ def is_offline(spec: str) -> bool:
     also inside a ``chaos:`` wrapper."""
     from icl_aif.models.chaos import unwrap
 
-    provider = PROVIDERS.get(unwrap(spec).partition(":")[0])
-    return provider is not None and provider.offline
+    found = find_provider(unwrap(spec).partition(":")[0])
+    return found is not None and found.offline
 
 
 def model_string_problem(spec: str) -> str | None:
     """Why ``spec`` is not a usable ``provider:model`` string (no provider, an unknown one, no
     model id where the provider has no default), or None; ``chaos:`` strings are checked down to
-    the model they wrap."""
+    the model they wrap. Providers are ours, installed plugins' and LangChain's."""
     from icl_aif.models.chaos import unwrap
 
     inner = unwrap(spec)
-    provider, sep, name = inner.partition(":")
+    name, sep, model = inner.partition(":")
     shown = repr(spec) if inner == spec else f"{spec!r} (wrapping {inner!r})"
-    if not sep or not provider:
+    if not sep or not name:
         return (
             f"model {shown}: write provider:model, e.g. scripted:linear "
             f"(providers: {', '.join(PROVIDERS)})"
         )
-    if provider not in PROVIDERS:
-        return (
-            f"model {shown}: unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}"
-        )
-    if not name.strip() and not PROVIDERS[provider].default_model:
-        example = PROVIDERS[provider].examples[0]
-        return f"model {shown}: no model id after {provider + ':'!r}; write e.g. {example}"
+    found = find_provider(name)
+    if found is None:
+        return f"model {shown}: {provider_problem(name)}"
+    if not model.strip() and not found.default_model:
+        example = found.examples[0]
+        return f"model {shown}: no model id after {name + ':'!r}; write e.g. {example}"
     return None
 
 
@@ -142,8 +207,8 @@ def split_model_string(spec: str) -> tuple[str, str]:
     problem = model_string_problem(spec)
     if problem:
         raise UsageError(problem)
-    provider, _, name = spec.partition(":")
-    return provider, name
+    name, _, model = spec.partition(":")
+    return name, model
 
 
 def build_model(
@@ -163,12 +228,12 @@ def build_model(
     if role_config is None:
         role_config = getattr(config.roles, role)
         assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
-    provider, name = split_model_string(role_config.model)
+    name, model = split_model_string(role_config.model)
     side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
     request = ModelRequest(
         spec=role_config.model,
-        provider=provider,
-        name=name,
+        provider=name,
+        name=model,
         role=role,
         side=side,
         scenario=config.scenario,
@@ -183,24 +248,18 @@ def build_model(
         base_url=role_config.base_url,
         params=dict(role_config.params),
     )
+    return build_request(request, f"roles.{role}.model")
+
+
+def build_request(request: ModelRequest, where: str = "model") -> BaseChatModel:
+    """Build ``request``'s model with its provider; a bad setting is a :class:`UsageError`
+    naming ``where`` (``roles.seller.model``)."""
+    found = find_provider(request.provider)
+    if found is None:
+        raise UsageError(model_string_problem(request.spec) or f"model {request.spec!r}: unknown")
     try:
-        return PROVIDERS[provider].build(request)
+        return found.build(request)
     except UsageError:
         raise
     except (ValueError, TypeError) as exc:
-        raise UsageError(f"roles.{role}.model {role_config.model!r}: {exc}") from None
-
-
-def _build_scripted(request: ModelRequest) -> BaseChatModel:
-    from icl_aif.models.scripted import build_negotiator
-    from icl_aif.models.scripted_critic import build_critic
-
-    if request.role == "moderator":
-        raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_negotiator(request)
+        raise UsageError(f"{where} {request.spec!r}: {exc}") from None
