@@ -27,7 +27,17 @@ import pandas as pd
 
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
-from icl_aif.records import CALLS, CONFIG, MANIFEST, SUMMARY, read_games, read_json, read_jsonl
+from icl_aif.records import (
+    CALLS,
+    CONFIG,
+    SUMMARY,
+    format_version_of,
+    is_truncated,
+    read_games,
+    read_json,
+    read_manifest,
+    read_records,
+)
 
 RUN_COLUMNS = (
     "game_id",
@@ -41,6 +51,7 @@ RUN_COLUMNS = (
     "mean_price",
     "started_at",
     "finished_at",
+    "format_version",
 )
 ROUND_COLUMNS = (
     "game_id",
@@ -51,6 +62,7 @@ ROUND_COLUMNS = (
     "outcome",
     "price",
     "reason",
+    "truncated",
     "decided_by",
     "parse",
     "feedback_source",
@@ -119,16 +131,18 @@ def load_run(path: str | Path, *, calls: bool = True) -> Run:
 
     ``calls=False`` skips reading ``calls.jsonl`` (large for long runs): ``Run.calls`` is then an
     empty frame with the usual columns. A missing file raises :class:`UsageError` naming it.
+    Runs of every record format up to :data:`icl_aif.records.FORMAT_VERSION` load (``truncated``
+    of a format-0 round: its reason is ``cap``); a newer one is a one-line :class:`UsageError`.
     """
     directory = Path(path)
     if not directory.is_dir():
         raise UsageError(f"{directory}: no such run directory")
     games = read_games(directory)
-    manifest = read_json(directory / MANIFEST)
+    manifest = read_manifest(directory)
     summary = read_json(directory / SUMMARY)
     config = run_config(directory)
     openers = len(config.scenario.openers)
-    call_rows = read_jsonl(directory / CALLS) if calls and (directory / CALLS).is_file() else ()
+    call_rows = read_records(directory / CALLS) if calls and (directory / CALLS).is_file() else ()
     return Run(
         path=directory,
         runs=runs_frame(games),
@@ -175,6 +189,7 @@ def runs_frame(games: Sequence[dict[str, Any]]) -> pd.DataFrame:
                 "mean_price": sum(prices) / len(prices) if prices else None,
                 "started_at": game.get("started_at"),
                 "finished_at": game.get("finished_at"),
+                "format_version": format_version_of(game),
             }
         )
     frame = _frame(rows, RUN_COLUMNS)
@@ -198,6 +213,7 @@ def rounds_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int)
                     "outcome": record["outcome"],
                     "price": record.get("price"),
                     "reason": record.get("reason"),
+                    "truncated": is_truncated(record),
                     "decided_by": record.get("decided_by"),
                     "parse": record.get("parse"),
                     "feedback_source": record.get("feedback_source"),

@@ -26,7 +26,7 @@ from typing import Any, cast
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, Moderator
 from icl_aif.graphs import build_run_graph
-from icl_aif.records import now
+from icl_aif.records import game_record, now
 from icl_aif.state import RunState
 from icl_aif.templates import PromptLibrary
 
@@ -107,17 +107,16 @@ async def play_branched_game(
             calls.extend({**c, "arm": arm} for c in ctx.calls)
         error = state.get("error")
         records.append(
-            {
-                "game_id": prefix.game_id,
-                "seed": prefix.seed,
-                "arm": arm,
-                "arm_seed": arm_seed,
-                "branch_after": config.branch_after,
-                "status": "error" if error else "complete",
-                "error": error,
-                "rounds": mark_shared(state.get("rounds", []), config.branch_after),
-                "started_at": started,
-                "finished_at": now(),
-            }
+            game_record(
+                game_id=prefix.game_id,
+                seed=prefix.seed,
+                arm=arm,
+                arm_seed=arm_seed,
+                branch_after=config.branch_after,
+                rounds=mark_shared(state.get("rounds", []), config.branch_after),
+                error=error,
+                started_at=started,
+                finished_at=now(),
+            )
         )
     return records, calls

@@ -318,10 +318,10 @@ def report(
     A run with failed games ends with the line that counts them, as icl-aif run does; the exit
     code stays 0 (the report was made).
     """
-    from icl_aif.records import MANIFEST, SUMMARY, read_json
+    from icl_aif.records import SUMMARY, read_json, read_manifest
 
     summary = read_json(run_dir / SUMMARY)
-    manifest = read_json(run_dir / MANIFEST)
+    manifest = read_manifest(run_dir)  # a newer record format: one line saying to upgrade
     _print_tables(summary, manifest["name"])
     _print_usage(summary)
     if plots:
@@ -464,16 +464,25 @@ def _print_usage(summary: dict[str, Any]) -> None:
 
 @app.command()
 def models() -> None:
-    """List the providers and example model strings."""
-    from icl_aif.models.registry import PROVIDERS
+    """List the providers (ours, installed plugins') and example model strings."""
+    from icl_aif.models.registry import PROVIDERS, langchain_only, load_plugins
 
+    failures = load_plugins()
     table = Table(title="Model providers (roles take provider:model)")
     table.add_column("provider")
     table.add_column("model strings")
     table.add_column("what it is")
     for provider in PROVIDERS.values():
         table.add_row(provider.name, "\n".join(provider.examples), provider.description)
+    table.add_row(
+        "any other",
+        "PROVIDER:MODEL",
+        "LangChain's init_chat_model, once the provider's integration package is installed "
+        "(a missing one is named): " + ", ".join(langchain_only()) + ".",
+    )
     console.print(table)
+    for line in failures:
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("check-model")

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.protocol import Message, feedback_turns, player_brief, turns_as_messages
-from icl_aif.records import CALLS, read_games, read_jsonl
+from icl_aif.records import CALLS, read_games, read_records
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def briefs_from_calls(directory: Path) -> dict[tuple[str, str, int, str], str]:
     path = directory / CALLS
     if not path.is_file():
         return briefs
-    for call in read_jsonl(path):
+    for call in read_records(path):
         messages = call.get("messages") or []
         if call.get("role") in ("seller", "buyer") and messages and messages[0]["role"] == "system":
             key = (str(call.get("cell") or ""), call["game_id"], int(call["round"]), call["role"])
@@ -259,8 +259,8 @@ def export_run(
         raise UsageError(f"--filter {keep!r}: allowed values: {', '.join(FILTERS)}")
     if side is not None and side not in ("seller", "buyer"):
         raise UsageError(f"--side {side!r}: allowed values: seller or buyer")
+    games = read_games(directory)  # first: a newer record format is refused before its config
     config = run_config(directory)
-    games = read_games(directory)
     chosen_side: Side = "buyer" if (side or config.improve) == "buyer" else "seller"
     briefs = _Briefs(directory, config)
     rows: Iterable[dict[str, Any]]

@@ -277,9 +277,9 @@ def write_html_report(
     """Write the HTML report of the run in ``directory`` (default ``<directory>/report.html``)."""
     from icl_aif.errors import UsageError
     from icl_aif.plots import run_plot_pngs
-    from icl_aif.records import CONFIG, MANIFEST, SUMMARY, read_games, read_json
+    from icl_aif.records import CONFIG, SUMMARY, read_games, read_json, read_manifest
 
-    manifest = read_json(directory / MANIFEST)
+    manifest = read_manifest(directory)  # a newer record format: one line, before anything else
     summary = read_json(directory / SUMMARY)
     config_path = directory / CONFIG
     config = (

@@ -2,7 +2,7 @@
 
 A round counts for a run once the run reached it. A round ended by an error (a failed model call)
 is counted (``errors``) but left out of the deal rate and the exchanges: it neither dealt nor
-failed to deal. Prices are over deals only; deal rates are given over the rounds that finished
+failed to deal. A round the exchange cap ended is a no deal, counted apart as a truncation too. Prices are over deals only; deal rates are given over the rounds that finished
 and over all runs (failed ones counted as no deal), so survivor bias stays visible.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from icl_aif.context import derive_seed
+from icl_aif.record_models import is_truncated
 from icl_aif.replies import turn_flags
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -55,7 +56,9 @@ def round_metrics(
     seed: int,
 ) -> dict[str, Any]:
     """Metrics of round ``number`` over ``games`` (the finished runs); ``deal_rate`` and
-    ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error)."""
+    ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error).
+    ``truncations`` counts the no-deal rounds the exchange cap ended (:func:`is_truncated`: a
+    record of format 0 says so with reason ``cap`` only)."""
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
     decided = [r for r in records if r["outcome"] != "error"]
     deals = [r for r in records if r["outcome"] == "deal"]
@@ -76,6 +79,7 @@ def round_metrics(
         "games": n,
         "deals": len(deals),
         "no_deals": sum(r["outcome"] == "no_deal" for r in records),
+        "truncations": sum(is_truncated(r) for r in records),
         "errors": n - len(decided),
         "deal_rate": round(len(deals) / len(decided), 4) if decided else None,
         "deal_rate_all_runs": round(len(deals) / total_runs, 4) if total_runs else None,

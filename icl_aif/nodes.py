@@ -66,7 +66,8 @@ def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
 
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Classify the round after the last utterance; reaching the cap is no deal, never a deal."""
+    """Classify the round after the last utterance; reaching the cap is no deal, never a deal,
+    and the round is marked ``truncated`` (the cap ended it, not the players)."""
     if state.get("error"):  # the speaker's model failed: the round ends with that error
         return {}
     ctx = context_of(runtime.context)
@@ -82,8 +83,8 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     how = {"decided_by": verdict.decided_by or ctx.judge.name, "parse": verdict.parse}
     if verdict.terminal:
         return {"status": verdict.state, "price": verdict.price, "reason": verdict.reason, **how}
-    if len(turns) >= 2 * ctx.config.scenario.max_exchanges:
-        return {"status": "no_deal", "price": None, "reason": "cap", **how}
+    if len(turns) >= 2 * ctx.config.scenario.max_exchanges:  # truncated: no deal, reason cap
+        return {"status": "no_deal", "price": None, "reason": "cap", "truncated": True, **how}
     return {"status": "ongoing", **how}
 
 
@@ -95,9 +96,9 @@ async def route_turn(state: RoundState) -> str:
 
 
 def round_record(state: RoundState) -> RoundRecord:
-    """The finished round as it is stored."""
+    """The finished round as it is stored; ``truncated`` only on a round the cap ended."""
     error = state.get("error")
-    return RoundRecord(
+    record = RoundRecord(
         round=state["round"],
         turns=list(state.get("turns", [])),
         outcome="error" if error else state["status"],  # type: ignore[typeddict-item]
@@ -107,6 +108,9 @@ def round_record(state: RoundState) -> RoundRecord:
         decided_by=None if error else state.get("decided_by"),
         parse=None if error else state.get("parse"),
     )
+    if state.get("truncated") and not error:
+        record["truncated"] = True
+    return record
 
 
 # --- one run: rounds with feedback in between ------------------------------------------------

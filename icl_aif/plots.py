@@ -155,11 +155,12 @@ def write_plots(directory: Path, pngs: dict[str, bytes]) -> list[Path]:
 def run_plot_pngs(directory: Path) -> dict[str, bytes]:
     """The figures of the finished run in ``directory``, from its records, as PNG bytes."""
     from icl_aif.analysis import run_config
-    from icl_aif.records import MANIFEST, SUMMARY, read_games, read_json
+    from icl_aif.records import SUMMARY, read_games, read_json, read_manifest
 
+    manifest = read_manifest(directory)
     config = run_config(directory)
     summary = read_json(directory / SUMMARY)
-    name = read_json(directory / MANIFEST).get("name", config.name)
+    name = manifest.get("name", config.name)
     series = run_series(
         read_games(directory),
         summary,

@@ -45,6 +45,7 @@ class RoundRecord(TypedDict, total=False):
     outcome: Outcome
     price: float | None
     reason: str | None
+    truncated: bool  # only on a round the exchange cap ended (docs/records.md)
     decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
     parse: str | None
     feedback: str | None

@@ -11,6 +11,10 @@ runs/<name>-<timestamp>/
   .lock           held (flock) by the process writing the run
 ```
 
+Every line is written through its record model (:mod:`icl_aif.record_models`, re-exported here:
+``from icl_aif.records import GameRecord``) and carries ``format_version``; readers accept records
+of this version and older ones, and refuse a newer one in one line.
+
 Write order, so that a run killed at any moment can be resumed (:func:`repair_records`): a
 finished game's calls are appended and fsync'ed first, then its line(s) in ``games.jsonl`` in one
 write, fsync'ed. A game is recorded once all its lines are there; calls of a game without its
@@ -36,6 +40,19 @@ from typing import Any
 
 from icl_aif.config import ExperimentConfig, config_to_yaml
 from icl_aif.errors import UsageError
+from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
+from icl_aif.record_models import CallRecord as CallRecord
+from icl_aif.record_models import ChatMessage as ChatMessage
+from icl_aif.record_models import GameRecord as GameRecord
+from icl_aif.record_models import ManifestRecord as ManifestRecord
+from icl_aif.record_models import RoundRecord as RoundRecord
+from icl_aif.record_models import TurnRecord as TurnRecord
+from icl_aif.record_models import UsageRecord as UsageRecord
+from icl_aif.record_models import call_line, game_line, manifest_text, upgrade_game
+from icl_aif.record_models import check_format_version as check_format_version
+from icl_aif.record_models import format_version_of as format_version_of
+from icl_aif.record_models import game_record as game_record
+from icl_aif.record_models import is_truncated as is_truncated
 
 try:
     import fcntl
@@ -185,8 +202,10 @@ class RunWriter:
         self._calls = os.open(self.directory / CALLS, flags, 0o644)
 
     def write_manifest(self) -> None:
-        """(Re)write ``manifest.json`` atomically."""
-        _write_atomic(self.directory / MANIFEST, json.dumps(self.manifest, indent=2) + "\n")
+        """(Re)write ``manifest.json`` atomically, validated and stamped with the record format
+        (:func:`icl_aif.record_models.manifest_text`)."""
+        text, self.manifest = manifest_text(self.manifest)
+        _write_atomic(self.directory / MANIFEST, text)
 
     def append_game(self, game: dict[str, Any], calls: Iterable[dict[str, Any]]) -> None:
         """Append one finished run and its model calls, on disk when this returns."""
@@ -197,13 +216,16 @@ class RunWriter:
 
         The calls are written and fsync'ed first, then every line of the game in one write,
         fsync'ed: a game whose lines are all in ``games.jsonl`` has all its calls on disk. An
-        ``OSError`` (a full disk) leaves at worst a torn last line, repaired on resume.
+        ``OSError`` (a full disk) leaves at worst a torn last line, repaired on resume. Each line
+        is validated against its record model (:func:`icl_aif.record_models.game_line`,
+        :func:`~icl_aif.record_models.call_line`) before anything is written.
         """
         assert self._games is not None and self._calls is not None, "create() first"
-        text = "".join(_line(c) for c in calls)
+        text = "".join(call_line(c) for c in calls)
+        lines = "".join(game_line(g) for g in games)
         if text:
             _append(self._calls, text)
-        _append(self._games, "".join(_line(g) for g in games))
+        _append(self._games, lines)
 
     def finish(self, summary: dict[str, Any], summary_md: str) -> None:
         """Sort the records by game id, write the summaries and close the files."""
@@ -333,8 +355,8 @@ def repair_records(
     dropped = len(counts) - len(finished)
     if dropped:
         logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
-    _keep_lines(directory / GAMES, finished)
-    cost = _keep_lines(directory / CALLS, finished)
+    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgrade_game(r)))
+    cost = _keep_lines(directory / CALLS, finished, call_line)
     for leftover in directory.glob("*.tmp"):
         leftover.unlink(missing_ok=True)
     return finished, cost
@@ -358,21 +380,25 @@ def _complete_lines(path: Path) -> Iterator[tuple[bytes, dict[str, Any]]]:
             if not raw.strip():
                 continue
             try:
-                yield raw, json.loads(raw)
+                record = json.loads(raw)
             except ValueError:
                 logger.warning("%s: line %d is not JSON; dropped", path, number)
+                continue
+            check_format_version(record, f"{path} line {number}")
+            yield raw, record
 
 
-def _keep_lines(path: Path, games: set[GameKey]) -> float:
-    """Rewrite ``path`` (atomically) with the complete lines of ``games`` only; return the sum of
-    their ``cost_usd``."""
+def _keep_lines(path: Path, games: set[GameKey], upgrade: Callable[[dict[str, Any]], str]) -> float:
+    """Rewrite ``path`` (atomically) with the complete lines of ``games`` only, a line of an older
+    record format as ``upgrade`` writes it; return the sum of their ``cost_usd``."""
     cost = 0.0
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("wb") as target:
             for raw, record in _complete_lines(path):
                 if game_key(record) in games:
-                    target.write(raw)
+                    old = format_version_of(record) < FORMAT_VERSION
+                    target.write(upgrade(record).encode("utf-8") if old else raw)
                     cost += float(record.get("cost_usd") or 0.0)
         os.replace(tmp, path)
     except OSError:
@@ -389,13 +415,31 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of ``games.jsonl`` or ``calls.jsonl`` as plain data, of any format version
+    this package reads; a record of a newer one is a one-line :class:`UsageError`."""
+    for record in read_jsonl(path):
+        check_format_version(record, path)
+        yield record
+
+
 def read_games(directory: Path) -> list[dict[str, Any]]:
     """All finished runs of a run directory, ordered by sweep cell and game id (a game's arms
-    in the order of the config)."""
+    in the order of the config), as plain data (:class:`GameRecord` is their schema). Lines
+    written before ``format_version`` (version 0) are returned as they are; a newer version
+    than this package reads is a one-line :class:`UsageError`."""
     path = directory / GAMES
     if not path.is_file():
         raise UsageError(f"{directory}: no {GAMES} here; is this a run directory?")
-    return sorted(read_jsonl(path), key=record_order)
+    return sorted(read_records(path), key=record_order)
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """``manifest.json`` of a run directory (a one-line error when it is missing or written by a
+    newer record format than this package reads)."""
+    manifest = read_json(directory / MANIFEST)
+    check_format_version(manifest, directory / MANIFEST)
+    return manifest
 
 
 def record_order(record: dict[str, Any]) -> tuple[str, str]:
@@ -447,6 +491,7 @@ def base_manifest(
     roles = config.roles
     prompts = prompt_hashes(config, prompts_root)
     return {
+        "format_version": FORMAT_VERSION,
         "name": config.name,
         "icl_aif_version": __version__,
         "versions": package_versions(),
@@ -480,10 +525,6 @@ def base_manifest(
         "finished_at": None,
         "status": "running",
     }
-
-
-def _line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _append(fd: int, text: str) -> None:

@@ -14,6 +14,7 @@ COLUMNS = (
     ("games", "games"),
     ("deals", "deals"),
     ("deal rate", "deal_rate"),
+    ("trunc.", "truncations"),
     ("errors", "errors"),
     ("price", "mean_price"),
     ("95% CI", "price_ci95"),
@@ -22,7 +23,8 @@ COLUMNS = (
     ("exch.", "mean_exchanges"),
 )
 LEGEND = (
-    "deal rate: deals over the rounds that ended in a deal or no deal; errors: rounds ended by an "
+    "deal rate: deals over the rounds that ended in a deal or no deal; trunc.: no-deal rounds the "
+    "exchange cap ended (- in a summary written before this count); errors: rounds ended by an "
     "error (a failed model call), left out of the deal rate; price: mean deal price over deals, "
     "with a 95% bootstrap CI; chars: mean length of the improved player's replies; exch.: mean "
     "seller-buyer exchanges per round that ended in a deal or no deal."
@@ -257,6 +259,7 @@ SWEEP_COLUMNS = (
     ("round", "round"),
     ("games", "games"),
     ("deal rate", "deal_rate"),
+    ("trunc.", "truncations"),
     ("errors", "errors"),
     ("DR all", "deal_rate_all_runs"),
     ("price", "mean_price"),
@@ -266,7 +269,8 @@ SWEEP_COLUMNS = (
 )
 SWEEP_LEGEND = (
     "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
-    "no deal; errors: rounds ended by an error, left out of the deal rate; DR all: over all "
+    "no deal; trunc.: no-deal rounds the exchange cap ended; errors: rounds ended by an error, "
+    "left out of the deal rate; DR all: over all "
     "finished runs, failed ones counted as no deal; price: mean over deals, 95% bootstrap CI; "
     "score: mean unconditional score (price if deal, the no-deal value otherwise)."
 )

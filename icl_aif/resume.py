@@ -32,7 +32,7 @@ from icl_aif.config import (
     read_config_data,
 )
 from icl_aif.errors import UsageError
-from icl_aif.records import CONFIG, MANIFEST
+from icl_aif.records import CONFIG, MANIFEST, check_format_version
 
 RESULT_NEUTRAL = ("concurrency",)
 """Config fields a resume may change: they change how fast games are played, never a game."""
@@ -65,11 +65,11 @@ def resume_config(
             f"{directory}: no {CONFIG} here, so no run to resume (a run writes it before its "
             "first game); start it again without --resume"
         )
+    manifest = _manifest(directory)  # first: a newer record format is refused in one line
     recorded = load_config(recorded_path)
     extra = list(overrides or [])
     if config_file is None and not extra and not offline:
         return recorded
-    manifest = _manifest(directory)
     if config_file is not None:
         data = apply_overrides(
             read_config_data(config_file), [*manifest.get("overrides", []), *extra]
@@ -115,7 +115,10 @@ def _manifest(directory: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError:
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    check_format_version(data, path)  # a newer record format: upgrade icl-aif to resume it
+    return data
 
 
 def check_prompts(directory: Path, recorded: Mapping[str, str], current: Mapping[str, str]) -> None:

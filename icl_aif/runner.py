@@ -42,12 +42,13 @@ from icl_aif.records import (
     RunWriter,
     base_manifest,
     directory_error,
+    game_record,
     now,
     package_versions,
     prompt_hashes,
     read_games,
-    read_json,
     read_jsonl,
+    read_manifest,
     repair_records,
     write_problem,
 )
@@ -77,7 +78,8 @@ async def play_game(
     ask_human: AskHuman | None = None,
     graph: CompiledStateGraph[Any, Any, Any, Any] | None = None,
 ) -> dict[str, Any]:
-    """Play one run of the multi-round experiment and return its ``games.jsonl`` record.
+    """Play one run of the multi-round experiment and return its ``games.jsonl`` record
+    (:func:`icl_aif.records.game_record`; the writer validates and versions it).
 
     With ``ask_human`` the game runs on ``graph`` (default: a pausable run graph with its own
     in-memory checkpointer) and every pause is answered by ``ask_human``.
@@ -95,15 +97,14 @@ async def play_game(
     except Exception as exc:  # a defect, not a model failure: keep the other games going
         logger.exception("game %s failed", ctx.game_id)
         rounds, error = [], f"{type(exc).__name__}: {exc}"
-    return {
-        "game_id": ctx.game_id,
-        "seed": ctx.seed,
-        "status": "error" if error else "complete",
-        "error": error,
-        "rounds": rounds,
-        "started_at": started,
-        "finished_at": now(),
-    }
+    return game_record(
+        game_id=ctx.game_id,
+        seed=ctx.seed,
+        rounds=rounds,
+        error=error,
+        started_at=started,
+        finished_at=now(),
+    )
 
 
 def person_needed(config: ExperimentConfig) -> str:
@@ -221,7 +222,7 @@ async def _run_locked(
     kept_cost = 0.0  # of the finished games' calls, on resume
     earlier: dict[str, Any] | None = None  # the manifest of the run being resumed
     if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
-        earlier = read_json(directory / MANIFEST)
+        earlier = read_manifest(directory)
         check_prompts(directory, earlier.get("prompts") or {}, prompt_hashes(config, prompts.root))
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}

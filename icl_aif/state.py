@@ -18,6 +18,7 @@ class RoundState(TypedDict, total=False):
     status: State | None
     price: float | None
     reason: str | None
+    truncated: bool  # the exchange cap ended the round (a no deal with reason cap)
     decided_by: str | None  # who judged the last line: rules or llm (see docs/records.md)
     parse: str | None  # how the model's reply was read, when the llm decided
     error: str | None

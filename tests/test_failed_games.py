@@ -145,7 +145,7 @@ def test_an_old_summary_still_renders() -> None:
     old |= {"improve": "seller", "per_round": [{"round": 1, "games": 4, "deals": 2}]}
     old["per_round_effective"] = []
     assert failure_line(old) == '1 of 4 games failed; see games.jsonl "error"'
-    assert rows(old["per_round"]) == [["1", "4", "2", "-", "-", "-", "-", "-", "-", "-"]]
+    assert rows(old["per_round"]) == [["1", "4", "2", "-", "-", "-", "-", "-", "-", "-", "-"]]
     assert round_table(old).row_count == 1
     assert "Finished runs: 3 of 4; 1 failed" in summary_markdown(old, "old")
 
@@ -198,11 +198,13 @@ def test_a_run_whose_games_fail_says_so_and_exits_3(unreachable_run: tuple[Path,
     out, result = unreachable_run
     assert result.returncode == 3, result.stderr
     assert "Traceback" not in result.stderr
-    assert header(result.stdout)[:6] == ["round", "games", "deals", "deal", "rate", "errors"]
+    assert header(result.stdout)[:7] == [
+        "round", "games", "deals", "deal", "rate", "trunc.", "errors"
+    ]  # fmt: skip
     first = next(
         line.split() for line in result.stdout.splitlines() if line.split()[:2] == ["1", "3"]
     )
-    assert first[:5] == ["1", "3", "0", "-", "3"]  # round, games, deals, deal rate, errors
+    assert first[:6] == ["1", "3", "0", "-", "0", "3"]  # ..., deal rate, truncations, errors
     [line] = failed_lines(result.stdout)
     assert re.match(
         r"3 of 3 games failed: seller \w*ConnectionError x3 \(Connection error.\);", line

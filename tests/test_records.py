@@ -98,12 +98,28 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     assert "| round |" in (d / "summary.md").read_text()
 
 
+GAME = {  # the smallest valid records (icl_aif.record_models)
+    "game_id": "g00001",
+    "seed": 1,
+    "status": "complete",
+    "error": None,
+    "rounds": [],
+    "started_at": "2025-01-01T00:00:00.000+00:00",
+    "finished_at": "2025-01-01T00:00:01.000+00:00",
+}
+CALL = {
+    "game_id": "g00001",
+    "round": 1,
+    "role": "seller",
+    "model": "scripted:linear",
+    "messages": [],
+}
+
+
 def test_each_game_is_on_disk_when_appended(tmp_path: Path) -> None:
     writer = RunWriter(tmp_path / "run")
     writer.create(quickstart(), {"name": "t"})
-    writer.append_game(
-        {"game_id": "g00001", "rounds": []}, [{"game_id": "g00001", "role": "seller"}]
-    )
+    writer.append_game(GAME, [CALL])
     # read back through a separate handle before anything is closed
     assert json.loads((tmp_path / "run" / "games.jsonl").read_text())["game_id"] == "g00001"
     assert (tmp_path / "run" / "calls.jsonl").read_text().count("\n") == 1
@@ -158,7 +174,13 @@ def test_a_run_stopped_by_its_checks_leaves_no_directory(
 def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> None:
     """A resume of a long run repairs 30 MB of calls with a few hundred kB of memory."""
     history = [{"role": "user", "content": "x" * 2_000}] * 10
-    call = {"round": 1, "role": "seller", "messages": history, "cost_usd": 0.001}
+    call = {
+        "round": 1,
+        "role": "seller",
+        "messages": history,
+        "cost_usd": 0.001,
+        "format_version": 1,
+    }
     with (
         (tmp_path / "calls.jsonl").open("w") as calls,
         (tmp_path / "games.jsonl").open("w") as games,
@@ -166,7 +188,8 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
         for game in range(1_500):
             calls.write(json.dumps({"game_id": f"{game:04d}", **call}) + "\n")
             if game < 1_499:  # the last game never finished
-                games.write(json.dumps({"game_id": f"{game:04d}", "status": "complete"}) + "\n")
+                line = {"game_id": f"{game:04d}", "status": "complete", "format_version": 1}
+                games.write(json.dumps(line) + "\n")  # the current format: kept as it is
         calls.write('{"game_id": "1500", "round"')  # a torn last line
     assert (tmp_path / "calls.jsonl").stat().st_size > 30_000_000
     tracemalloc.start()

@@ -1,0 +1,270 @@
+"""Typed, versioned run records: one pydantic model per kind of line (schema in docs/records.md).
+
+```python
+from icl_aif.records import GameRecord, read_jsonl
+
+for line in read_jsonl(path / "games.jsonl"):
+    game = GameRecord.model_validate(line)
+    prices = [r.price for r in game.rounds if r.outcome == "deal"]
+```
+
+The models are the shape of ``games.jsonl`` lines (:class:`GameRecord`, its rounds
+:class:`RoundRecord` and their turns :class:`TurnRecord`), ``calls.jsonl`` lines
+(:class:`CallRecord`) and ``manifest.json`` (:class:`ManifestRecord`). The run writer
+(:class:`icl_aif.records.RunWriter`) is the one place that turns records into lines: it validates
+each one against its model and writes it with :func:`game_line` / :func:`call_line`, so the field
+order of a model is the key order of a line. Keys a record does not have stay absent (``cell``
+without a sweep, ``arm`` without arms, ``feedback`` after the last round, ``truncated`` on a round
+the cap did not end); keys the models do not know are kept, after the known ones.
+
+Versions. Every line and the manifest carry ``format_version`` (:data:`FORMAT_VERSION`); records
+written before it existed have none and are version 0, read as they are (a round with reason
+``cap`` counts as truncated: :func:`is_truncated`). A record of a newer version than this package
+knows is refused in one line by :func:`check_format_version`: upgrade icl-aif to read it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from icl_aif.errors import UsageError
+
+__all__ = [
+    "FORMAT_VERSION",
+    "CallRecord",
+    "ChatMessage",
+    "GameRecord",
+    "ManifestRecord",
+    "RoundRecord",
+    "TurnRecord",
+    "UsageRecord",
+    "call_line",
+    "check_format_version",
+    "format_version_of",
+    "game_line",
+    "game_record",
+    "is_truncated",
+    "manifest_text",
+    "upgrade_game",
+]
+
+FORMAT_VERSION = 1
+"""The version of the run records this package writes (0: records without ``format_version``).
+
+1: ``format_version`` on every line and in the manifest; ``truncated`` on a round the exchange cap
+ended (``outcome`` stays ``no_deal``, ``reason`` stays ``cap``)."""
+
+
+class _Record(BaseModel):
+    """A record: unknown keys are kept (a newer minor addition), known ones are typed."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TurnRecord(_Record):
+    """One line of a round as said at the table."""
+
+    speaker: str
+    """``seller`` or ``buyer``."""
+    text: str
+    """What was said, after the screen of bad replies."""
+    flags: list[str] = []
+    """What the screen did or noticed (``empty``, ``truncated``, ...); absent when none."""
+
+
+class RoundRecord(_Record):
+    """One finished round of a game (``games.jsonl`` ``rounds``). In graph state a round is plain
+    data, :class:`icl_aif.protocol.RoundRecord`; this model is its shape on disk."""
+
+    round: int
+    turns: list[TurnRecord]
+    outcome: Literal["deal", "no_deal", "error"]
+    price: float | None = None
+    reason: str | None = None
+    truncated: bool = False
+    """True when the exchange cap ended the round (``no_deal``, reason ``cap``); absent otherwise."""
+    decided_by: str | None = None
+    parse: str | None = None
+    feedback: str | None = None
+    feedback_source: str | None = None
+    suggestions: list[str] = []
+    instruction: str | None = None
+    acknowledgement: str | None = None
+    shared: bool | None = None
+    """Paired arms only: the round was played once for every arm."""
+
+
+class GameRecord(_Record):
+    """One ``games.jsonl`` line: a run of the multi-round game (one per arm with paired arms)."""
+
+    game_id: str
+    cell: str | None = None
+    seed: int
+    arm: str | None = None
+    arm_seed: int | None = None
+    branch_after: int | None = None
+    status: Literal["complete", "error"]
+    error: str | None = None
+    rounds: list[RoundRecord]
+    started_at: str
+    finished_at: str
+    format_version: int = 0
+
+
+class ChatMessage(_Record):
+    """One message a model received."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class UsageRecord(_Record):
+    """Token usage as a backend reported it (``input_tokens`` includes the cached ones)."""
+
+    input_tokens: int
+    output_tokens: int
+    cached_input_tokens: int = 0
+
+
+class CallRecord(_Record):
+    """One ``calls.jsonl`` line: a model call of a game (the keys of
+    :meth:`icl_aif.calls.CallResult.record` after who made it and what it was sent)."""
+
+    game_id: str
+    cell: str | None = None
+    round: int
+    role: str
+    model: str
+    messages: list[ChatMessage]
+    output: str | None = None
+    usage: UsageRecord | None = None
+    error: str | None = None
+    attempts: int = 1
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    limit_wait_s: float = 0.0
+    method: str | None = None
+    """Moderator calls only: how the answer was asked for."""
+    parse: str | None = None
+    """Moderator calls only: what read the reply."""
+    arm: str | None = None
+    format_version: int = 0
+
+
+class ManifestRecord(_Record):
+    """``manifest.json``: how the numbers were made. Nested objects are plain data; the keys that
+    only some runs have (``cells``, ``arms``, ``offline``, ``resumed_at``, ...) are kept as
+    they are."""
+
+    format_version: int = 0
+    name: str
+    icl_aif_version: str | None = None
+    versions: dict[str, str | None] = {}
+    git: dict[str, Any] = {}
+    platform: str | None = None
+    config_file: str | None = None
+    overrides: list[str] = []
+    seed: int | None = None
+    runs: int | None = None
+    rounds: int | None = None
+    improve: str | None = None
+    models: dict[str, str | None] = {}
+    feedback: dict[str, Any] = {}
+    context: dict[str, Any] = {}
+    person: str | None = None
+    prompts: dict[str, str] = {}
+    started_at: str | None = None
+    finished_at: str | None = None
+    status: str | None = None
+
+
+def format_version_of(record: dict[str, Any]) -> int:
+    """The ``format_version`` of a record read from disk (0 when it has none)."""
+    version = record.get("format_version", 0)
+    return version if isinstance(version, int) else 0
+
+
+def check_format_version(record: dict[str, Any], where: object) -> int:
+    """The record's format version, or a one-line :class:`UsageError` naming ``where`` when it is
+    newer than this package reads."""
+    version = format_version_of(record)
+    if version > FORMAT_VERSION:
+        raise UsageError(
+            f"{where}: written with record format_version {version}; this icl-aif reads up to "
+            f"{FORMAT_VERSION}: upgrade icl-aif (pip install -U icl-aif)"
+        )
+    return version
+
+
+def is_truncated(round_record: dict[str, Any]) -> bool:
+    """True when the exchange cap ended the round: ``truncated`` (format 1), or a ``no_deal``
+    with reason ``cap`` (how format 0 recorded it)."""
+    if round_record.get("truncated"):
+        return True
+    return round_record.get("outcome") == "no_deal" and round_record.get("reason") == "cap"
+
+
+def _dump(record: BaseModel) -> str:
+    """One compact JSON line of ``record``: the keys it was given, in its model's field order."""
+    return record.model_dump_json(exclude_unset=True) + "\n"
+
+
+def game_line(record: dict[str, Any]) -> str:
+    """The ``games.jsonl`` line of ``record``, validated against :class:`GameRecord` and stamped
+    with :data:`FORMAT_VERSION`."""
+    return _dump(GameRecord.model_validate({**record, "format_version": FORMAT_VERSION}))
+
+
+def call_line(record: dict[str, Any]) -> str:
+    """The ``calls.jsonl`` line of ``record``, validated against :class:`CallRecord` and stamped
+    with :data:`FORMAT_VERSION`."""
+    return _dump(CallRecord.model_validate({**record, "format_version": FORMAT_VERSION}))
+
+
+def manifest_text(manifest: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``manifest.json``'s text and the manifest it holds: ``manifest`` validated against
+    :class:`ManifestRecord`, with ``format_version`` (:data:`FORMAT_VERSION`) first."""
+    stamped = {"format_version": FORMAT_VERSION, **manifest}
+    stamped["format_version"] = FORMAT_VERSION
+    ManifestRecord.model_validate(stamped)
+    return json.dumps(stamped, indent=2) + "\n", stamped
+
+
+def game_record(
+    *,
+    game_id: str,
+    seed: int,
+    rounds: list[Any],
+    error: str | None,
+    started_at: str,
+    finished_at: str,
+    arm: str | None = None,
+    arm_seed: int | None = None,
+    branch_after: int | None = None,
+) -> dict[str, Any]:
+    """A game's ``games.jsonl`` record as plain data (:class:`GameRecord`'s keys; the arm keys
+    only with ``arm``): ``status`` is ``error`` when ``error`` is set."""
+    record: dict[str, Any] = {"game_id": game_id, "seed": seed}
+    if arm is not None:
+        record.update(arm=arm, arm_seed=arm_seed, branch_after=branch_after)
+    record.update(
+        status="error" if error else "complete",
+        error=error,
+        rounds=rounds,
+        started_at=started_at,
+        finished_at=finished_at,
+    )
+    return record
+
+
+def upgrade_game(record: dict[str, Any]) -> dict[str, Any]:
+    """A format-0 ``games.jsonl`` record as the current format writes it: ``truncated`` on the
+    rounds the cap ended (the version is stamped by :func:`game_line`)."""
+    rounds = [
+        {**r, "truncated": True} if is_truncated(r) and "truncated" not in r else r
+        for r in record.get("rounds", [])
+    ]
+    return {**record, "rounds": rounds}
