@@ -14,7 +14,7 @@ COLUMNS = (
     ("games", "games"),
     ("deals", "deals"),
     ("deal rate", "deal_rate"),
-    ("trunc.", "truncations"),
+    ("cap", "truncations"),
     ("errors", "errors"),
     ("price", "mean_price"),
     ("95% CI", "price_ci95"),
@@ -22,13 +22,17 @@ COLUMNS = (
     ("chars", "mean_response_chars"),
     ("exch.", "mean_exchanges"),
 )
-LEGEND = (
-    "deal rate: deals over the rounds that ended in a deal or no deal; trunc.: no-deal rounds the "
-    "exchange cap ended (- in a summary written before this count); errors: rounds ended by an "
-    "error (a failed model call), left out of the deal rate; price: mean deal price over deals, "
-    "with a 95% bootstrap CI; chars: mean length of the improved player's replies; exch.: mean "
-    "seller-buyer exchanges per round that ended in a deal or no deal."
+TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c[1] != "median_price")
+"""The terminal's per-round table: 80 columns wide; the median is in summary.md and summary.json."""
+_LEGEND = (
+    "deal rate: deals over the rounds that ended in a deal or no deal; cap: no-deal rounds the "
+    "exchange cap ended, truncated (- in a summary written before this count); errors: rounds "
+    "ended by an error (a failed model call), left out of the deal rate; price: mean deal price "
+    "over deals, with a 95% bootstrap CI{median}; chars: mean length of the improved player's "
+    "replies; exch.: mean seller-buyer exchanges per round that ended in a deal or no deal."
 )
+LEGEND = _LEGEND.format(median="")
+TERMINAL_LEGEND = _LEGEND.format(median=" (summary.md also has the median)")
 MAX_ERROR_KINDS = 3
 """Kinds of error the failed-games line names; it counts the others."""
 EXAMPLE_SHOWN = 80
@@ -50,17 +54,19 @@ def cell(key: str, value: Any) -> str:
     return str(value)
 
 
-def rows(per_round: Sequence[dict[str, Any]]) -> list[list[str]]:
+def rows(
+    per_round: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]] = COLUMNS
+) -> list[list[str]]:
     """The table body."""
-    return [[cell(key, r.get(key)) for _, key in COLUMNS] for r in per_round]
+    return [[cell(key, r.get(key)) for _, key in columns] for r in per_round]
 
 
 def round_table(summary: dict[str, Any], title: str | None = None) -> Table:
-    """The per-round table of a summary."""
+    """The per-round table of a summary, as the terminal shows it (:data:`TERMINAL_COLUMNS`)."""
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for header, _ in COLUMNS:
+    for header, _ in TERMINAL_COLUMNS:
         table.add_column(header, justify="right", no_wrap=True)
-    for row in rows(summary["per_round"]):
+    for row in rows(summary["per_round"], TERMINAL_COLUMNS):
         table.add_row(*row)
     return table
 
@@ -259,7 +265,7 @@ SWEEP_COLUMNS = (
     ("round", "round"),
     ("games", "games"),
     ("deal rate", "deal_rate"),
-    ("trunc.", "truncations"),
+    ("cap", "truncations"),
     ("errors", "errors"),
     ("DR all", "deal_rate_all_runs"),
     ("price", "mean_price"),
@@ -269,7 +275,7 @@ SWEEP_COLUMNS = (
 )
 SWEEP_LEGEND = (
     "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
-    "no deal; trunc.: no-deal rounds the exchange cap ended; errors: rounds ended by an error, "
+    "no deal; cap: no-deal rounds the exchange cap ended (truncated); errors: rounds ended by an error, "
     "left out of the deal rate; DR all: over all "
     "finished runs, failed ones counted as no deal; price: mean over deals, 95% bootstrap CI; "
     "score: mean unconditional score (price if deal, the no-deal value otherwise)."
@@ -415,7 +421,7 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     if "arms" in summary:
         title = f"{title}: feedback arms, {summary['finished_runs']} games"
         return [(arm_table(summary, title), arm_legend(summary, terminal=True))]
-    return [(round_table(summary, title=title), LEGEND)]
+    return [(round_table(summary, title=title), TERMINAL_LEGEND)]
 
 
 def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:

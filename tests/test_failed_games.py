@@ -199,7 +199,7 @@ def test_a_run_whose_games_fail_says_so_and_exits_3(unreachable_run: tuple[Path,
     assert result.returncode == 3, result.stderr
     assert "Traceback" not in result.stderr
     assert header(result.stdout)[:7] == [
-        "round", "games", "deals", "deal", "rate", "trunc.", "errors"
+        "round", "games", "deals", "deal", "rate", "cap", "errors"
     ]  # fmt: skip
     first = next(
         line.split() for line in result.stdout.splitlines() if line.split()[:2] == ["1", "3"]

@@ -116,7 +116,7 @@ def test_truncations_are_counted_for_both_formats(v1: Path) -> None:
         assert second["truncations"] == 0
     summary = read_json(v1 / "summary.json")
     assert [r["truncations"] for r in summary["per_round"]] == [1, 0]
-    assert "| trunc. |" in (v1 / "summary.md").read_text()
+    assert "| cap |" in (v1 / "summary.md").read_text()
 
 
 @pytest.mark.parametrize("directory", [V0, V0_ARMS])
@@ -133,15 +133,15 @@ def test_load_run_reads_format_0(directory: Path) -> None:
 def test_report_of_a_format_0_run(tmp_path: Path) -> None:
     result = icl_aif("report", V0)
     assert result.returncode == 0, result.stderr
-    header = next(line.split() for line in result.stdout.splitlines() if "trunc." in line)
-    assert header[:7] == ["round", "games", "deals", "deal", "rate", "trunc.", "errors"]
+    header = next(line.split() for line in result.stdout.splitlines() if "errors" in line)
+    assert header[:7] == ["round", "games", "deals", "deal", "rate", "cap", "errors"]
     first = next(
         line.split() for line in result.stdout.splitlines() if line.split()[:2] == ["1", "3"]
     )
     assert first[:5] == ["1", "3", "0", "0.0%", "-"]  # that summary has no truncations
     page = write_html_report(V0, tmp_path / "report.html")
     text = page.read_text()
-    assert "g00002" in text and "trunc." in text
+    assert "g00002" in text and ">cap<" in text
 
 
 def test_compare_a_format_0_run_with_a_new_one(v1: Path) -> None:
