@@ -15,6 +15,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -24,16 +25,19 @@ from icl_aif.models import registry
 from icl_aif.models.providers import PROVIDERS, provider
 from icl_aif.records import read_jsonl
 from icl_aif.retries import is_retryable
+from icl_aif.testing import FAKE_KEY as SECRET
+from icl_aif.testing import REPLY_LINE as SELLER_LINE
+from icl_aif.testing import assert_key_not_recorded, load_played
+from icl_aif.testing.stubs import json_response, respond_in_order
+from icl_aif.testing.wire import openai_body
 from tests.conftest import QUICKSTART, ROOT, cli_env, quickstart, run
-from tests.stubs import (
-    SECRET,
-    SELLER_LINE,
-    assert_no_secret,
-    json_response,
-    openai_body,
-    recorded,
-    respond_in_order,
-)
+
+
+def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The only game of a run and its seller's calls."""
+    played = load_played(directory)
+    return played.game, played.calls_of("seller")
+
 
 OURS = ["scripted", "openai", "anthropic", "cohere", "ai21", "local", "chaos", "replay"]
 PLUGIN_LINE = "I can go as low as $17 for this balloon."
@@ -397,7 +401,7 @@ def test_deepseek_through_init_chat_model_plays_a_game(
     assert sent["temperature"] == 0.3 and sent["max_tokens"] == 64
     assert sent["presence_penalty"] == 0.5  # params pass through
     assert request.headers["Authorization"] == f"Bearer {SECRET}"
-    assert_no_secret(directory)
+    assert_key_not_recorded(directory, SECRET)
 
 
 def test_deepseek_is_retried_by_the_default_rule(

@@ -14,104 +14,64 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from icl_aif.testing import FAKE_KEY as SECRET
+from icl_aif.testing import REPLY_LINE as SELLER_LINE
+from icl_aif.testing import WIRE_FORMATS, assert_key_not_recorded, load_played
+from icl_aif.testing.stubs import json_response, respond_in_order
+from icl_aif.testing.wire import anthropic_body, cohere_body
 from tests.conftest import quickstart, run
-from tests.stubs import (
-    SECRET,
-    SELLER_LINE,
-    assert_no_secret,
-    json_response,
-    openai_body,
-    recorded,
-    respond_in_order,
-)
 
 
-def anthropic_body(text: str = SELLER_LINE) -> dict[str, Any]:
+def stub_spec(name: str, usage: dict[str, int], auth_error: str) -> dict[str, Any]:
+    """The stub's wire format, with what a run records from its default reply and the error
+    class a 401 becomes: written out here, not taken from the stubs, so that a change in how an
+    SDK reads the wire shows."""
+    wire = WIRE_FORMATS[name]
     return {
-        "id": "msg_stub",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-stub",
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": 40,
-            "output_tokens": 9,
-            "cache_read_input_tokens": 30,
-            "cache_creation_input_tokens": 0,
-        },
-    }
-
-
-def cohere_body(text: str = SELLER_LINE) -> dict[str, Any]:
-    return {
-        "id": "chat-stub",
-        "finish_reason": "COMPLETE",
-        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
-        "usage": {
-            "billed_units": {"input_tokens": 38, "output_tokens": 9},
-            "tokens": {"input_tokens": 45, "output_tokens": 11},
-            "cached_tokens": 24,
-        },
-    }
-
-
-def ai21_body(text: str = SELLER_LINE) -> dict[str, Any]:
-    return {
-        "id": "chat-stub",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text, "tool_calls": None},
-                "logprobs": None,
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 41, "completion_tokens": 9, "total_tokens": 50},
+        "path": wire.path,
+        "body": wire.body,
+        "model": wire.model,
+        "base": lambda server: server.url_for(wire.base_path).rstrip("/"),
+        "key": wire.key_variable,
+        "usage": usage,
+        "auth_error": auth_error,
     }
 
 
 VENDORS: dict[str, dict[str, Any]] = {
-    "openai": {
-        "path": "/v1/chat/completions",
-        "body": openai_body,
-        "model": "openai:gpt-4o-mini",
-        "base": lambda server: server.url_for("/v1"),
-        "key": "OPENAI_API_KEY",
-        "usage": {"input_tokens": 42, "output_tokens": 9, "cached_input_tokens": 32},
-        "auth_error": "AuthenticationError",
-    },
-    "anthropic": {
-        "path": "/v1/messages",
-        "body": anthropic_body,
-        "model": "anthropic:claude-stub",
-        "base": lambda server: server.url_for("").rstrip("/"),
-        "key": "ANTHROPIC_API_KEY",
-        # langchain-anthropic counts cache reads into input_tokens
-        "usage": {"input_tokens": 70, "output_tokens": 9, "cached_input_tokens": 30},
-        "auth_error": "AuthenticationError",
-    },
-    "cohere": {
-        "path": "/v2/chat",
-        "body": cohere_body,
-        "model": "cohere:command-r7b-12-2024",
-        "base": lambda server: server.url_for("").rstrip("/"),
-        "key": "COHERE_API_KEY",
-        # billed units, not usage.tokens (which counts the chat template too)
-        "usage": {"input_tokens": 38, "output_tokens": 9, "cached_input_tokens": 24},
-        "auth_error": "UnauthorizedError",
-    },
-    "ai21": {
-        "path": "/studio/v1/chat/completions",
-        "body": ai21_body,
-        "model": "ai21:jamba-mini",
-        "base": lambda server: server.url_for("/studio/v1"),
-        "key": "AI21_API_KEY",
-        "usage": {"input_tokens": 41, "output_tokens": 9, "cached_input_tokens": 0},
-        "auth_error": "Unauthorized",
-    },
+    "openai": stub_spec(
+        "openai",
+        {"input_tokens": 42, "output_tokens": 9, "cached_input_tokens": 32},
+        "AuthenticationError",
+    ),
+    # langchain-anthropic counts cache reads into input_tokens
+    "anthropic": stub_spec(
+        "anthropic",
+        {"input_tokens": 70, "output_tokens": 9, "cached_input_tokens": 30},
+        "AuthenticationError",
+    ),
+    # billed units, not usage.tokens (which counts the chat template too)
+    "cohere": stub_spec(
+        "cohere",
+        {"input_tokens": 38, "output_tokens": 9, "cached_input_tokens": 24},
+        "UnauthorizedError",
+    ),
+    "ai21": stub_spec(
+        "ai21",
+        {"input_tokens": 41, "output_tokens": 9, "cached_input_tokens": 0},
+        "Unauthorized",
+    ),
 }
+
+
+def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The only game of a run and its seller's calls."""
+    played = load_played(directory)
+    return played.game, played.calls_of("seller")
+
+
+def assert_no_secret(directory: Path) -> None:
+    assert_key_not_recorded(directory, SECRET)
 
 
 def play(
