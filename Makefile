@@ -44,6 +44,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check icl_aif graphs tests bench
 	$(BIN)/mypy
 	$(BIN)/deptry .
+	$(BIN)/lint-imports
 
 ## Open the graphs in LangGraph Studio (langgraph dev).
 studio: $(STAMP)

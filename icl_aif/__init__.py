@@ -3,15 +3,24 @@ In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142)."""
 
 from typing import TYPE_CHECKING, Any
 
+from icl_aif import config, runner, summary
+from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
+from icl_aif.models import registry
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult, run_experiment
 
 if TYPE_CHECKING:
     from icl_aif.analysis import Run, load_run
 
-__version__ = "0.1.0"
+# The package wires its layers (imports go one way, down: README, Architecture): the config's
+# checks of model strings come from the model layer above it, and a run's summary from the
+# analysis side above the runner.
+config.check_models_with(
+    model_string=registry.model_string_problem, provider=registry.provider_problem
+)
+runner.summarize_with(summary.summarize_run)
 
 __all__ = [
     "ExperimentConfig",

@@ -1,16 +1,20 @@
-"""Calling a role's model: one place that converts messages, times the call and records it."""
+"""Calling a model: one place that converts messages, times the call and records it.
+
+This is the model layer: a call takes a built model, its ``provider:model`` id, plain messages and
+the call settings (retries, rate limits, prices), never a game's context or scenario. The engine
+says which role and game a call belongs to (:meth:`icl_aif.context.GameContext.call_model`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -18,15 +22,13 @@ from langchain_core.runnables import Runnable
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from icl_aif import limits, pricing
-from icl_aif.config import ExperimentConfig
-from icl_aif.context import GameContext
+from icl_aif.config import Price, RateLimit, RetryConfig
 from icl_aif.models.base import message_text
 from icl_aif.models.keys import redact
 from icl_aif.models.registry import retry_rule
-from icl_aif.protocol import Message
 from icl_aif.retries import backoff, delay
+from icl_aif.transcript import Message
 
-logger = logging.getLogger(__name__)
 _JITTER = random.Random()  # waits only; never touches the results
 
 
@@ -36,6 +38,23 @@ class ModelCallError(Exception):
     def __init__(self, role: str, error: str) -> None:
         super().__init__(f"{role} model failed: {error}")
         self.role = role
+        self.error = error
+
+
+class CallSettings(Protocol):
+    """How calls are made: retries, rate limits and prices by provider.
+
+    An :class:`icl_aif.config.ExperimentConfig` is one; the model layer reads nothing else of it.
+    """
+
+    @property
+    def retry(self) -> RetryConfig: ...
+
+    @property
+    def rate_limits(self) -> Mapping[str, RateLimit]: ...
+
+    @property
+    def prices(self) -> Mapping[str, Price]: ...
 
 
 _CONVERT: dict[str, type[BaseMessage]] = {
@@ -99,7 +118,7 @@ async def invoke(
     model: BaseChatModel | Runnable[Any, Any],
     model_id: str,
     messages: Sequence[Message],
-    config: ExperimentConfig,
+    settings: CallSettings,
     *,
     max_tokens: int | None = None,
 ) -> tuple[CallResult, BaseException | None]:
@@ -107,7 +126,7 @@ async def invoke(
 
     Failures that the provider of ``model_id`` says are worth another try (its
     ``should_retry``, by default :func:`icl_aif.retries.is_retryable`) are tried again up to
-    ``retry.attempts`` times.
+    ``settings.retry.attempts`` times.
     Every attempt first waits for the provider's rate limits (:mod:`icl_aif.limits`). The result
     holds the call's cost (:mod:`icl_aif.pricing`); errors are redacted of keys. The exception
     of a failed call comes back beside the result, for chaining.
@@ -118,9 +137,9 @@ async def invoke(
     parsed value comes back in ``CallResult.parsed`` (None when the reply did not parse).
     """
     prompt = to_langchain(messages)
-    settings = config.retry
+    retry = settings.retry
     provider = model_id.partition(":")[0]
-    limiter = limits.limiter_for(provider, config.rate_limits.get(provider))
+    limiter = limits.limiter_for(provider, settings.rate_limits.get(provider))
     tokens = limits.estimate_tokens(messages, max_tokens) if limiter else 0
     waited = 0.0
     attempts = 0
@@ -138,12 +157,12 @@ async def invoke(
             reply: Any = await attempt()
         except Exception as first:
             should_retry = retry_rule(model_id)  # looked up on failure only: calls stay cheap
-            if settings.attempts < 2 or not should_retry(first):
+            if retry.attempts < 2 or not should_retry(first):
                 raise
-            await asyncio.sleep(delay(settings, _JITTER, first, 1))
+            await asyncio.sleep(delay(retry, _JITTER, first, 1))
             async for retrying in AsyncRetrying(
-                stop=stop_after_attempt(settings.attempts - 1),
-                wait=backoff(settings, _JITTER, before=1),
+                stop=stop_after_attempt(retry.attempts - 1),
+                wait=backoff(retry, _JITTER, before=1),
                 retry=retry_if_exception(should_retry),
                 reraise=True,
             ):
@@ -155,7 +174,7 @@ async def invoke(
             usage=None,
             error=redact(f"{type(exc).__name__}: {exc}"),
             attempts=attempts,
-            cost_usd=pricing.call_cost(model_id, None, config.prices),
+            cost_usd=pricing.call_cost(model_id, None, settings.prices),
             latency_s=round(time.perf_counter() - started, 6),
             limit_wait_s=round(waited, 6),
         )
@@ -169,7 +188,7 @@ async def invoke(
         usage=usage,
         error=None,
         attempts=attempts,
-        cost_usd=pricing.call_cost(model_id, usage, config.prices),
+        cost_usd=pricing.call_cost(model_id, usage, settings.prices),
         latency_s=round(time.perf_counter() - started, 6),
         limit_wait_s=round(waited, 6),
         parsed=parsed,
@@ -187,42 +206,32 @@ def _reply_text(reply: BaseMessage) -> str:
 
 
 async def call_model(
-    ctx: GameContext, role: str, round_number: int, messages: Sequence[Message]
+    model: BaseChatModel | Runnable[Any, Any],
+    model_id: str,
+    messages: Sequence[Message],
+    settings: CallSettings,
+    *,
+    role: str,
+    calls: list[dict[str, Any]],
+    labels: Mapping[str, Any],
+    max_tokens: int | None = None,
 ) -> str:
-    """Send ``messages`` to ``role``'s model through :func:`invoke` and record the call.
+    """Send ``messages`` to ``model`` through :func:`invoke`, append the call to ``calls`` and
+    return the reply's text.
 
-    A failure (not retryable, or the last try) raises :class:`ModelCallError` after the call is
-    recorded.
+    The record is ``labels`` (who made the call: ``game_id``, ``round``, ``role``), then the
+    model, the messages and :meth:`CallResult.record`. A failure (not retryable, or the last
+    try) raises :class:`ModelCallError` for ``role`` after the call is recorded.
     """
-    model = ctx.models[role]
-    model_id = ctx.model_ids[role]
-    result, exc = await invoke(
-        model, model_id, messages, ctx.config, max_tokens=_max_tokens(ctx, role, model)
-    )
-    ctx.calls.append(
+    result, exc = await invoke(model, model_id, messages, settings, max_tokens=max_tokens)
+    calls.append(
         {
-            "game_id": ctx.game_id,
-            "round": round_number,
-            "role": role,
+            **labels,
             "model": model_id,
             "messages": list(messages),  # plain dicts, never changed once made: shared
             **result.record(),
         }
     )
     if result.output is None:
-        error = result.error or "no reply"
-        logger.warning(
-            "game %s round %s: %s call failed: %s", ctx.game_id, round_number, role, error
-        )
-        raise ModelCallError(role, error) from exc
+        raise ModelCallError(role, result.error or "no reply") from exc
     return result.output
-
-
-def _max_tokens(ctx: GameContext, role: str, model: Any) -> int | None:
-    """The reply budget of a call: the role's ``max_tokens``, else the built model's, else None."""
-    role_config = getattr(ctx.config.roles, role, None)
-    configured = getattr(role_config, "max_tokens", None)
-    if isinstance(configured, int):
-        return configured
-    built = getattr(model, "max_tokens", None)
-    return built if isinstance(built, int) else None

@@ -7,6 +7,7 @@ allowed values instead of being silently ignored.
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -242,20 +243,37 @@ class Price(_Strict):
     )
 
 
-def _model_string_problem(spec: str) -> str | None:
-    """Why ``spec`` is not a usable ``provider:model`` string, or None (the registry imports
-    lazily: it imports this module)."""
-    from icl_aif.models.registry import model_string_problem
+ModelCheck = Callable[[str], str | None]
+"""Why a ``provider:model`` string (or a provider name) is not usable, or None."""
 
-    return model_string_problem(spec)
+_MODEL_CHECKS: dict[str, ModelCheck] = {}
+
+
+def check_models_with(*, model_string: ModelCheck, provider: ModelCheck) -> None:
+    """Install the model layer's checks of ``provider:model`` strings and of provider names.
+
+    The model layer sits above this module (it reads these settings), so it is handed in: the
+    package wires :mod:`icl_aif.models.registry` in when it is imported (``icl_aif/__init__.py``),
+    and a config naming an unknown provider fails at load time, not after a preflight request.
+    """
+    _MODEL_CHECKS.update(model_string=model_string, provider=provider)
+
+
+def _model_check(name: str) -> ModelCheck:
+    check = _MODEL_CHECKS.get(name)
+    if check is None:  # only if icl_aif/__init__.py did not run to its end
+        raise RuntimeError("icl_aif.config: no model checks installed (import icl_aif)")
+    return check
+
+
+def _model_string_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a usable ``provider:model`` string, or None."""
+    return _model_check("model_string")(spec)
 
 
 def _known_provider(name: str) -> str | None:
-    """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's; the
-    registry imports lazily)."""
-    from icl_aif.models.registry import provider_problem
-
-    return provider_problem(name)
+    """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's)."""
+    return _model_check("provider")(name)
 
 
 class ExperimentConfig(_Strict):

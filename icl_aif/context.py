@@ -6,17 +6,24 @@ It reaches the nodes through LangGraph's runtime context, never through module g
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.config import ExperimentConfig, config_from_dict
-from icl_aif.models.registry import build_model
+from icl_aif.calls import ModelCallError
+from icl_aif.calls import call_model as call_and_record
+from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
+from icl_aif.models.base import ModelRequest
+from icl_aif.models.registry import build_request, split_model_string
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Turn, Verdict
+from icl_aif.transcript import Message, Speaker, Turn, Verdict
+
+logger = logging.getLogger(__name__)
 
 
 class Moderator(Protocol):
@@ -47,6 +54,47 @@ def derive_seed(seed: int, *parts: object) -> int:
 def game_id_for(index: int) -> str:
     """The id of the ``index``-th run of an experiment."""
     return f"g{index:05d}"
+
+
+def build_model(
+    config: ExperimentConfig,
+    role: str,
+    role_config: RoleConfig | None = None,
+    *,
+    seed: int,
+    stream_seed: int | None = None,
+) -> BaseChatModel:
+    """The chat model for ``role`` in one game of ``config`` (the game's scenario reaches its
+    simulators through the request).
+
+    ``role_config`` defaults to the config's settings for the role; for the critic these are
+    already resolved (without ``roles.critic`` the config gives it the improved player's model,
+    or ``scripted:critic`` for a scripted player).
+    """
+    if role_config is None:
+        role_config = getattr(config.roles, role)
+        assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
+    name, model = split_model_string(role_config.model)
+    side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
+    request = ModelRequest(
+        spec=role_config.model,
+        provider=name,
+        name=model,
+        role=role,
+        side=side,
+        scenario=config.scenario,
+        seed=seed,
+        stream_seed=stream_seed,
+        suggestions=config.feedback.suggestions,
+        temperature=role_config.temperature,
+        max_tokens=role_config.max_tokens,
+        top_p=role_config.top_p,
+        sampling_seed=role_config.seed,
+        timeout=role_config.timeout,
+        base_url=role_config.base_url,
+        params=dict(role_config.params),
+    )
+    return build_request(request, f"roles.{role}.model")
 
 
 def build_moderator(config: ExperimentConfig, prompts: PromptLibrary | None = None) -> Moderator:
@@ -119,6 +167,41 @@ class GameContext:
         self.rng = random.Random(
             derive_seed(self.seed if self.arm_seed is None else self.arm_seed, "protocol")
         )
+
+    async def call_model(self, role: str, round_number: int, messages: Sequence[Message]) -> str:
+        """Send ``messages`` to ``role``'s model (:func:`icl_aif.calls.call_model`) and record the
+        call in :attr:`calls` with this game's id and ``round_number``.
+
+        A failure (not retryable, or the last try) raises :class:`icl_aif.calls.ModelCallError`
+        after the call is recorded.
+        """
+        model = self.models[role]
+        try:
+            return await call_and_record(
+                model,
+                self.model_ids[role],
+                messages,
+                self.config,
+                role=role,
+                calls=self.calls,
+                labels={"game_id": self.game_id, "round": round_number, "role": role},
+                max_tokens=self._max_tokens(role, model),
+            )
+        except ModelCallError as exc:
+            logger.warning(
+                "game %s round %s: %s call failed: %s", self.game_id, round_number, role, exc.error
+            )
+            raise
+
+    def _max_tokens(self, role: str, model: Any) -> int | None:
+        """The reply budget of a call: the role's ``max_tokens``, else the built model's, else
+        None."""
+        role_config = getattr(self.config.roles, role, None)
+        configured = getattr(role_config, "max_tokens", None)
+        if isinstance(configured, int):
+            return configured
+        built = getattr(model, "max_tokens", None)
+        return built if isinstance(built, int) else None
 
     @property
     def judge(self) -> Moderator:

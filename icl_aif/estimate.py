@@ -37,10 +37,10 @@ from icl_aif.errors import UsageError
 from icl_aif.limits import estimate_tokens, tokens_in
 from icl_aif.metrics import bootstrap_ci
 from icl_aif.models.registry import is_offline, split_model_string
+from icl_aif.play import play_game
 from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS
 from icl_aif.pricing import check_budget_prices, cost_usd, price_of, priced_roles
 from icl_aif.report import usd
-from icl_aif.runner import play_game
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import ROLE_ORDER
 

@@ -32,13 +32,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from icl_aif import limits
-from icl_aif.config import Cell, ExperimentConfig, RateLimit
+from icl_aif.config import Cell, RateLimit
 from icl_aif.errors import UsageError
+from icl_aif.play import GameResult, play_here
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +46,6 @@ __all__ = ["EXECUTORS", "RAY_MISSING", "Executor", "GameResult", "RayExecutor", 
 
 EXECUTORS = ("local", "processes", "ray")
 RAY_MISSING = "--executor ray needs Ray: pip install 'icl-aif[ray]'"
-
-GameResult = tuple[list[dict[str, Any]], list[dict[str, Any]]]
-"""One game's ``games.jsonl`` records (one, or one per arm) and its ``calls.jsonl`` records."""
-
-LocalPlay = Callable[[Cell, int], Awaitable[GameResult]]
 
 
 class Executor(Protocol):
@@ -147,38 +142,15 @@ class _ActorLimiter:
 
 # --- in a worker process ---------------------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}  # the worker's event loop, prompt library and moderators
+_LOOP: dict[str, asyncio.AbstractEventLoop] = {}  # the worker's event loop
 
 
 def _worker_loop() -> asyncio.AbstractEventLoop:
     """One event loop for the worker's lifetime: clients and limiters bound to it stay valid."""
-    loop = _WORKER.get("loop")
+    loop = _LOOP.get("loop")
     if loop is None or loop.is_closed():
-        loop = _WORKER["loop"] = asyncio.new_event_loop()
+        loop = _LOOP["loop"] = asyncio.new_event_loop()
     return loop
-
-
-def _worker_moderator(config: ExperimentConfig, prompts: Any) -> Any:
-    """One moderator per config in this worker (a model-backed one keeps its parse path)."""
-    from icl_aif.context import build_moderator
-
-    moderators: dict[str, Any] = _WORKER.setdefault("moderators", {})
-    key = config.model_dump_json()  # as the runner: one moderator per cell
-    if key not in moderators:
-        moderators[key] = build_moderator(config, prompts)
-    return moderators[key]
-
-
-async def play_here(cell: Cell, index: int) -> GameResult:
-    """Play game ``index`` of ``cell`` in this worker process, as the local executor does."""
-    from icl_aif.runner import _play  # the local executor's game, exactly
-    from icl_aif.templates import PromptLibrary
-
-    prompts = _WORKER.get("prompts")
-    if prompts is None:
-        prompts = _WORKER["prompts"] = PromptLibrary()
-    moderator = _worker_moderator(cell.config, prompts)
-    return await _play(cell, index, prompts, moderator, [], None, None)
 
 
 def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:

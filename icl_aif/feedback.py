@@ -17,7 +17,6 @@ from pathlib import Path
 
 from langgraph.types import interrupt
 
-from icl_aif.calls import call_model
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
@@ -102,7 +101,7 @@ async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feed
         return Feedback("human", text or None, human_suggestions(text))
     if settings.source == "ai":
         messages = critic_messages(ctx.prompts, ctx.config, rounds)
-        text = await call_model(ctx, "critic", rounds[-1]["round"], messages)
+        text = await ctx.call_model("critic", rounds[-1]["round"], messages)
         return Feedback("ai", text, parse_suggestions(text))
     if settings.source == "human_pool":
         check_pool(ctx.config, ctx.prompts.root)

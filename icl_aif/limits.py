@@ -7,7 +7,7 @@ an OpenAI-compatible server reached with ``base_url`` counts as ``openai``)::
       openai: {requests_per_minute: 500, tokens_per_minute: 200000}
 
 Each limit is a leaky bucket (:class:`aiolimiter.AsyncLimiter`): up to a minute's allowance may go
-out at once, then capacity comes back continuously, as vendors meter it. :func:`icl_aif.calls.call_model`
+out at once, then capacity comes back continuously, as vendors meter it. :func:`icl_aif.calls.invoke`
 acquires one request and the request's estimated tokens before every attempt, retries included.
 
 What is counted as tokens: an estimate made before the call, the characters of every message
@@ -36,7 +36,7 @@ from typing import Protocol
 from aiolimiter import AsyncLimiter
 
 from icl_aif.config import RateLimit
-from icl_aif.protocol import Message
+from icl_aif.transcript import Message
 
 logger = logging.getLogger(__name__)
 

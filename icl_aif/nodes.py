@@ -1,7 +1,8 @@
 """The node functions that the graphs wire together.
 
 Nodes read plain state, ask :mod:`icl_aif.protocol` what each role sees, call models through
-:func:`icl_aif.calls.call_model`, and return plain updates. They never import a vendor SDK.
+:meth:`icl_aif.context.GameContext.call_model`, and return plain updates. They never import a
+vendor SDK.
 Every node and router is a coroutine: LangGraph runs plain functions of an async graph in a
 thread pool, which costs more than the work they do.
 """
@@ -16,7 +17,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from icl_aif import protocol
-from icl_aif.calls import ModelCallError, call_model
+from icl_aif.calls import ModelCallError
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
@@ -51,7 +52,7 @@ def speaker_node(side: Speaker) -> Any:
         else:
             messages = protocol.rival_view(ctx.prompts, config.scenario, side, turns)
         try:
-            text = await call_model(ctx, side, state["round"], messages)
+            text = await ctx.call_model(side, state["round"], messages)
         except ModelCallError as exc:
             return {"status": None, "error": str(exc)}
         return {"turns": [_table_turn(config, side, text)]}
@@ -204,7 +205,7 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
             Message(role="user", content=instruction),
         ]
         try:
-            acknowledgement = await call_model(ctx, config.improve, last["round"], asked)
+            acknowledgement = await ctx.call_model(config.improve, last["round"], asked)
         except ModelCallError as exc:
             return {"error": str(exc)}
     else:

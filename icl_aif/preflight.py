@@ -16,9 +16,9 @@ from typing import Any
 
 from icl_aif.calls import CallResult, invoke
 from icl_aif.config import ExperimentConfig, RoleConfig
-from icl_aif.context import GameContext
+from icl_aif.context import GameContext, build_model
 from icl_aif.errors import UsageError
-from icl_aif.models.registry import build_model, is_offline
+from icl_aif.models.registry import is_offline
 from icl_aif.protocol import Message
 from icl_aif.templates import PromptLibrary
 

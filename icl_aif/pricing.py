@@ -29,8 +29,7 @@ from typing import Any
 
 from icl_aif.config import ExperimentConfig, Price
 from icl_aif.errors import UsageError
-from icl_aif.models.chaos import unwrap
-from icl_aif.models.registry import PROVIDERS
+from icl_aif.models.registry import PROVIDERS, unwrap
 
 logger = logging.getLogger(__name__)
 

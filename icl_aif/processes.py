@@ -4,7 +4,7 @@ One Python process plays games on one core: at high concurrency against fast mod
 loop, not the network, is what a run waits on (``bench/throughput.py``). :class:`ProcessExecutor`
 starts ``workers`` processes (one per core by default); each runs its own event loop and plays
 every game the driver sends it, as many at once as the driver sends, exactly as the local executor
-would (:func:`icl_aif.executors.play_here`). The driver keeps scheduling (``concurrency`` games in
+would (:func:`icl_aif.play.play_here`). The driver keeps scheduling (``concurrency`` games in
 flight in all), sends each game to the least busy worker, and writes every record the moment a
 game comes back, so the run directory, records and summary are those of the local executor.
 
@@ -47,7 +47,7 @@ from typing import Any
 from icl_aif import limits
 from icl_aif.config import Cell
 from icl_aif.errors import UsageError
-from icl_aif.executors import GameResult
+from icl_aif.play import GameResult
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def _watch(loop: asyncio.AbstractEventLoop, conn: Connection, callback: Any, *ar
 
 async def _serve(jobs: Connection, results: Connection) -> None:
     from icl_aif.collector import fewer_collections
-    from icl_aif.executors import play_here
+    from icl_aif.play import play_here  # looked up here: tests replace it
 
     loop = asyncio.get_running_loop()
     closed = asyncio.Event()

@@ -20,21 +20,13 @@ with roles ``system``, ``user`` and ``assistant``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from icl_aif.config import Anchor, ContextMode, CriticConstraint, ExperimentConfig, ScenarioConfig
 from icl_aif.errors import UsageError
 from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.transcript import Message as Message  # one chat message; defined with the core types
 from icl_aif.transcript import Outcome, Speaker, Turn, format_money
-
-MessageRole = Literal["system", "user", "assistant"]
-
-
-class Message(TypedDict):
-    """One chat message as plain data."""
-
-    role: MessageRole
-    content: str
 
 
 class RoundRecord(TypedDict, total=False):

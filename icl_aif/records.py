@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, config_to_yaml
 from icl_aif.errors import UsageError
 from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
@@ -486,8 +487,6 @@ def base_manifest(
     config: ExperimentConfig, prompts_root: Path, overrides: list[str], config_file: str | None
 ) -> dict[str, Any]:
     """The manifest as written when a run starts."""
-    from icl_aif import __version__
-
     roles = config.roles
     prompts = prompt_hashes(config, prompts_root)
     return {

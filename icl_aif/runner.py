@@ -1,6 +1,8 @@
 """Scheduling runs: ``concurrency`` games in flight, each recorded the moment it finishes.
 
-Nothing here knows about prompts or the protocol: a game is the run graph invoked with its context.
+Nothing here knows about prompts or the protocol: a game is the run graph invoked with its context
+(:mod:`icl_aif.play`). Nor does it compute the summary: a summarizer handed in does, once the games
+are written (:func:`icl_aif.summary.summarize_run` unless the caller passes another).
 A game that pauses for a person (``config.needs_person``) runs on the run graph with an in-memory
 checkpointer, one thread per game; each pause's payload goes to the caller's ``ask_human``
 callback and its answer resumes the game. Every other game runs without a checkpointer (faster).
@@ -14,54 +16,58 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
 
-from icl_aif.arms import play_branched_game
 from icl_aif.checks import check_inputs
 from icl_aif.collector import fewer_collections
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator, game_id_for
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
-from icl_aif.graphs import build_pausable_run_graph, build_run_graph
-from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
+from icl_aif.graphs import build_pausable_run_graph
+from icl_aif.play import AskHuman, play_cell, play_game
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
 from icl_aif.records import (
-    CALLS,
     MANIFEST,
     GameKey,
     RunWriter,
     base_manifest,
     directory_error,
-    game_record,
     now,
     package_versions,
     prompt_hashes,
-    read_games,
-    read_jsonl,
     read_manifest,
     repair_records,
     write_problem,
 )
-from icl_aif.report import experiment_markdown
 from icl_aif.resume import check_prompts, resume_command, version_changes
 from icl_aif.templates import PromptLibrary
-from icl_aif.usage import summarize_usage
 
 logger = logging.getLogger(__name__)
 
+__all__ = ["AskHuman", "RunResult", "Summarize", "play_game", "run_experiment", "summarize_with"]
+
 Progress = Callable[[int], None]
-AskHuman = Callable[[dict[str, Any]], Awaitable[str]]
-"""Shows a pause's payload to a person and returns what they typed (see docs/protocol.md)."""
+Summarize = Callable[[ExperimentConfig, list[Cell], Path, str | None], tuple[dict[str, Any], str]]
+"""A finished run's summary (``summary.json``) and its markdown (``summary.md``), from the
+config, its cells, the run directory and what stopped the run early (``max_usd``, or None)."""
+
+_SUMMARIZE: list[Summarize] = []
+
+
+def summarize_with(summarize: Summarize) -> None:
+    """Make ``summarize`` the summary of runs that pass none to :func:`run_experiment`.
+
+    Summaries belong to the analysis side, above the runner: the package wires
+    :func:`icl_aif.summary.summarize_run` in when it is imported (``icl_aif/__init__.py``).
+    """
+    _SUMMARIZE[:] = [summarize]
 
 
 @dataclass(frozen=True)
@@ -72,67 +78,11 @@ class RunResult:
     summary: dict[str, Any]
 
 
-async def play_game(
-    ctx: GameContext,
-    *,
-    ask_human: AskHuman | None = None,
-    graph: CompiledStateGraph[Any, Any, Any, Any] | None = None,
-) -> dict[str, Any]:
-    """Play one run of the multi-round experiment and return its ``games.jsonl`` record
-    (:func:`icl_aif.records.game_record`; the writer validates and versions it).
-
-    With ``ask_human`` the game runs on ``graph`` (default: a pausable run graph with its own
-    in-memory checkpointer) and every pause is answered by ``ask_human``.
-    """
-    started = now()
-    try:
-        if ask_human is None:
-            state = await build_run_graph().ainvoke({}, context=ctx)
-            if state.pop("__interrupt__", None):  # never silently a shorter game
-                state["error"] = "the game paused for a person, and no one was asked"
-        else:
-            pausable = graph or build_pausable_run_graph(InMemorySaver())
-            state = await _play_with_pauses(pausable, ctx, ask_human)
-        rounds, error = state.get("rounds", []), state.get("error")
-    except Exception as exc:  # a defect, not a model failure: keep the other games going
-        logger.exception("game %s failed", ctx.game_id)
-        rounds, error = [], f"{type(exc).__name__}: {exc}"
-    return game_record(
-        game_id=ctx.game_id,
-        seed=ctx.seed,
-        rounds=rounds,
-        error=error,
-        started_at=started,
-        finished_at=now(),
-    )
-
-
 def person_needed(config: ExperimentConfig) -> str:
     """The one-line error for a config that pauses for a person when none can answer."""
     if config.feedback.source == "human":
         return "feedback.source human needs a person at the terminal: use icl-aif run in a terminal"
     return f"person: {config.person} needs a person at the terminal: use icl-aif play in a terminal"
-
-
-async def _play_with_pauses(
-    graph: CompiledStateGraph[Any, Any, Any, Any], ctx: GameContext, ask_human: AskHuman
-) -> dict[str, Any]:
-    """Invoke ``graph`` on the game's own thread, answering each pause until the game ends."""
-    thread: RunnableConfig = {"configurable": {"thread_id": ctx.game_id}}
-    payload: Any = {}
-    try:
-        while True:
-            state: dict[str, Any] = await graph.ainvoke(payload, config=thread, context=ctx)
-            pauses = state.pop("__interrupt__", None)
-            if not pauses:
-                return state
-            answers = {}
-            for pause in pauses:  # one at a time: a game has one node running at once
-                answers[pause.id] = await ask_human({**pause.value, "game_id": ctx.game_id})
-            payload = Command(resume=answers)
-    finally:
-        if graph.checkpointer is not None and not isinstance(graph.checkpointer, bool):
-            await graph.checkpointer.adelete_thread(ctx.game_id)
 
 
 async def run_experiment(
@@ -147,6 +97,7 @@ async def run_experiment(
     offline: dict[str, Any] | None = None,
     resume: bool = False,
     executor: Executor | None = None,
+    summarize: Summarize | None = None,
 ) -> RunResult:
     """Play ``config.runs`` games of every cell of ``config`` into ``directory``; write the summary.
 
@@ -175,7 +126,11 @@ async def run_experiment(
 
     ``executor`` plays each game elsewhere (:class:`icl_aif.executors.RayExecutor`: Ray tasks);
     this process still schedules the games and writes every record. The caller closes it.
+
+    ``summarize`` computes ``summary.json`` and ``summary.md`` once the games are written
+    (default: :func:`icl_aif.summary.summarize_run`, see :func:`summarize_with`).
     """
+    summarize = summarize or _SUMMARIZE[0]
     writer = RunWriter(directory)
     try:
         return await _run_locked(
@@ -189,6 +144,7 @@ async def run_experiment(
             offline=offline,
             resume=resume,
             executor=executor,
+            summarize=summarize,
         )
     finally:
         writer.release()
@@ -205,7 +161,8 @@ async def _run_locked(
     ask_human: AskHuman | None,
     offline: dict[str, Any] | None,
     resume: bool,
-    executor: Executor | None = None,
+    executor: Executor | None,
+    summarize: Summarize,
 ) -> RunResult:
     """:func:`run_experiment` with ``writer``, whose lock the caller releases."""
     directory = writer.directory
@@ -301,7 +258,9 @@ async def _run_locked(
             in_flight[position, index] = contexts
             try:
                 records, calls = await (  # icl_aif.executors: elsewhere, e.g. a Ray task
-                    _play(cell, index, prompts, moderators[position], contexts, ask_human, graph)
+                    play_cell(
+                        cell, index, prompts, moderators[position], contexts, ask_human, graph
+                    )
                     if executor is None
                     else executor.play(cell, index)
                 )
@@ -339,21 +298,18 @@ async def _run_locked(
         raise _stopped(directory, failure, recorded, config.runs * len(cells)) from None
     finally:
         writer.close()
-    games = read_games(directory)
-    summary = summarize_experiment(config, cells, games)
-    summary["usage"] = summarize_usage(read_jsonl(directory / CALLS), config.prices, budget)
-    summary["stopped_by"] = stopped_by
+    summary, markdown = summarize(config, cells, directory, stopped_by)
     if stopped_by is not None:
         logger.info(
             "budget max_usd=%s reached ($%.4f recorded): stopped after %d of %d runs",
             budget,
-            summary["usage"]["total_cost_usd"],
-            len(games),
+            spent,
+            recorded,
             config.runs * len(cells),
         )
     status = "budget_reached" if stopped_by == "max_usd" else "finished"
     try:
-        writer.finish(summary, experiment_markdown(summary, config.name))
+        writer.finish(summary, markdown)
         writer.manifest.update(finished_at=now(), status=status)
         writer.write_manifest()
     except OSError as exc:
@@ -384,25 +340,6 @@ def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> Usag
         f"{problem}: the run stopped with {recorded} of {total} games "
         f"recorded; fix it, then continue with: {resume_command(directory)}"
     )
-
-
-async def _play(
-    cell: Cell,
-    index: int,
-    prompts: PromptLibrary,
-    moderator: Any,
-    contexts: list[GameContext],
-    ask_human: AskHuman | None,
-    graph: CompiledStateGraph[Any, Any, Any, Any] | None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """One game of a cell: its records (one, or one per arm) and its calls."""
-    config = cell.config
-    if config.arms:
-        return await play_branched_game(config, index, prompts, moderator, contexts=contexts)
-    ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
-    contexts.append(ctx)
-    game = await play_game(ctx, ask_human=ask_human if config.needs_person else None, graph=graph)
-    return [game], ctx.calls
 
 
 def _tagged(record: dict[str, Any], cell: str) -> dict[str, Any]:
@@ -436,57 +373,3 @@ def _design_manifest(
     if offline is not None:
         extra["offline"] = {"replaced": offline}
     return extra
-
-
-def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dict[str, Any]:
-    """The summary of one cell's games: per-round metrics with scores, or paired arms."""
-    seed = config.bootstrap_seed
-    openers = len(config.scenario.openers)
-    if config.arms:
-        summary = summarize_arms(
-            games,
-            arms=config.arms,
-            branch_after=config.branch_after,
-            rounds=config.rounds,
-            runs=config.runs,
-            improve=config.improve,
-            openers=openers,
-            seed=seed,
-            no_deal_value=config.no_deal_value,
-        )
-    else:
-        summary = summarize(
-            games,
-            rounds=config.rounds,
-            runs=config.runs,
-            improve=config.improve,
-            openers=openers,
-            seed=seed,
-        )
-        with_scores(summary, games, no_deal_value=config.no_deal_value, seed=seed)
-    summary["no_deal_value"] = config.no_deal_value
-    return summary
-
-
-def summarize_experiment(
-    config: ExperimentConfig, cells: list[Cell], games: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """``summary.json`` without usage: one cell's summary, or ``cells`` for a sweep."""
-    if config.sweep:
-        by_cell = [(cell, [g for g in games if g.get("cell") == cell.id]) for cell in cells]
-        summary: dict[str, Any] = {
-            "runs": config.runs,
-            "cells": [
-                {"cell": cell.id, "settings": cell.settings, **summarize_cell(cell.config, mine)}
-                for cell, mine in by_cell
-            ],
-        }
-    else:
-        summary = summarize_cell(config, games)
-    summary["bootstrap"] = {
-        "seed": config.bootstrap_seed,
-        "resamples": BOOTSTRAP_RESAMPLES,
-        "level": 0.95,
-        "method": "percentile",
-    }
-    return summary

@@ -16,6 +16,15 @@ STATES: tuple[State, ...] = ("ongoing", "deal", "no_deal")
 
 Outcome = Literal["deal", "no_deal", "error"]
 
+MessageRole = Literal["system", "user", "assistant"]
+
+
+class Message(TypedDict):
+    """One chat message as plain data."""
+
+    role: MessageRole
+    content: str
+
 
 class Turn(TypedDict):
     """One utterance in a round: who said it and what they said.

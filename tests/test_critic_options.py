@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from icl_aif.config import config_from_dict
-from icl_aif.context import GameContext
+from icl_aif.context import GameContext, build_model
 from icl_aif.errors import UsageError
 from icl_aif.feedback import give_feedback, load_pool
 from icl_aif.graphs import build_run_graph
-from icl_aif.models.registry import build_model
 from icl_aif.models.scripted_critic import ScriptedCritic
 from icl_aif.protocol import RoundRecord
 from icl_aif.records import read_games, read_json

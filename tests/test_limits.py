@@ -15,7 +15,6 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from icl_aif import limits
-from icl_aif.calls import call_model
 from icl_aif.config import RateLimit
 from icl_aif.context import GameContext
 from icl_aif.limits import estimate_tokens, limiter_for
@@ -156,6 +155,6 @@ def test_every_attempt_waits_for_the_limiter(monkeypatch: pytest.MonkeyPatch) ->
     )
     ctx = GameContext(config=config, models={"seller": DropsFirstConnection()})
     messages: list[Message] = [{"role": "user", "content": "z" * 40}]
-    assert asyncio.run(call_model(ctx, "seller", 1, messages)) == "I can do $18."
+    assert asyncio.run(ctx.call_model("seller", 1, messages)) == "I can do $18."
     assert asked == [10 + 50, 10 + 50]  # both attempts, each 40 chars / 4 + max_tokens
     assert ctx.calls[-1]["attempts"] == 2

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif import executors, limits
+from icl_aif import limits, play
 from icl_aif.config import RateLimit
 from icl_aif.errors import UsageError
 from icl_aif.processes import MAX_TRIES, ProcessExecutor
@@ -97,14 +97,14 @@ def stopped_run(executor: ProcessExecutor, *, runs: int, directory: Path) -> str
 def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    played = executors.play_here
+    played = play.play_here
 
     async def deadly(cell: Any, index: int) -> Any:
         if index == 2:
             os._exit(9)  # a worker killed by its game, e.g. out of memory
         return await played(cell, index)
 
-    monkeypatch.setattr(executors, "play_here", deadly)  # forked workers inherit it
+    monkeypatch.setattr(play, "play_here", deadly)  # forked workers inherit it
     executor = ProcessExecutor(2, start_method="fork")
     message = stopped_run(executor, runs=5, directory=tmp_path / "run")
     assert "\n" not in message
@@ -119,7 +119,7 @@ def test_a_game_that_kills_every_worker_stops_the_run_with_one_line(
 def test_a_result_that_cannot_be_sent_stops_the_run_with_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    played = executors.play_here
+    played = play.play_here
 
     async def unsendable(cell: Any, index: int) -> Any:
         records, calls = await played(cell, index)
@@ -127,7 +127,7 @@ def test_a_result_that_cannot_be_sent_stops_the_run_with_one_line(
             records[0]["oops"] = lambda: None  # pickle cannot carry it
         return records, calls
 
-    monkeypatch.setattr(executors, "play_here", unsendable)
+    monkeypatch.setattr(play, "play_here", unsendable)
     executor = ProcessExecutor(1, start_method="fork")
     message = stopped_run(executor, runs=3, directory=tmp_path / "run")
     assert message.startswith("the executor failed: WorkerError: worker 0: ")

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from icl_aif.config import load_config
+from icl_aif.context import build_model
 from icl_aif.errors import UsageError
 from icl_aif.models import keys
 from icl_aif.models.keys import api_key, redact
-from icl_aif.models.registry import build_model
 from icl_aif.models.vendors import require
 from tests.conftest import QUICKSTART
 

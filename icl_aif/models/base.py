@@ -1,4 +1,4 @@
-"""What every backend is built from: a request naming the model, its role and the game it serves."""
+"""What every backend is built from: a request naming the model, its role and its settings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from icl_aif.config import ScenarioConfig
 from icl_aif.transcript import Speaker
 
 
@@ -25,6 +24,8 @@ class ModelRequest:
     depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
     random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
     game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
+    ``scenario`` is the game's scenario, passed through untouched for the game's simulators
+    (``scripted:``); the model layer never reads it.
     """
 
     spec: str
@@ -32,7 +33,7 @@ class ModelRequest:
     name: str
     role: str
     side: Speaker
-    scenario: ScenarioConfig
+    scenario: Any
     seed: int
     stream_seed: int | None = None
     suggestions: int = 3

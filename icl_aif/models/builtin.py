@@ -9,7 +9,7 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.models.base import ModelRequest
-from icl_aif.models.providers import provider
+from icl_aif.models.providers import builder_at, provider
 from icl_aif.retries import sdk_retry_rule
 
 
@@ -26,19 +26,8 @@ from icl_aif.retries import sdk_retry_rule
     offline=True,
 )
 def scripted(request: ModelRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` negotiators and ``scripted:critic``."""
-    from icl_aif.models.scripted import build_negotiator
-    from icl_aif.models.scripted_critic import build_critic
-
-    if request.role == "moderator":
-        raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_negotiator(request)
+    """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (game code: reached by name)."""
+    return builder_at("icl_aif.models.scripted:build_scripted")(request)
 
 
 @provider(
@@ -121,10 +110,9 @@ def local(request: ModelRequest) -> BaseChatModel:
     examples=("chaos:scripted:linear?error_rate=0.2&timeout_rate=0.05&garbage_rate=0.05",),
 )
 def chaos(request: ModelRequest) -> BaseChatModel:
-    """``chaos:MODEL?settings`` around any other model string."""
-    from icl_aif.models.chaos import build_chaos
-
-    return build_chaos(request)
+    """``chaos:MODEL?settings`` around any other model string (it imports the registry: reached
+    by name)."""
+    return builder_at("icl_aif.models.chaos:build_chaos")(request)
 
 
 @provider(

@@ -34,6 +34,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from icl_aif.models.base import ModelRequest, message_text
+from icl_aif.models.registry import find_provider, split_model_string
 
 HUGE_CHARS = 10_000
 RATES = ("error_rate", "timeout_rate", "empty_rate", "huge_rate", "garbage_rate")
@@ -74,13 +75,6 @@ def parse_chaos(name: str) -> tuple[str, dict[str, float]]:
         if sum(settings.get(k, 0.0) for k in group) > 1:
             raise ValueError(f"chaos: {' + '.join(group)} must not exceed 1")
     return inner, settings
-
-
-def unwrap(spec: str) -> str:
-    """The model a ``chaos:`` string wraps (recursively); any other string as it is."""
-    while spec.startswith("chaos:"):
-        spec = spec[len("chaos:") :].partition("?")[0]
-    return spec
 
 
 class ChaosModel(BaseChatModel):
@@ -167,8 +161,6 @@ def _first(result: ChatResult) -> BaseMessage:
 
 def build_chaos(request: ModelRequest) -> ChaosModel:
     """``chaos:MODEL?settings``: the wrapped model, built like any role's, with faults around it."""
-    from icl_aif.models.registry import find_provider, split_model_string
-
     inner_spec, settings = parse_chaos(request.name)
     provider, name = split_model_string(inner_spec)
     inner_request = dataclasses.replace(request, spec=inner_spec, provider=provider, name=name)

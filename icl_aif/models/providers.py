@@ -19,9 +19,10 @@ module named in its ``icl_aif.providers`` entry point (see :mod:`icl_aif.models.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 
@@ -105,3 +106,14 @@ def provider(
         return builder
 
     return register
+
+
+def builder_at(reference: str) -> Builder:
+    """The builder that ``reference`` (``"package.module:function"``) names, imported now.
+
+    Our providers whose module the registry must not import reach it by name: the scripted
+    simulators are game code above the model layer, and ``chaos:`` builds the model it wraps
+    through the registry.
+    """
+    module, _, name = reference.partition(":")
+    return cast(Builder, getattr(importlib.import_module(module), name))

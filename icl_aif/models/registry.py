@@ -17,18 +17,15 @@ from importlib import metadata
 from langchain_core.language_models import BaseChatModel
 
 import icl_aif.models.builtin  # registers our providers
-from icl_aif.config import ExperimentConfig, RoleConfig
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import PROVIDERS, Provider, RetryRule, provider
 from icl_aif.retries import is_retryable
-from icl_aif.transcript import Speaker
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "PROVIDERS",
     "Provider",
-    "build_model",
     "build_request",
     "find_provider",
     "forget_plugins",
@@ -40,6 +37,7 @@ __all__ = [
     "provider_problem",
     "retry_rule",
     "split_model_string",
+    "unwrap",
 ]
 
 logger = logging.getLogger(__name__)
@@ -153,11 +151,16 @@ def provider_problem(name: str) -> str | None:
     return "; ".join([problem, *failures])
 
 
+def unwrap(spec: str) -> str:
+    """The model a ``chaos:`` string wraps (recursively); any other string as it is."""
+    while spec.startswith("chaos:"):
+        spec = spec[len("chaos:") :].partition("?")[0]
+    return spec
+
+
 def retry_rule(spec: str) -> RetryRule:
     """The retry rule of the model ``spec``'s provider; for ``chaos:`` strings, the chaos rule
     or the wrapped model's."""
-    from icl_aif.models.chaos import unwrap
-
     outer = find_provider(spec.partition(":")[0])
     inner = find_provider(unwrap(spec).partition(":")[0])
     if outer is None or inner is None:
@@ -172,8 +175,6 @@ def retry_rule(spec: str) -> RetryRule:
 def is_offline(spec: str) -> bool:
     """True for a model that runs in this process (simulators, the replay fake, local GGUF models),
     also inside a ``chaos:`` wrapper."""
-    from icl_aif.models.chaos import unwrap
-
     found = find_provider(unwrap(spec).partition(":")[0])
     return found is not None and found.offline
 
@@ -182,8 +183,6 @@ def model_string_problem(spec: str) -> str | None:
     """Why ``spec`` is not a usable ``provider:model`` string (no provider, an unknown one, no
     model id where the provider has no default), or None; ``chaos:`` strings are checked down to
     the model they wrap. Providers are ours, installed plugins' and LangChain's."""
-    from icl_aif.models.chaos import unwrap
-
     inner = unwrap(spec)
     name, sep, model = inner.partition(":")
     shown = repr(spec) if inner == spec else f"{spec!r} (wrapping {inner!r})"
@@ -209,46 +208,6 @@ def split_model_string(spec: str) -> tuple[str, str]:
         raise UsageError(problem)
     name, _, model = spec.partition(":")
     return name, model
-
-
-def build_model(
-    config: ExperimentConfig,
-    role: str,
-    role_config: RoleConfig | None = None,
-    *,
-    seed: int,
-    stream_seed: int | None = None,
-) -> BaseChatModel:
-    """The chat model for ``role`` in one game of ``config``.
-
-    ``role_config`` defaults to the config's settings for the role; for the critic these are
-    already resolved (without ``roles.critic`` the config gives it the improved player's model,
-    or ``scripted:critic`` for a scripted player).
-    """
-    if role_config is None:
-        role_config = getattr(config.roles, role)
-        assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
-    name, model = split_model_string(role_config.model)
-    side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
-    request = ModelRequest(
-        spec=role_config.model,
-        provider=name,
-        name=model,
-        role=role,
-        side=side,
-        scenario=config.scenario,
-        seed=seed,
-        stream_seed=stream_seed,
-        suggestions=config.feedback.suggestions,
-        temperature=role_config.temperature,
-        max_tokens=role_config.max_tokens,
-        top_p=role_config.top_p,
-        sampling_seed=role_config.seed,
-        timeout=role_config.timeout,
-        base_url=role_config.base_url,
-        params=dict(role_config.params),
-    )
-    return build_request(request, f"roles.{role}.model")
 
 
 def build_request(request: ModelRequest, where: str = "model") -> BaseChatModel:

@@ -43,11 +43,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.config import ScenarioConfig
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.models.scripted_critic import build_critic
 from icl_aif.moderator.prices import standing_offer
 from icl_aif.protocol import opening_turns
 from icl_aif.transcript import Speaker, format_money
@@ -338,3 +340,16 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
         stream_seed=request.stream_seed,
         **request.params,
     )
+
+
+def build_scripted(request: ModelRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
+    if request.role == "moderator":
+        raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_negotiator(request)

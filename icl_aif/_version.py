@@ -1,0 +1,3 @@
+"""The package version (read by the run manifest and ``icl_aif.__version__``)."""
+
+__version__ = "0.1.0"

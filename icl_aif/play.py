@@ -1,0 +1,131 @@
+"""Playing one game: the run graph invoked with the game's context, answering pauses for a person.
+
+The runner (:mod:`icl_aif.runner`) plays games here in its own process; worker processes
+(:mod:`icl_aif.processes`) and Ray workers (:mod:`icl_aif.executors`) play them through
+:func:`play_here`, exactly as the runner would.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from icl_aif.arms import play_branched_game
+from icl_aif.config import Cell, ExperimentConfig
+from icl_aif.context import GameContext, build_moderator
+from icl_aif.graphs import build_pausable_run_graph, build_run_graph
+from icl_aif.records import game_record, now
+from icl_aif.templates import PromptLibrary
+
+logger = logging.getLogger(__name__)
+
+AskHuman = Callable[[dict[str, Any]], Awaitable[str]]
+"""Shows a pause's payload to a person and returns what they typed (see docs/protocol.md)."""
+
+GameResult = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+"""One game's ``games.jsonl`` records (one, or one per arm) and its ``calls.jsonl`` records."""
+
+
+async def play_game(
+    ctx: GameContext,
+    *,
+    ask_human: AskHuman | None = None,
+    graph: CompiledStateGraph[Any, Any, Any, Any] | None = None,
+) -> dict[str, Any]:
+    """Play one run of the multi-round experiment and return its ``games.jsonl`` record
+    (:func:`icl_aif.records.game_record`; the writer validates and versions it).
+
+    With ``ask_human`` the game runs on ``graph`` (default: a pausable run graph with its own
+    in-memory checkpointer) and every pause is answered by ``ask_human``.
+    """
+    started = now()
+    try:
+        if ask_human is None:
+            state = await build_run_graph().ainvoke({}, context=ctx)
+            if state.pop("__interrupt__", None):  # never silently a shorter game
+                state["error"] = "the game paused for a person, and no one was asked"
+        else:
+            pausable = graph or build_pausable_run_graph(InMemorySaver())
+            state = await _play_with_pauses(pausable, ctx, ask_human)
+        rounds, error = state.get("rounds", []), state.get("error")
+    except Exception as exc:  # a defect, not a model failure: keep the other games going
+        logger.exception("game %s failed", ctx.game_id)
+        rounds, error = [], f"{type(exc).__name__}: {exc}"
+    return game_record(
+        game_id=ctx.game_id,
+        seed=ctx.seed,
+        rounds=rounds,
+        error=error,
+        started_at=started,
+        finished_at=now(),
+    )
+
+
+async def _play_with_pauses(
+    graph: CompiledStateGraph[Any, Any, Any, Any], ctx: GameContext, ask_human: AskHuman
+) -> dict[str, Any]:
+    """Invoke ``graph`` on the game's own thread, answering each pause until the game ends."""
+    thread: RunnableConfig = {"configurable": {"thread_id": ctx.game_id}}
+    payload: Any = {}
+    try:
+        while True:
+            state: dict[str, Any] = await graph.ainvoke(payload, config=thread, context=ctx)
+            pauses = state.pop("__interrupt__", None)
+            if not pauses:
+                return state
+            answers = {}
+            for pause in pauses:  # one at a time: a game has one node running at once
+                answers[pause.id] = await ask_human({**pause.value, "game_id": ctx.game_id})
+            payload = Command(resume=answers)
+    finally:
+        if graph.checkpointer is not None and not isinstance(graph.checkpointer, bool):
+            await graph.checkpointer.adelete_thread(ctx.game_id)
+
+
+async def play_cell(
+    cell: Cell,
+    index: int,
+    prompts: PromptLibrary,
+    moderator: Any,
+    contexts: list[GameContext],
+    ask_human: AskHuman | None,
+    graph: CompiledStateGraph[Any, Any, Any, Any] | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One game of a cell: its records (one, or one per arm) and its calls. Each game's context
+    is appended to ``contexts`` while it plays (the runner reads the cost of games in flight)."""
+    config = cell.config
+    if config.arms:
+        return await play_branched_game(config, index, prompts, moderator, contexts=contexts)
+    ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+    contexts.append(ctx)
+    game = await play_game(ctx, ask_human=ask_human if config.needs_person else None, graph=graph)
+    return [game], ctx.calls
+
+
+# --- in a worker process ---------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}  # the worker's prompt library and moderators
+
+
+def _worker_moderator(config: ExperimentConfig, prompts: Any) -> Any:
+    """One moderator per config in this worker (a model-backed one keeps its parse path)."""
+    moderators: dict[str, Any] = _WORKER.setdefault("moderators", {})
+    key = config.model_dump_json()  # as the runner: one moderator per cell
+    if key not in moderators:
+        moderators[key] = build_moderator(config, prompts)
+    return moderators[key]
+
+
+async def play_here(cell: Cell, index: int) -> GameResult:
+    """Play game ``index`` of ``cell`` in this worker process, as the local executor does."""
+    prompts = _WORKER.get("prompts")
+    if prompts is None:
+        prompts = _WORKER["prompts"] = PromptLibrary()
+    moderator = _worker_moderator(cell.config, prompts)
+    return await play_cell(cell, index, prompts, moderator, [], None, None)
