@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from icl_aif.context import derive_seed
 from icl_aif.errors import UsageError
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES
 from icl_aif.plots import deal_prices
+from icl_aif.seeds import derive_seed
 
 Z95 = 1.959963984540054
 COMPARE_SEED = 20230524

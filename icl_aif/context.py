@@ -5,7 +5,6 @@ It reaches the nodes through LangGraph's runtime context, never through module g
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import random
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from icl_aif.calls import call_model as call_and_record
 from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
+from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Speaker, Turn, Verdict
 
@@ -43,17 +43,6 @@ class Moderator(Protocol):
     ) -> Verdict:
         """The state after the window's last turn."""
         ...
-
-
-def derive_seed(seed: int, *parts: object) -> int:
-    """A stable 63-bit seed from the experiment seed and labels (game index, role, ...)."""
-    text = ":".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
-
-
-def game_id_for(index: int) -> str:
-    """The id of the ``index``-th run of an experiment."""
-    return f"g{index:05d}"
 
 
 def build_model(

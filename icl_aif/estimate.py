@@ -32,7 +32,7 @@ from rich.table import Table
 
 from icl_aif.arms import play_branched_game
 from icl_aif.config import Cell, ExperimentConfig, RoleConfig
-from icl_aif.context import GameContext, build_moderator, derive_seed
+from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.limits import estimate_tokens, tokens_in
 from icl_aif.metrics import bootstrap_ci
@@ -41,6 +41,7 @@ from icl_aif.play import play_game
 from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS
 from icl_aif.pricing import check_budget_prices, cost_usd, price_of, priced_roles
 from icl_aif.report import usd
+from icl_aif.seeds import derive_seed
 from icl_aif.templates import PromptLibrary
 from icl_aif.usage import ROLE_ORDER
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from icl_aif.context import derive_seed
 from icl_aif.record_models import is_truncated
 from icl_aif.replies import turn_flags
+from icl_aif.seeds import derive_seed
 
 BOOTSTRAP_RESAMPLES = 2000
 EXAMPLE_CHARS = 200

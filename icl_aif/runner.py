@@ -26,7 +26,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from icl_aif.checks import check_inputs
 from icl_aif.collector import fewer_collections
 from icl_aif.config import Cell, ExperimentConfig
-from icl_aif.context import GameContext, build_moderator, game_id_for
+from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
 from icl_aif.graphs import build_pausable_run_graph
@@ -47,6 +47,7 @@ from icl_aif.records import (
     write_problem,
 )
 from icl_aif.resume import check_prompts, resume_command, version_changes
+from icl_aif.seeds import game_id_for
 from icl_aif.templates import PromptLibrary
 
 logger = logging.getLogger(__name__)
