@@ -3,7 +3,7 @@ In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142)."""
 
 from typing import TYPE_CHECKING, Any
 
-from icl_aif import config, runner, summary
+from icl_aif import config, feedback, runner, summary
 from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     from icl_aif.analysis import Run, load_run
 
 # The package wires its layers (imports go one way, down: README, Architecture): the config's
-# checks of model strings come from the model layer above it, and a run's summary from the
+# checks of model strings come from the model layer above it, its checks of feedback source names
+# from the engine's registry (ours register in icl_aif.feedback), and a run's summary from the
 # analysis side above the runner.
 config.check_models_with(
     model_string=registry.model_string_problem, provider=registry.provider_problem
 )
+config.check_feedback_sources_with(find=feedback.find_source, problem=feedback.source_problem)
 runner.summarize_with(summary.summarize_run)
 
 __all__ = [

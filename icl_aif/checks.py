@@ -11,7 +11,7 @@ directory exists, so that nothing is spent on games that would fail at their fir
 from __future__ import annotations
 
 from icl_aif.config import ExperimentConfig
-from icl_aif.feedback import check_pool
+from icl_aif.feedback_sources import find_source
 from icl_aif.protocol import (
     RoundRecord,
     critic_messages,
@@ -39,17 +39,18 @@ def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
         render_strict(opener.text, values, source=f"scenario.openers[{number}]")
     for side in ("seller", "buyer"):
         player_brief(prompts, scenario, side)
-    sources = set(config.arms or ()) | {config.feedback.source}
+    sources = [found for name in config.sources() if (found := find_source(name)) is not None]
     if config.rounds > 1 or config.arms:
         for rounds in _sample_histories(config):
             next_round_instruction(prompts, config, rounds, "1. A suggestion.")
             next_round_instruction(prompts, config, rounds, None)
             if config.acknowledgement == "scripted":
                 scripted_acknowledgement(prompts, config, rounds)
-            if "ai" in sources:
+            if any(source.calls_critic for source in sources):
                 critic_messages(prompts, config, rounds)
-    if "human_pool" in sources:
-        check_pool(config, prompts.root)
+    for source in sources:  # the files a source reads (the human pool)
+        if source.check is not None:
+            source.check(config, prompts)
     if config.roles.moderator.uses_model:
         _check_moderator_prompts(config, prompts)
 

@@ -9,16 +9,23 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from icl_aif.errors import UsageError
 from icl_aif.transcript import Speaker
 
 Role = Literal["seller", "buyer", "critic", "moderator"]
-FeedbackSourceName = Literal["ai", "human", "human_pool", "constant", "none"]
 Anchor = Literal["previous", "first", "best"]
 Acknowledgement = Literal["scripted", "generated"]
 ModeratorMode = Literal["rules", "llm", "hybrid"]
@@ -179,10 +186,10 @@ class Roles(_Strict):
 class FeedbackConfig(_Strict):
     """Where the improved player's feedback comes from between rounds."""
 
-    source: FeedbackSourceName = Field(
+    source: str = Field(
         "ai",
         description="ai (the critic model), human (a person types it at the terminal), "
-        "human_pool, constant or none.",
+        "human_pool, constant, none, or a source another package registers.",
     )
     suggestions: int = Field(3, ge=1, le=10, description="Suggestions per feedback.")
     constraints: tuple[CriticConstraint, ...] = Field(
@@ -193,6 +200,14 @@ class FeedbackConfig(_Strict):
         None, description="Human pool file (one suggestion a line); default: the shipped pool."
     )
     constant: str = "Play again and try to do better than last time."
+
+    @field_validator("source")
+    @classmethod
+    def _check_source(cls, value: str) -> str:
+        problem = _source_problem(value, arm=False)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("constant")
     @classmethod
@@ -274,6 +289,72 @@ def _model_string_problem(spec: str) -> str | None:
 def _known_provider(name: str) -> str | None:
     """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's)."""
     return _model_check("provider")(name)
+
+
+class SourceTraits(Protocol):
+    """What the config needs to know about a feedback source (see
+    :class:`icl_aif.feedback_sources.FeedbackSource`)."""
+
+    @property
+    def needs_person(self) -> bool: ...
+
+    @property
+    def may_be_arm(self) -> bool: ...
+
+    @property
+    def calls_critic(self) -> bool: ...
+
+
+class SourceProblem(Protocol):
+    def __call__(self, name: str, *, arm: bool) -> str | None: ...
+
+
+_SOURCE_CHECKS: dict[str, Any] = {}
+
+
+def check_feedback_sources_with(
+    *, find: Callable[[str], SourceTraits | None], problem: SourceProblem
+) -> None:
+    """Install the engine's registry of feedback sources: ``find`` a source's traits by name,
+    and say why a name is not a source (``arm``: not one that may be an arm), in one line.
+
+    The registry sits above this module (its sources play games), so it is handed in like the
+    model checks (``icl_aif/__init__.py``): an unknown source fails at load time.
+    """
+    _SOURCE_CHECKS.update(find=find, problem=problem)
+
+
+def _source_check(name: str) -> Any:
+    check = _SOURCE_CHECKS.get(name)
+    if check is None:  # only if icl_aif/__init__.py did not run to its end
+        raise RuntimeError("icl_aif.config: no feedback source checks installed (import icl_aif)")
+    return check
+
+
+def _source_problem(name: str, *, arm: bool) -> str | None:
+    """Why ``name`` is not a registered feedback source (or arm), or None."""
+    problem: SourceProblem = _source_check("problem")
+    return problem(name, arm=arm)
+
+
+def source_traits(name: str) -> SourceTraits:
+    """The traits of the registered feedback source ``name`` (a loaded config names one)."""
+    find: Callable[[str], SourceTraits | None] = _source_check("find")
+    found = find(name)
+    if found is None:
+        raise ValueError(_source_problem(name, arm=False) or f"unknown feedback source {name!r}")
+    return found
+
+
+def _check_arm_name(name: str) -> str:
+    problem = _source_problem(name, arm=True)
+    if problem:
+        raise ValueError(problem)
+    return name
+
+
+ArmName = Annotated[str, AfterValidator(_check_arm_name)]
+"""A feedback arm: any registered feedback source but one that needs a person at the terminal."""
 
 
 class ExperimentConfig(_Strict):
@@ -408,7 +489,7 @@ class ExperimentConfig(_Strict):
                 f"branch_after {self.branch_after} leaves no round for the arms: "
                 f"set rounds above {self.branch_after}"
             )
-        if self.person is not None or self.feedback.source == "human":
+        if self.needs_person:
             raise ValueError(
                 "arms: not with a person at the terminal (person, feedback.source human)"
             )
@@ -453,8 +534,24 @@ class ExperimentConfig(_Strict):
 
     @property
     def needs_person(self) -> bool:
-        """True when a game pauses for a person: human feedback, or a side a person plays."""
-        return self.feedback.source == "human" or self.person is not None
+        """True when a game pauses for a person: a source that needs one (human feedback), or a
+        side a person plays."""
+        return self.feedback_needs_person or self.person is not None
+
+    @property
+    def feedback_needs_person(self) -> bool:
+        """True when ``feedback.source`` pauses the game for a person (``human``)."""
+        return source_traits(self.feedback.source).needs_person
+
+    def sources(self) -> tuple[str, ...]:
+        """The feedback sources a game of this experiment may use: ``feedback.source`` (the
+        shared rounds' with arms), then the arms."""
+        return tuple(dict.fromkeys((self.feedback.source, *(self.arms or ()))))
+
+    def calls_critic(self, *, arms: bool = False) -> bool:
+        """True when ``feedback.source`` (with ``arms``: or an arm) calls the critic model."""
+        names = self.sources() if arms else (self.feedback.source,)
+        return any(source_traits(name).calls_critic for name in names)
 
     @property
     def no_deal_value(self) -> float:
@@ -497,17 +594,14 @@ class ExperimentConfig(_Strict):
 
     def model_roles(self) -> dict[str, RoleConfig]:
         """The roles whose model this experiment calls: the players a person does not play,
-        and the critic for feedback source ``ai``."""
+        and the critic for a feedback source that calls it (``ai``)."""
         roles = {
             side: getattr(self.roles, side) for side in ("seller", "buyer") if side != self.person
         }
-        if self.feedback.source == "ai":
+        if self.calls_critic():
             roles["critic"] = self.roles.critic
         return roles
 
-
-ArmName = Literal["ai", "human_pool", "constant", "none"]
-"""A feedback arm: any feedback source but a person at the terminal."""
 
 SWEEPABLE_ROLES = ("seller", "buyer", "critic")
 SWEEP_EXCLUDED_SCENARIO = ("openers",)

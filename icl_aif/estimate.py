@@ -141,7 +141,7 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
         "max_usd": None,
         "person": None,  # a person's lines cost nothing; a simulator plays that side in the sample
     }
-    if config.feedback.source == "human":  # typed feedback costs nothing; a fixed line stands in
+    if config.feedback_needs_person:  # typed feedback costs nothing; a fixed line stands in
         update["feedback"] = config.feedback.model_copy(update={"source": "constant"})
     return config.model_copy(update=update), replaced
 
@@ -345,7 +345,7 @@ def _notes(
             "longer replies: more output tokens and, as every later call resends the history, "
             "more input tokens. Tokens are characters / 4."
         )
-    if config.feedback.source == "human":
+    if config.feedback_needs_person:
         notes.append("Typed feedback costs nothing: a fixed line stood in for it in the sample.")
     if config.person is not None:
         notes.append(

@@ -6,12 +6,15 @@
 - ``human_pool``: ``suggestions`` lines sampled (seeded, per round) from a file of human-written advice;
 - ``constant``: one fixed line;
 - ``none``: no feedback, only the result and the next goal.
+
+Each registers with :func:`icl_aif.feedback_sources.feedback_source`, as another package's sources
+do (through the ``icl_aif.feedback_sources`` entry point group); :func:`give_feedback` calls the
+configured one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from langgraph.types import interrupt
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
+from icl_aif.feedback_sources import Feedback, feedback_source, find_source, source_problem
 from icl_aif.protocol import (
     RoundRecord,
     critic_messages,
@@ -27,15 +31,19 @@ from icl_aif.protocol import (
     human_suggestions,
     parse_suggestions,
 )
+from icl_aif.templates import PromptLibrary
 
-
-@dataclass(frozen=True)
-class Feedback:
-    """The feedback shown to the improved player (``text`` is None for source ``none``)."""
-
-    source: str
-    text: str | None
-    suggestions: list[str] = field(default_factory=list)
+__all__ = [
+    "Feedback",
+    "check_pool",
+    "find_source",
+    "give_feedback",
+    "load_pool",
+    "numbered",
+    "pool_file",
+    "pool_path",
+    "source_problem",
+]
 
 
 def numbered(lines: Sequence[str]) -> str:
@@ -89,25 +97,59 @@ def check_pool(config: ExperimentConfig, prompts_root: Path) -> None:
 
 
 async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
-    """Feedback after the last of ``rounds``.
+    """Feedback after the last of ``rounds``, from the configured source.
 
-    For source ``human`` this must run inside a graph node with a checkpointer: the first call
-    pauses the graph, and the node runs again when it is resumed with the person's text.
+    For a source that needs a person (``human``) this must run inside a graph node with a
+    checkpointer: the first call pauses the graph, and the node runs again when it is resumed
+    with the person's text.
     """
-    settings = ctx.config.feedback
-    if settings.source == "human":
-        answer = interrupt(human_feedback_request(ctx.config, rounds))
-        text = str(answer or "").strip()
-        return Feedback("human", text or None, human_suggestions(text))
-    if settings.source == "ai":
-        messages = critic_messages(ctx.prompts, ctx.config, rounds)
-        text = await ctx.call_model("critic", rounds[-1]["round"], messages)
-        return Feedback("ai", text, parse_suggestions(text))
-    if settings.source == "human_pool":
-        check_pool(ctx.config, ctx.prompts.root)
-        pool = load_pool(pool_path(ctx))
-        lines = ctx.rng.sample(pool, settings.suggestions)
-        return Feedback("human_pool", numbered(lines), lines)
-    if settings.source == "constant":
-        return Feedback("constant", settings.constant, [settings.constant])
+    name = ctx.config.feedback.source
+    found = find_source(name)
+    if found is None:  # the config's check makes this unreachable for a loaded config
+        raise UsageError(f"feedback.source: unknown source {name!r}")
+    return await found.give(ctx, rounds)
+
+
+# --- our sources, in the order they are listed -----------------------------------------------
+
+
+@feedback_source("ai", calls_critic=True)
+async def critic_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """The critic model reads the improved player's record and writes suggestions."""
+    messages = critic_messages(ctx.prompts, ctx.config, rounds)
+    text = await ctx.call_model("critic", rounds[-1]["round"], messages)
+    return Feedback("ai", text, parse_suggestions(text))
+
+
+@feedback_source("human", needs_person=True)
+async def human_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """The game pauses with what the critic would read; the person's text is the feedback."""
+    answer = interrupt(human_feedback_request(ctx.config, rounds))
+    text = str(answer or "").strip()
+    return Feedback("human", text or None, human_suggestions(text))
+
+
+def _check_pool_source(config: ExperimentConfig, prompts: PromptLibrary) -> None:
+    check_pool(config, prompts.root)
+
+
+@feedback_source("human_pool", check=_check_pool_source)
+async def pool_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """``feedback.suggestions`` lines of the pool, sampled with the game's (or arm's) seed."""
+    check_pool(ctx.config, ctx.prompts.root)
+    pool = load_pool(pool_path(ctx))
+    lines = ctx.rng.sample(pool, ctx.config.feedback.suggestions)
+    return Feedback("human_pool", numbered(lines), lines)
+
+
+@feedback_source("constant")
+async def constant_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """``feedback.constant``, every time."""
+    line = ctx.config.feedback.constant
+    return Feedback("constant", line, [line])
+
+
+@feedback_source("none")
+async def no_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    """No feedback: the next-round instruction gives only the result and the goal."""
     return Feedback("none", None)

@@ -505,7 +505,7 @@ def base_manifest(
         "models": {
             "seller": "person" if config.person == "seller" else roles.seller.model,
             "buyer": "person" if config.person == "buyer" else roles.buyer.model,
-            "critic": roles.critic.model if config.feedback.source == "ai" else None,
+            "critic": roles.critic.model if config.calls_critic() else None,
             "moderator": roles.moderator.mode,
             "moderator_model": roles.moderator.model if roles.moderator.uses_model else None,
         },

@@ -81,8 +81,8 @@ class RunResult:
 
 def person_needed(config: ExperimentConfig) -> str:
     """The one-line error for a config that pauses for a person when none can answer."""
-    if config.feedback.source == "human":
-        return "feedback.source human needs a person at the terminal: use icl-aif run in a terminal"
+    if config.feedback_needs_person:
+        return f"feedback.source {config.feedback.source} needs a person at the terminal: use icl-aif run in a terminal"
     return f"person: {config.person} needs a person at the terminal: use icl-aif play in a terminal"
 
 
@@ -363,7 +363,7 @@ def _design_manifest(
                     "seller": cell.config.roles.seller.model,
                     "buyer": cell.config.roles.buyer.model,
                     "critic": cell.config.roles.critic.model
-                    if cell.config.feedback.source == "ai" or "ai" in (cell.config.arms or ())
+                    if cell.config.calls_critic(arms=True)
                     else None,
                 },
             }

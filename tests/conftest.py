@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,29 @@ def run(config: ExperimentConfig, directory: Path, **options: Any) -> RunResult:
 def quickstart(*overrides: str) -> ExperimentConfig:
     """The quickstart config with overrides."""
     return load_config(QUICKSTART, list(overrides))
+
+
+def make_package(
+    root: Path,
+    module: str,
+    source: str,
+    entry_points: dict[str, str],
+    version: str = "0.1",
+    group: str = "icl_aif.providers",
+) -> None:
+    """A package importable from ``root``: ``module.py`` and ``NAME-VERSION.dist-info`` whose
+    ``entry_points.txt`` declares ``entry_points`` in ``group``."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    info = root / f"{module}-{version}.dist-info"
+    info.mkdir()
+    name = module.replace("_", "-")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    lines = [f"{key} = {value}" for key, value in entry_points.items()]
+    (info / "entry_points.txt").write_text(
+        f"[{group}]\n" + "\n".join(lines) + "\n", encoding="utf-8"
+    )
 
 
 EXECUTOR_DESIGNS = pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from icl_aif.testing import REPLY_LINE as SELLER_LINE
 from icl_aif.testing import assert_key_not_recorded, load_played
 from icl_aif.testing.stubs import json_response, respond_in_order
 from icl_aif.testing.wire import openai_body
-from tests.conftest import QUICKSTART, ROOT, cli_env, quickstart, run
+from tests.conftest import QUICKSTART, ROOT, cli_env, make_package, quickstart, run
 
 
 def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -103,23 +103,6 @@ def build_flaky(request):
 def build_stubborn(request):
     return FixedReply(reply=LINE, fail_first=1, error="429")
 '''
-
-
-def make_package(
-    root: Path, module: str, source: str, entry_points: dict[str, str], version: str = "0.1"
-) -> None:
-    """A package importable from ``root``: ``module.py`` and ``NAME-VERSION.dist-info``."""
-    (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    info = root / f"{module}-{version}.dist-info"
-    info.mkdir()
-    name = module.replace("_", "-")
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
-    )
-    lines = [f"{key} = {value}" for key, value in entry_points.items()]
-    (info / "entry_points.txt").write_text(
-        "[icl_aif.providers]\n" + "\n".join(lines) + "\n", encoding="utf-8"
-    )
 
 
 @pytest.fixture
