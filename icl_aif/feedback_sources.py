@@ -20,15 +20,14 @@ that is not registered. ``feedback.source: cheer`` and ``arms: [none, cheer]`` t
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TypeVar
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
+from icl_aif.plugins import load_entry_points
 from icl_aif.protocol import RoundRecord
 from icl_aif.templates import PromptLibrary
 
@@ -44,7 +43,6 @@ __all__ = [
     "source_problem",
 ]
 
-logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "icl_aif.feedback_sources"
 """The entry point group through which another package adds feedback sources."""
@@ -141,12 +139,8 @@ def load_plugins() -> list[str]:
     with _plugins_lock:
         if _plugin_failures is None:
             before = set(FEEDBACK_SOURCES)
-            _plugin_failures = failures = []  # set first: a plugin's own lookups load nothing
-            entries = metadata.entry_points(group=ENTRY_POINT_GROUP)
-            for entry in sorted(entries, key=lambda e: e.name):
-                line = _load(entry)
-                if line is not None:
-                    failures.append(line)
+            _plugin_failures = []  # set first: a plugin's own lookups load nothing
+            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "feedback source"))
             _plugin_names.update(set(FEEDBACK_SOURCES) - before)
         return list(_plugin_failures)
 
@@ -160,23 +154,6 @@ def forget_plugins() -> None:
             FEEDBACK_SOURCES.pop(name, None)
         _plugin_names.clear()
         _plugin_failures = None
-
-
-def _load(entry: metadata.EntryPoint) -> str | None:
-    """Import one plugin; a line naming it and what failed, or None."""
-    try:
-        entry.load()
-    except Exception as exc:
-        dist = entry.dist
-        package = f"{dist.name} {dist.version}" if dist is not None else entry.value
-        reason = str(exc).splitlines()[0] if str(exc) else ""
-        line = (
-            f"feedback source plugin {entry.name!r} ({package}) failed to load: "
-            f"{type(exc).__name__}: {reason}; fix or uninstall it"
-        )
-        logger.warning("%s", line)
-        return line
-    return None
 
 
 def find_source(name: str) -> FeedbackSource | None:

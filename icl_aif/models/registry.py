@@ -10,9 +10,7 @@ is not ours. Vendor SDKs are imported lazily, so the core package imports with n
 
 from __future__ import annotations
 
-import logging
 import threading
-from importlib import metadata
 
 from langchain_core.language_models import BaseChatModel
 
@@ -20,6 +18,7 @@ import icl_aif.models.builtin  # registers our providers
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import PROVIDERS, Provider, RetryRule, provider
+from icl_aif.plugins import load_entry_points
 from icl_aif.retries import is_retryable
 
 __all__ = [
@@ -40,7 +39,6 @@ __all__ = [
     "unwrap",
 ]
 
-logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "icl_aif.providers"
 """The entry point group through which another package adds providers."""
@@ -55,11 +53,8 @@ def load_plugins() -> list[str]:
     global _plugin_failures
     with _plugins_lock:
         if _plugin_failures is None:
-            _plugin_failures = failures = []  # set first: a plugin's own lookups load nothing
-            for entry in _entry_points():
-                line = _load(entry)
-                if line is not None:
-                    failures.append(line)
+            _plugin_failures = []  # set first: a plugin's own lookups load nothing
+            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "provider"))
         return list(_plugin_failures)
 
 
@@ -71,27 +66,6 @@ def forget_plugins() -> None:
             del PROVIDERS[name]
         _plugin_failures = None
         _langchain_cache.clear()
-
-
-def _entry_points() -> list[metadata.EntryPoint]:
-    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
-
-
-def _load(entry: metadata.EntryPoint) -> str | None:
-    """Import one plugin; a line naming it and what failed, or None."""
-    try:
-        entry.load()
-    except Exception as exc:
-        dist = entry.dist
-        package = f"{dist.name} {dist.version}" if dist is not None else entry.value
-        reason = str(exc).splitlines()[0] if str(exc) else ""
-        line = (
-            f"provider plugin {entry.name!r} ({package}) failed to load: "
-            f"{type(exc).__name__}: {reason}; fix or uninstall it"
-        )
-        logger.warning("%s", line)
-        return line
-    return None
 
 
 def _is_ours(found: Provider) -> bool:

@@ -1,0 +1,36 @@
+"""Plugins: what other installed packages add to icl-aif through entry points (providers,
+feedback sources).
+
+Each registry loads its entry point group once, on the first name it does not know; a plugin
+that fails to import is one line naming it and its package, never a traceback, and the others
+still load.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import metadata
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["load_entry_points"]
+
+
+def load_entry_points(group: str, kind: str) -> list[str]:
+    """Import every entry point of ``group``, by name; one line per plugin that failed, naming
+    it as a ``kind`` plugin (``provider``, ``feedback source``) and its package."""
+    failures: list[str] = []
+    for entry in sorted(metadata.entry_points(group=group), key=lambda e: e.name):
+        try:
+            entry.load()
+        except Exception as exc:
+            dist = entry.dist
+            package = f"{dist.name} {dist.version}" if dist is not None else entry.value
+            reason = str(exc).splitlines()[0] if str(exc) else ""
+            line = (
+                f"{kind} plugin {entry.name!r} ({package}) failed to load: "
+                f"{type(exc).__name__}: {reason}; fix or uninstall it"
+            )
+            logger.warning("%s", line)
+            failures.append(line)
+    return failures
