@@ -29,11 +29,10 @@ from typing import Any
 
 from icl_aif.config import ExperimentConfig, Price
 from icl_aif.errors import UsageError
-from icl_aif.models.registry import PROVIDERS, unwrap
+from icl_aif.models.registry import find_provider, unwrap
 
 logger = logging.getLogger(__name__)
 
-FREE_PROVIDERS = frozenset(name for name, p in PROVIDERS.items() if p.offline)
 FREE = Price(input=0.0, output=0.0, cached_input=0.0)
 
 
@@ -89,9 +88,16 @@ def price_of(model: str, prices: Mapping[str, Price] | None = None) -> Price | N
     found = _by_suffix(model, prices)
     if found is not None:
         return found
-    if model.partition(":")[0] in FREE_PROVIDERS:
+    if _runs_here(model.partition(":")[0]):
         return FREE
     return DEFAULT_PRICES.get(model) or _by_suffix(model, DEFAULT_PRICES)
+
+
+def _runs_here(provider: str) -> bool:
+    """True for a provider whose models run in this process (simulators, fakes, local models,
+    a plugin's marked ``offline``): they cost nothing."""
+    found = find_provider(provider)
+    return found is not None and found.offline
 
 
 def cost_usd(usage: Mapping[str, Any] | None, price: Price | None) -> float | None:

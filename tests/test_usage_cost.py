@@ -6,6 +6,7 @@ every cost below is exact arithmetic.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -15,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from icl_aif import pricing
 from icl_aif.config import ExperimentConfig, Price, config_from_dict
 from icl_aif.errors import UsageError
+from icl_aif.models.providers import PROVIDERS
 from icl_aif.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of
 from icl_aif.records import read_jsonl
 from icl_aif.report import budget_line, cost_line
@@ -163,7 +164,8 @@ def test_cost_per_call_per_role_and_total(tmp_path: Path) -> None:
 def test_unpriced_model_has_null_cost_and_is_listed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pricing, "FREE_PROVIDERS", frozenset({"scripted"}))  # replay as a vendor
+    replay = dataclasses.replace(PROVIDERS["replay"], offline=False)
+    monkeypatch.setitem(PROVIDERS, "replay", replay)  # replay as a vendor
     result = run(priced(), tmp_path / "run")
     critic = [c for c in calls_of(result) if c["role"] == "critic"]
     assert critic and all(c["usage"] and c["cost_usd"] is None for c in critic)
@@ -314,3 +316,21 @@ def test_cli_prints_cost_and_budget_lines(tmp_path: Path) -> None:
         [str(cli), "report", str(out)], capture_output=True, text=True, timeout=300, env=env
     )
     assert report.returncode == 0 and cost in report.stdout.splitlines()
+
+
+def test_a_provider_that_runs_in_process_costs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Free by its provider's ``offline`` flag, a plugin's as ours; a vendor's stays unpriced."""
+    from icl_aif.models.providers import provider
+
+    for name, offline in (("homegrown", True), ("hosted", False)):
+        monkeypatch.delitem(PROVIDERS, name, raising=False)
+        provider(name, description="a test provider", examples=(f"{name}:x",), offline=offline)(
+            lambda request: None
+        )
+    try:
+        assert price_of("homegrown:x", {}) == FREE
+        assert price_of("hosted:x", {}) is None
+        assert price_of("scripted:linear", {}) == FREE
+    finally:
+        for name in ("homegrown", "hosted"):
+            PROVIDERS.pop(name, None)
