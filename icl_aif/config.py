@@ -274,10 +274,16 @@ def check_models_with(*, model_string: ModelCheck, provider: ModelCheck) -> None
     _MODEL_CHECKS.update(model_string=model_string, provider=provider)
 
 
+def _installed(hooks: dict[str, Any], name: str) -> Any:
+    """A check handed in by ``icl_aif/__init__.py``; an error if it never ran to its end."""
+    hook = hooks.get(name)
+    if hook is None:
+        raise RuntimeError(f"icl_aif.config: no {name} check installed (import icl_aif)")
+    return hook
+
+
 def _model_check(name: str) -> ModelCheck:
-    check = _MODEL_CHECKS.get(name)
-    if check is None:  # only if icl_aif/__init__.py did not run to its end
-        raise RuntimeError("icl_aif.config: no model checks installed (import icl_aif)")
+    check: ModelCheck = _installed(_MODEL_CHECKS, name)
     return check
 
 
@@ -325,10 +331,7 @@ def check_feedback_sources_with(
 
 
 def _source_check(name: str) -> Any:
-    check = _SOURCE_CHECKS.get(name)
-    if check is None:  # only if icl_aif/__init__.py did not run to its end
-        raise RuntimeError("icl_aif.config: no feedback source checks installed (import icl_aif)")
-    return check
+    return _installed(_SOURCE_CHECKS, name)
 
 
 def _source_problem(name: str, *, arm: bool) -> str | None:

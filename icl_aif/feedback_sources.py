@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
-from icl_aif.plugins import load_entry_points
+from icl_aif.plugins import claim, load_entry_points
 from icl_aif.protocol import RoundRecord
 from icl_aif.templates import PromptLibrary
 
@@ -107,12 +107,7 @@ def feedback_source(
 
     def register(give: GiveT) -> GiveT:
         origin = getattr(give, "__module__", "") or ""
-        taken = FEEDBACK_SOURCES.get(name)
-        if taken is not None and taken.origin != origin:
-            raise ValueError(
-                f"feedback source {name!r} is registered already by {taken.origin}; "
-                "choose another name"
-            )
+        claim(FEEDBACK_SOURCES, name, origin, "feedback source")
         FEEDBACK_SOURCES[name] = FeedbackSource(
             name=name,
             give=give,

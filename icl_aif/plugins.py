@@ -9,11 +9,13 @@ still load.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from importlib import metadata
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["load_entry_points"]
+__all__ = ["claim", "load_entry_points"]
 
 
 def load_entry_points(group: str, kind: str) -> list[str]:
@@ -34,3 +36,13 @@ def load_entry_points(group: str, kind: str) -> list[str]:
             logger.warning("%s", line)
             failures.append(line)
     return failures
+
+
+def claim(registry: Mapping[str, Any], name: str, origin: str, kind: str) -> None:
+    """Refuse ``name`` when another module registered it in ``registry`` already (entries carry
+    their ``origin`` module); the same module registering again (a reload) may replace it."""
+    taken = registry.get(name)
+    if taken is not None and taken.origin != origin:
+        raise ValueError(
+            f"{kind} {name!r} is registered already by {taken.origin}; choose another name"
+        )

@@ -27,6 +27,7 @@ from typing import TypeVar, cast
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.models.base import ModelRequest
+from icl_aif.plugins import claim
 from icl_aif.retries import is_retryable
 
 Builder = Callable[[ModelRequest], BaseChatModel]
@@ -88,11 +89,7 @@ def provider(
 
     def register(builder: BuilderT) -> BuilderT:
         origin = getattr(builder, "__module__", "") or ""
-        taken = PROVIDERS.get(name)
-        if taken is not None and taken.origin != origin:
-            raise ValueError(
-                f"provider {name!r} is registered already by {taken.origin}; choose another name"
-            )
+        claim(PROVIDERS, name, origin, "provider")
         PROVIDERS[name] = Provider(
             name=name,
             description=description,
