@@ -3,7 +3,7 @@ In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142)."""
 
 from typing import TYPE_CHECKING, Any
 
-from icl_aif import config, feedback, runner, summary
+from icl_aif import config, feedback, games, runner, summary
 from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 # The package wires its layers (imports go one way, down: README, Architecture): the config's
 # checks of model strings come from the model layer above it, its checks of feedback source names
 # from the engine's registry (ours register in icl_aif.feedback), and a run's summary from the
-# analysis side above the runner.
+# analysis side above the runner; the schema of a game's scenario from the games registry.
 config.check_models_with(
     model_string=registry.model_string_problem, provider=registry.provider_problem
 )
 config.check_feedback_sources_with(find=feedback.find_source, problem=feedback.source_problem)
+config.check_games_with(find=games.find_game, problem=games.registry.game_problem)
 runner.summarize_with(summary.summarize_run)
 
 __all__ = [

@@ -14,6 +14,11 @@ per model call (``calls``). Every frame has a ``cell`` column (the sweep cell of
 null) and an ``arm`` column (the feedback arm of a record with paired arms, else null): with
 arms, a game has one record per arm that repeats the shared rounds. Column meanings follow
 docs/records.md.
+
+The game's measure (:class:`~icl_aif.games.base.Measure`, ``Run.measure``) names two columns:
+``rounds[<name>]`` (the measure of a round that ended in a deal) and ``runs["mean_<name>"]``:
+``price`` and ``mean_price`` in the price game (and in a run written before games), ``payoff``
+and ``mean_payoff`` in the pie split.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import pandas as pd
 
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.errors import UsageError
+from icl_aif.games.base import Measure
+from icl_aif.games.registry import get_game
 from icl_aif.records import (
     CALLS,
     CONFIG,
@@ -39,21 +46,33 @@ from icl_aif.records import (
     read_records,
 )
 
-RUN_COLUMNS = (
-    "game_id",
-    "cell",
-    "arm",
-    "seed",
-    "status",
-    "error",
-    "rounds",
-    "deals",
-    "mean_price",
-    "started_at",
-    "finished_at",
-    "format_version",
-)
-ROUND_COLUMNS = (
+
+def run_columns(name: str = "price") -> tuple[str, ...]:
+    """The columns of ``Run.runs`` for the measure called ``name``."""
+    return (
+        "game_id",
+        "cell",
+        "arm",
+        "seed",
+        "status",
+        "error",
+        "rounds",
+        "deals",
+        f"mean_{name}",
+        "started_at",
+        "finished_at",
+        "format_version",
+    )
+
+
+def round_columns(name: str = "price") -> tuple[str, ...]:
+    """The columns of ``Run.rounds`` for the measure called ``name``."""
+    return tuple(name if column == "price" else column for column in ROUND_COLUMNS)
+
+
+RUN_COLUMNS = run_columns()
+"""``Run.runs``' columns in the price game (:func:`run_columns` of another measure)."""
+ROUND_COLUMNS: tuple[str, ...] = (
     "game_id",
     "cell",
     "arm",
@@ -76,6 +95,7 @@ ROUND_COLUMNS = (
     "improved_chars",
     "improved_mean_chars",
 )
+"""``Run.rounds``' columns in the price game (:func:`round_columns` of another measure)."""
 TURN_COLUMNS = (
     "game_id",
     "cell",
@@ -110,13 +130,15 @@ CALL_COLUMNS = (
 
 @dataclass(frozen=True)
 class Run:
-    """One run directory, loaded: four tidy frames plus the manifest, the summary and the config."""
+    """One run directory, loaded: four tidy frames plus the manifest, the summary, the config and
+    the measure of its game."""
 
     path: Path
     runs: pd.DataFrame
-    """One row per game (``games.jsonl`` line): ``RUN_COLUMNS``."""
+    """One row per game (``games.jsonl`` line): :func:`run_columns` of the measure."""
     rounds: pd.DataFrame
-    """One row per game and round: outcome, price, reason, feedback, the improved player's lines."""
+    """One row per game and round: outcome, the measure (``price`` in the price game), reason,
+    feedback, the improved player's lines."""
     turns: pd.DataFrame
     """One row per line of every round (``turn`` is its 0-based index, openers first)."""
     calls: pd.DataFrame
@@ -124,6 +146,9 @@ class Run:
     manifest: dict[str, Any]
     summary: dict[str, Any]
     config: ExperimentConfig
+    measure: Measure
+    """The game's per-round figure (:meth:`icl_aif.games.base.Game.measure`): ``measure.name``
+    names the measure's columns."""
 
 
 def load_run(path: str | Path, *, calls: bool = True) -> Run:
@@ -141,17 +166,19 @@ def load_run(path: str | Path, *, calls: bool = True) -> Run:
     manifest = read_manifest(directory)
     summary = read_json(directory / SUMMARY)
     config = run_config(directory)
+    measure = run_measure(config)
     openers = len(config.scenario.openers)
     call_rows = read_records(directory / CALLS) if calls and (directory / CALLS).is_file() else ()
     return Run(
         path=directory,
-        runs=runs_frame(games),
-        rounds=rounds_frame(games, improve=config.improve, openers=openers),
+        runs=runs_frame(games, measure=measure),
+        rounds=rounds_frame(games, improve=config.improve, openers=openers, measure=measure),
         turns=turns_frame(games, improve=config.improve, openers=openers),
         calls=calls_frame(call_rows),
         manifest=manifest,
         summary=summary,
         config=config,
+        measure=measure,
     )
 
 
@@ -163,19 +190,29 @@ def run_config(directory: Path) -> ExperimentConfig:
     return load_config(path)
 
 
+def run_measure(config: ExperimentConfig) -> Measure:
+    """The measure of the game a run's ``config`` names (a config written before games: the
+    price game's deal price)."""
+    return get_game(config.game).measure(config)
+
+
+def _deal_value(record: dict[str, Any], measure: Measure) -> float | None:
+    if record["outcome"] != "deal":
+        return None
+    value = measure.of(record)
+    return float(value) if value is not None else None
+
+
 def _frame(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=list(columns))
 
 
-def runs_frame(games: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One row per game."""
+def runs_frame(games: Sequence[dict[str, Any]], *, measure: Measure) -> pd.DataFrame:
+    """One row per game; ``mean_<name>``: the mean ``measure`` over its deals."""
+    mean = f"mean_{measure.name}"
     rows = []
     for game in games:
-        prices = [
-            float(r["price"])
-            for r in game["rounds"]
-            if r["outcome"] == "deal" and r.get("price") is not None
-        ]
+        values = [v for r in game["rounds"] if (v := _deal_value(r, measure)) is not None]
         rows.append(
             {
                 "game_id": game["game_id"],
@@ -186,19 +223,22 @@ def runs_frame(games: Sequence[dict[str, Any]]) -> pd.DataFrame:
                 "error": game.get("error"),
                 "rounds": len(game["rounds"]),
                 "deals": sum(r["outcome"] == "deal" for r in game["rounds"]),
-                "mean_price": sum(prices) / len(prices) if prices else None,
+                mean: sum(values) / len(values) if values else None,
                 "started_at": game.get("started_at"),
                 "finished_at": game.get("finished_at"),
                 "format_version": format_version_of(game),
             }
         )
-    frame = _frame(rows, RUN_COLUMNS)
-    frame["mean_price"] = frame["mean_price"].astype(float)
+    frame = _frame(rows, run_columns(measure.name))
+    frame[mean] = frame[mean].astype(float)
     return frame
 
 
-def rounds_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int) -> pd.DataFrame:
-    """One row per game and round; ``improved_*`` count the improved player's generated lines."""
+def rounds_frame(
+    games: Sequence[dict[str, Any]], *, improve: str, openers: int, measure: Measure
+) -> pd.DataFrame:
+    """One row per game and round; ``<name>``: the ``measure`` of a round that ended in a deal;
+    ``improved_*`` count the improved player's generated lines."""
     rows = []
     for game in games:
         for record in game["rounds"]:
@@ -211,7 +251,7 @@ def rounds_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int)
                     "round": record["round"],
                     "shared": record.get("shared"),
                     "outcome": record["outcome"],
-                    "price": record.get("price"),
+                    measure.name: _deal_value(record, measure),
                     "reason": record.get("reason"),
                     "truncated": is_truncated(record),
                     "decided_by": record.get("decided_by"),
@@ -228,8 +268,8 @@ def rounds_frame(games: Sequence[dict[str, Any]], *, improve: str, openers: int)
                     "improved_mean_chars": sum(lines) / len(lines) if lines else None,
                 }
             )
-    frame = _frame(rows, ROUND_COLUMNS)
-    for column in ("price", "improved_mean_chars"):
+    frame = _frame(rows, round_columns(measure.name))
+    for column in (measure.name, "improved_mean_chars"):
         frame[column] = frame[column].astype(float)
     return frame
 

@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
@@ -19,7 +19,8 @@ from icl_aif.errors import UsageError
 
 if TYPE_CHECKING:
     from icl_aif.executors import Executor
-    from icl_aif.moderator.evaluation import EvalReport, LabelledWindow
+    from icl_aif.games.base import Measure
+    from icl_aif.games.price.moderator.evaluation import EvalReport, LabelledWindow
     from icl_aif.runner import RunResult
 
 app = typer.Typer(
@@ -208,7 +209,9 @@ def _run_with_progress(
     with progress_bar() as bar:
         total = experiment.runs * len(experiment.cells())
         task = bar.add_task(f"{experiment.name}: runs", total=total)
-        person = TerminalPerson(console, pause_display=lambda: paused(bar))
+        person = TerminalPerson(
+            console, pause_display=lambda: paused(bar), measure=_measure_of(experiment)
+        )
         try:
             return asyncio.run(
                 run_experiment(
@@ -271,7 +274,7 @@ def play(
     experiment = load_config(config, overrides)
     _check_terminal(experiment)
     directory = out or default_run_dir(experiment)
-    person = TerminalPerson(console)
+    person = TerminalPerson(console, measure=_measure_of(experiment))
     result = asyncio.run(
         run_experiment(
             experiment,
@@ -287,6 +290,13 @@ def play(
         if game.get("error"):
             console.print(f"The game stopped: {game['error']}", markup=False, highlight=False)
     console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+
+
+def _measure_of(experiment: ExperimentConfig) -> Measure:
+    """The per-round figure of ``experiment``'s game, as a person at the terminal reads results."""
+    from icl_aif.games.registry import get_game
+
+    return get_game(experiment.game).measure(experiment)
 
 
 def _check_terminal(experiment: ExperimentConfig) -> None:
@@ -360,7 +370,13 @@ def compare(
     A run with feedback arms or sweep cells is compared through one of them (--arm, --cell)."""
     from rich import box
 
-    from icl_aif.compare import COMPARE_HEADERS, COMPARE_LEGEND, compare_runs, comparison_rows
+    from icl_aif.compare import (
+        compare_headers,
+        compare_legend,
+        compare_runs,
+        compared_measure,
+        comparison_rows,
+    )
 
     chosen = "".join(f"  {k}: {v}" for k, v in (("arm", arm), ("cell", cell)) if v is not None)
     table = Table(
@@ -369,12 +385,13 @@ def compare(
         pad_edge=False,
         collapse_padding=True,
     )
-    for header in COMPARE_HEADERS:
+    measure = compared_measure(run_a, run_b)  # the game's per-round figure: price, payoff, ...
+    for header in compare_headers(measure):
         table.add_column(header, justify="right", no_wrap=True)
-    for row in comparison_rows(compare_runs(run_a, run_b, arm=arm, cell=cell)):
+    for row in comparison_rows(compare_runs(run_a, run_b, arm=arm, cell=cell), measure):
         table.add_row(*row)
     _print_uncut(table)
-    console.print(COMPARE_LEGEND, style="dim", markup=False, highlight=False)
+    console.print(compare_legend(measure), style="dim", markup=False, highlight=False)
 
 
 @app.command()
@@ -485,6 +502,73 @@ def models() -> None:
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
+@app.command()
+def games() -> None:
+    """List the bargaining games (ours, installed plugins'): judges, simulators, the terms of an
+    agreement and the scenario's fields with their defaults."""
+    from icl_aif.games.registry import GAMES, load_plugins
+
+    failures = load_plugins()
+    for game in GAMES.values():
+        console.print(_game_table(game))
+    for line in failures:
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+def _game_table(game: Any) -> Table:
+    """One game of ``icl-aif games``: a row per trait (plain text, no markup)."""
+    from rich.text import Text
+
+    table = Table(title=f"{game.name}: {game.title}", show_header=False, title_justify="left")
+    table.add_column("trait", style="bold")
+    table.add_column("value")
+    rows = {
+        "config": f"game: {game.name}",
+        "source": game.source,
+        "module": getattr(game, "origin", type(game).__module__),
+        "judges": ", ".join(game.judges),
+        "simulators": ", ".join(f"scripted:{kind}" for kind in game.simulators),
+        "terms": "\n".join(
+            f"{name}: {_type_name(field.annotation)}"
+            for name, field in game.terms_model.model_fields.items()
+        ),
+        "scenario": _scenario_defaults(game.scenario_model),
+    }
+    for trait, value in rows.items():
+        table.add_row(trait, Text(value))
+    return table
+
+
+def _type_name(annotation: Any) -> str:
+    """``float``, ``float | None``, ``Literal['a', 'b']``: a field's type as written."""
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _scenario_defaults(model: Any) -> str:
+    """``field: default`` a line, the game's own fields first (the openers one a line, indented),
+    as in an experiment file."""
+    from pydantic import ValidationError
+
+    from icl_aif.config import Scenario
+
+    try:
+        values = model().model_dump(mode="json")
+    except ValidationError as exc:
+        return f"(no default scenario: {exc.errors()[0]['msg']})"
+    shared = [name for name in values if name in Scenario.model_fields]
+    lines = []
+    for name in [*(n for n in values if n not in shared), *shared]:
+        value = values[name]
+        if name == "openers":
+            lines.append("openers:")
+            lines.extend(f"  {o['speaker']}: {o['text']}" for o in value)
+        else:
+            lines.append(f"{name}: {'null' if value is None else value}")
+    return "\n".join(lines)
+
+
 @app.command("check-model")
 def check_model(
     model: Annotated[str, typer.Argument(help="provider:model, e.g. openai:gpt-4o-mini")],
@@ -551,7 +635,7 @@ def moderator_eval(
     ] = None,
     examples: Annotated[
         Path | None,
-        typer.Option(help="Few-shot examples (default: prompts/moderator/examples.jsonl)."),
+        typer.Option(help="Few-shot examples (default: prompts/price/moderator/examples.jsonl)."),
     ] = None,
     concurrency: Annotated[int, typer.Option(help="Windows judged at once by a model.")] = 4,
     write_failures: Annotated[
@@ -560,8 +644,8 @@ def moderator_eval(
     ] = None,
 ) -> None:
     """Score a moderator on labelled dialog windows: accuracy, precision, recall, price accuracy."""
-    from icl_aif.moderator.evaluation import load_labelled, render_report
-    from icl_aif.moderator.evaluation import write_failures as save_failures
+    from icl_aif.games.price.moderator.evaluation import load_labelled, render_report
+    from icl_aif.games.price.moderator.evaluation import write_failures as save_failures
 
     if moderator not in ("rules", "llm", "hybrid"):
         raise UsageError(f"--moderator {moderator!r}: allowed values: rules, llm, hybrid")
@@ -593,10 +677,10 @@ def _moderator_report(
     from icl_aif.calls import ModelCallError
     from icl_aif.config import config_from_dict
     from icl_aif.context import build_moderator
-    from icl_aif.moderator.evaluation import aevaluate, evaluate
-    from icl_aif.moderator.examples import overlap
-    from icl_aif.moderator.llm import LLMModerator
-    from icl_aif.moderator.rules import RulesModerator
+    from icl_aif.games.price.moderator.evaluation import AsyncModerator, aevaluate, evaluate
+    from icl_aif.games.price.moderator.examples import overlap
+    from icl_aif.games.price.moderator.llm import LLMModerator
+    from icl_aif.games.price.moderator.rules import RulesModerator
 
     if mode == "rules":
         return evaluate(RulesModerator(), items)
@@ -618,7 +702,7 @@ def _moderator_report(
         try:
             return asyncio.run(
                 aevaluate(
-                    judge,
+                    cast(AsyncModerator, judge),  # the price game's judge: price verdicts
                     items,
                     concurrency=concurrency,
                     progress=lambda n: bar.advance(task, n),
@@ -635,12 +719,12 @@ def moderator_add(
     ],
     to: Annotated[
         Path | None,
-        typer.Option(help="The few-shot file (default: prompts/moderator/examples.jsonl)."),
+        typer.Option(help="The few-shot file (default: prompts/price/moderator/examples.jsonl)."),
     ] = None,
 ) -> None:
     """Append corrected windows to the LLM moderator's few-shot examples, skipping duplicates."""
-    from icl_aif.moderator.examples import add_examples
-    from icl_aif.moderator.llm import EXAMPLES
+    from icl_aif.games.price.moderator.examples import add_examples
+    from icl_aif.games.price.moderator.llm import EXAMPLES
     from icl_aif.templates import default_prompts_dir
 
     target = to if to is not None else default_prompts_dir() / EXAMPLES

@@ -1,7 +1,11 @@
 """Two runs side by side: per-round metrics of run A and run B, deltas (B - A) with 95% CIs.
 
-The runs are treated as independent samples (different games, not paired): the price delta's CI
-is a percentile bootstrap that resamples A's and B's deal prices separately; the deal-rate delta's
+The metrics are the deal rate and the game's measure (:class:`~icl_aif.games.base.Measure`: the
+price game's deal price, the pie split's payoff; ``price_*`` fields of :class:`RoundComparison`
+hold it, whatever the game). Two runs of games with different measures are not compared.
+
+The runs are treated as independent samples (different games, not paired): the measure's delta
+CI is a percentile bootstrap that resamples A's and B's deal values separately; the deal-rate delta's
 CI is Newcombe's hybrid score interval (method 10), built from the two Wilson intervals. Paired
 feedback arms within one run call for paired statistics instead (the run's own arm table); a run
 with arms or sweep cells is compared through one arm and one cell (``--arm``, ``--cell``).
@@ -13,14 +17,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from icl_aif.errors import UsageError
-from icl_aif.metrics import BOOTSTRAP_RESAMPLES
-from icl_aif.plots import deal_prices
+from icl_aif.metrics import BOOTSTRAP_RESAMPLES, deal_values, default_measure
+from icl_aif.report import PRICE, MeasureLike, measure_header, signed_text, value_text
 from icl_aif.seeds import derive_seed
+
+if TYPE_CHECKING:
+    from icl_aif.games.base import Measure
 
 Z95 = 1.959963984540054
 COMPARE_SEED = 20230524
@@ -77,7 +84,8 @@ def bootstrap_delta_ci(
 
 @dataclass(frozen=True)
 class RoundComparison:
-    """One round of A and B: counts, rates, prices and the deltas B - A with their 95% CIs."""
+    """One round of A and B: counts, rates, the measure (``price_*``: the deal price in the price
+    game) and the deltas B - A with their 95% CIs."""
 
     round: int
     games_a: int
@@ -103,12 +111,16 @@ def _round_counts(games: Sequence[dict[str, Any]], number: int) -> tuple[int, in
 
 
 def compare_round(
-    games_a: Sequence[dict[str, Any]], games_b: Sequence[dict[str, Any]], number: int
+    games_a: Sequence[dict[str, Any]],
+    games_b: Sequence[dict[str, Any]],
+    number: int,
+    measure: Measure | None = None,
 ) -> RoundComparison:
-    """Round ``number`` of two independent sets of games."""
+    """Round ``number`` of two independent sets of games (``measure``: default the deal price)."""
     n_a, deals_a = _round_counts(games_a, number)
     n_b, deals_b = _round_counts(games_b, number)
-    prices_a, prices_b = deal_prices(games_a, number), deal_prices(games_b, number)
+    prices_a = deal_values(games_a, number, measure)
+    prices_b = deal_values(games_b, number, measure)
     rate_a = deals_a / n_a if n_a else None
     rate_b = deals_b / n_b if n_b else None
     price_a = float(np.mean(prices_a)) if prices_a else None
@@ -133,17 +145,45 @@ def compare_round(
 
 
 def compare_games(
-    games_a: Sequence[dict[str, Any]], games_b: Sequence[dict[str, Any]]
+    games_a: Sequence[dict[str, Any]],
+    games_b: Sequence[dict[str, Any]],
+    measure: Measure | None = None,
 ) -> list[RoundComparison]:
     """Every round that either set of games reached."""
     last = max((len(g["rounds"]) for g in [*games_a, *games_b]), default=0)
-    return [compare_round(games_a, games_b, k) for k in range(1, last + 1)]
+    return [compare_round(games_a, games_b, k, measure) for k in range(1, last + 1)]
+
+
+def run_measure_of(directory: Path) -> Measure | None:
+    """The measure of the game of the run in ``directory`` (its ``config.yaml``), None for a
+    directory without one (a run written by hand: the deal price)."""
+    from icl_aif.analysis import run_config, run_measure
+    from icl_aif.records import CONFIG
+
+    if not (directory / CONFIG).is_file():
+        return None
+    return run_measure(run_config(directory))
+
+
+def compared_measure(run_a: Path, run_b: Path) -> Measure:
+    """The measure two runs share (the deal price for runs without a ``config.yaml``), or a
+    one-line :class:`UsageError` when their games measure different things. The command line
+    heads and formats the table with it (:func:`compare_headers`, :func:`comparison_rows`)."""
+    measures = [run_measure_of(run_a), run_measure_of(run_b)]
+    names = [m.name if m is not None else PRICE.name for m in measures]
+    if names[0] != names[1]:
+        raise UsageError(
+            f"{run_a} reports {names[0]}, {run_b} reports {names[1]}: runs of games with "
+            "different measures cannot be compared"
+        )
+    return measures[0] or measures[1] or default_measure()
 
 
 def compare_runs(
     run_a: Path, run_b: Path, *, arm: str | None = None, cell: str | None = None
 ) -> list[RoundComparison]:
-    """Compare two run directories (one-line :class:`UsageError` for a missing or invalid one).
+    """Compare two run directories (one-line :class:`UsageError` for a missing or invalid one,
+    or for runs of games with different measures).
 
     A run with paired feedback arms or sweep cells holds several conditions, and an arm's shared
     rounds once per arm: pooling them would mix conditions and count games twice. Such a run is
@@ -168,7 +208,7 @@ def compare_runs(
     for key, option, chosen in (("arm", "--arm", arm), ("cell", "--cell", cell)):
         if chosen is not None and not any(g.get(key) is not None for gs in games for g in gs):
             raise UsageError(f"neither run has {key}s: drop {option}")
-    return compare_games(games[0], games[1])
+    return compare_games(games[0], games[1], compared_measure(run_a, run_b))
 
 
 def _one_condition(
@@ -188,10 +228,10 @@ def _one_condition(
     return [g for g in games if str(g.get(key)) == chosen]
 
 
-def _money(value: float | None, signed: bool = False) -> str:
+def _value(value: float | None, measure: MeasureLike, signed: bool = False) -> str:
     if value is None:
         return "-"
-    return f"{value:+.2f}" if signed else f"${value:.2f}"
+    return signed_text(value, measure) if signed else value_text(value, measure)
 
 
 def _rate(value: float | None, signed: bool = False) -> str:
@@ -206,22 +246,32 @@ def _interval(ci: tuple[float, float] | None, scale: float = 1.0, digits: int = 
     return f"[{scale * ci[0]:+.{digits}f}, {scale * ci[1]:+.{digits}f}]"
 
 
-COMPARE_HEADERS = (
-    "round",
-    "games A/B",
-    "rate A",
-    "rate B",
-    "Δ rate pt",
-    "95% CI",
-    "price A",
-    "price B",
-    "Δ price",
-    "95% CI",
-)
+def compare_headers(measure: MeasureLike = PRICE) -> tuple[str, ...]:
+    """The headers of the comparison table of ``measure``."""
+    name = measure_header(measure)
+    return (
+        "round",
+        "games A/B",
+        "rate A",
+        "rate B",
+        "Δ rate pt",
+        "95% CI",
+        f"{name} A",
+        f"{name} B",
+        f"Δ {name}",
+        "95% CI",
+    )
 
 
-def comparison_rows(rows: Sequence[RoundComparison]) -> list[list[str]]:
-    """The table body of :func:`compare_runs`' result, formatted."""
+COMPARE_HEADERS = compare_headers(PRICE)
+"""The headers of a comparison of price-game runs (:func:`compare_headers` of another measure)."""
+
+
+def comparison_rows(
+    rows: Sequence[RoundComparison], measure: MeasureLike = PRICE
+) -> list[list[str]]:
+    """The table body of :func:`compare_runs`' result, formatted (``measure``: the runs')."""
+    digits = 2 if measure.money else 3
     return [
         [
             str(r.round),
@@ -230,19 +280,30 @@ def comparison_rows(rows: Sequence[RoundComparison]) -> list[list[str]]:
             _rate(r.deal_rate_b),
             _rate(r.deal_rate_delta, signed=True),
             _interval(r.deal_rate_delta_ci, 100, 1),
-            _money(r.price_a),
-            _money(r.price_b),
-            _money(r.price_delta, signed=True),
-            _interval(r.price_delta_ci),
+            _value(r.price_a, measure),
+            _value(r.price_b, measure),
+            _value(r.price_delta, measure, signed=True),
+            _interval(r.price_delta_ci, digits=digits),
         ]
         for r in rows
     ]
 
 
-COMPARE_LEGEND = (
+_COMPARE_LEGEND = (
     "Δ = B - A; rate: deal rate over runs that finished the round (a round stopped by an error "
     "is left out); Δ rate in percentage points. "
-    "Runs are independent samples: the Δ price CI is a percentile bootstrap resampling each "
-    "run's deal prices separately (2,000 resamples, fixed seed); the Δ rate CI is Newcombe's "
-    "hybrid score interval. Prices are mean deal prices over deals."
+    "Runs are independent samples: the Δ {name} CI is a percentile bootstrap resampling each "
+    "run's {plural} separately (2,000 resamples, fixed seed); the Δ rate CI is Newcombe's "
+    "hybrid score interval. {names} are mean {plural} over deals."
 )
+
+
+def compare_legend(measure: MeasureLike = PRICE) -> str:
+    """The legend of the comparison table of ``measure``."""
+    name = measure_header(measure)
+    plural = measure.label if measure.label.endswith("s") else f"{measure.label}s"
+    names = name if name.endswith("s") else f"{name}s"
+    return _COMPARE_LEGEND.format(name=name, plural=plural, names=names.capitalize())
+
+
+COMPARE_LEGEND = compare_legend(PRICE)

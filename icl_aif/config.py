@@ -17,7 +17,9 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializeAsAny,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -40,34 +42,25 @@ class _Strict(BaseModel):
 
 
 class Opener(_Strict):
-    """One scripted line that opens every round (``{item}``, ``{list_price}``, ``{buyer_open}`` expand)."""
+    """One scripted line that opens every round; the game names the placeholders that expand
+    (the price game's: ``{item}``, ``{list_price}``, ``{buyer_open}``)."""
 
     speaker: Speaker
     text: str
 
 
-DEFAULT_OPENERS = (
-    Opener(speaker="buyer", text="Hi, how much is the {item}?"),
-    Opener(speaker="seller", text="Hi, this is a good {item} and its price is {list_price}."),
-    Opener(speaker="buyer", text="Would you consider selling it for {buyer_open}?"),
-)
+class Scenario(_Strict):
+    """What every game's scenario holds: the exchange cap, the reply limit and the openers.
 
+    A game's scenario schema (``scenario:`` under ``game: NAME``) subclasses it with the game's
+    own values, every one with a default (see :mod:`icl_aif.games`).
+    """
 
-class ScenarioConfig(_Strict):
-    """The item, its prices and how every round opens."""
-
-    item: str = Field("balloon", description="What is sold, as the prompts name it.")
-    list_price: float = Field(20.0, gt=0, description="The seller's asking price.")
-    buyer_open: float = Field(10.0, gt=0, description="The buyer's first offer.")
-    seller_cost: float = Field(8.0, ge=0, description="What the item cost the seller (private).")
-    buyer_budget: float | None = Field(
-        None, gt=0, description="The most the buyer may pay (private); none means no stated budget."
-    )
     max_exchanges: int = Field(
         10,
         ge=2,
         le=100,
-        description="Seller-buyer pairs per round, openers included; then no deal.",
+        description="Seller-buyer pairs per round, openers included; then the round is truncated.",
     )
     max_reply_chars: int | None = Field(
         2000,
@@ -75,31 +68,10 @@ class ScenarioConfig(_Strict):
         description="Characters of a player's reply that reach the table; the rest is cut "
         "(the full reply stays in calls.jsonl). null: no limit.",
     )
-    openers: tuple[Opener, ...] = DEFAULT_OPENERS
-
-    @field_validator("item")
-    @classmethod
-    def _check_item(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("name the item that is sold, e.g. balloon (the prompts say it)")
-        return value
+    openers: tuple[Opener, ...] = ()
 
     @model_validator(mode="after")
-    def _check_prices(self) -> ScenarioConfig:
-        if self.buyer_open >= self.list_price:
-            raise ValueError("buyer_open must be below list_price")
-        if self.seller_cost > self.list_price:
-            raise ValueError(
-                f"seller_cost {self.seller_cost:g} is above list_price {self.list_price:g}: the "
-                "seller would lose money even at its asking price; lower seller_cost or raise "
-                "list_price"
-            )
-        if self.buyer_budget is not None and self.buyer_budget < self.buyer_open:
-            raise ValueError(
-                f"buyer_budget {self.buyer_budget:g} is below buyer_open {self.buyer_open:g}: the "
-                "buyer's first offer would break its own budget; raise buyer_budget or lower "
-                "buyer_open"
-            )
+    def _check_room(self) -> Scenario:
         if not self.openers:
             raise ValueError("openers must hold at least one line")
         if 2 * self.max_exchanges <= len(self.openers):
@@ -148,7 +120,8 @@ class ModeratorConfig(_Strict):
     )
     params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
     examples: Path | None = Field(
-        None, description="Few-shot examples, JSONL (default: prompts/moderator/examples.jsonl)."
+        None,
+        description="Few-shot examples, JSONL (default: prompts/price/moderator/examples.jsonl).",
     )
 
     @model_validator(mode="after")
@@ -194,7 +167,7 @@ class FeedbackConfig(_Strict):
     suggestions: int = Field(3, ge=1, le=10, description="Suggestions per feedback.")
     constraints: tuple[CriticConstraint, ...] = Field(
         CRITIC_CONSTRAINTS,
-        description="The critic's constraints that are on (texts in prompts/critic/constraints.txt).",
+        description="The critic's constraints that are on (texts in prompts/price/critic/constraints.txt).",
     )
     pool: Path | None = Field(
         None, description="Human pool file (one suggestion a line); default: the shipped pool."
@@ -222,9 +195,10 @@ class MetricsConfig(_Strict):
 
     no_deal_value: float | None = Field(
         None,
-        description="The price a no-deal round scores in the unconditional score; none: the "
-        "improved side's walk-away value (seller: scenario.seller_cost; buyer: "
-        "scenario.buyer_budget, else scenario.list_price).",
+        description="What a round without an agreement scores in the unconditional score, in "
+        "the units of the game's per-round figure; none: the game's value for the improved side "
+        "(price game: seller: scenario.seller_cost; buyer: scenario.buyer_budget, else "
+        "scenario.list_price).",
     )
     bootstrap_seed: int | None = Field(
         None, description="Seed of every bootstrap and permutation test; none: the experiment seed."
@@ -295,6 +269,51 @@ def _model_string_problem(spec: str) -> str | None:
 def _known_provider(name: str) -> str | None:
     """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's)."""
     return _model_check("provider")(name)
+
+
+class GameTraits(Protocol):
+    """What the config needs to know about a game (see :class:`icl_aif.games.base.Game`)."""
+
+    @property
+    def scenario_model(self) -> type[Scenario]: ...
+
+    @property
+    def judges(self) -> tuple[ModeratorMode, ...]: ...
+
+    def no_deal_value(self, scenario: Any, side: Speaker) -> float: ...
+
+
+_GAME_CHECKS: dict[str, Any] = {}
+
+
+def check_games_with(
+    *, find: Callable[[str], GameTraits | None], problem: Callable[[str], str | None]
+) -> None:
+    """Install the games registry: ``find`` a game's traits by name, and say why a name is not
+    a game, in one line.
+
+    The games sit above this module (they read these settings), so the registry is handed in
+    like the model checks (``icl_aif/__init__.py``): ``game:`` picks the schema ``scenario:`` is
+    read with, and an unknown game fails at load time.
+    """
+    _GAME_CHECKS.update(find=find, problem=problem)
+
+
+def _game_traits(name: str) -> GameTraits:
+    found = _installed(_GAME_CHECKS, "find")(name)
+    if found is None:
+        raise ValueError(_installed(_GAME_CHECKS, "problem")(name) or f"unknown game {name!r}")
+    traits: GameTraits = found
+    return traits
+
+
+class _ScenarioInvalid(ValueError):
+    """A scenario the game's schema refused; :func:`_describe` reports its first problem."""
+
+    def __init__(self, exc: ValidationError, model: type[BaseModel]) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+        self.model = model
 
 
 class SourceTraits(Protocol):
@@ -385,7 +404,15 @@ class ExperimentConfig(_Strict):
     person: Speaker | None = Field(
         None, description="The side a person plays at the terminal (icl-aif play --as)."
     )
-    scenario: ScenarioConfig = ScenarioConfig()
+    game: str = Field(
+        "price",
+        description="The bargaining game (icl-aif games lists them); it picks the schema of "
+        "scenario.",
+    )
+    scenario: SerializeAsAny[Scenario] = Field(
+        default_factory=lambda data: _game_traits(data.get("game", "price")).scenario_model(),
+        description="The game's scenario: its values, the exchange cap and the openers.",
+    )
     roles: Roles = Roles()
     feedback: FeedbackConfig = FeedbackConfig()
     retry: RetryConfig = RetryConfig()
@@ -416,6 +443,41 @@ class ExperimentConfig(_Strict):
         exclude=True,
         description="The settings as given, each list replaced by its first value (not a YAML key).",
     )
+
+    @field_validator("game")
+    @classmethod
+    def _check_game(cls, value: str) -> str:
+        problem = _installed(_GAME_CHECKS, "problem")(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("scenario", mode="before")
+    @classmethod
+    def _game_scenario(cls, value: Any, info: ValidationInfo) -> Any:
+        """``scenario:`` read with the schema of the game that ``game:`` names."""
+        name = info.data.get("game")
+        if name is None:  # game: failed its own check, which reports it
+            return value
+        model = _game_traits(name).scenario_model
+        if isinstance(value, model):
+            return value
+        if isinstance(value, Scenario):
+            raise ValueError(f"a {type(value).__name__} is not a scenario of game {name!r}")
+        try:
+            return model.model_validate(value)
+        except ValidationError as exc:
+            raise _ScenarioInvalid(exc, model) from None
+
+    @model_validator(mode="after")
+    def _check_judge(self) -> ExperimentConfig:
+        judges = _game_traits(self.game).judges
+        if self.roles.moderator.mode not in judges:
+            raise ValueError(
+                f"roles.moderator.mode: game {self.game!r} has no {self.roles.moderator.mode} "
+                f"judge; allowed values: {', '.join(judges)}"
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -558,15 +620,12 @@ class ExperimentConfig(_Strict):
 
     @property
     def no_deal_value(self) -> float:
-        """What a no-deal round scores: ``metrics.no_deal_value``, else the improved side's
-        walk-away value (the seller keeps an item worth its cost; the buyer's budget, else the
-        list price, is the most a buyer would pay)."""
+        """What a round without an agreement scores: ``metrics.no_deal_value``, else the game's
+        value for the improved side (the price game: the seller keeps an item worth its cost; the
+        buyer's budget, else the list price, is the most a buyer would pay)."""
         if self.metrics.no_deal_value is not None:
             return self.metrics.no_deal_value
-        scenario = self.scenario
-        if self.improve == "seller":
-            return scenario.seller_cost
-        return scenario.buyer_budget if scenario.buyer_budget is not None else scenario.list_price
+        return _game_traits(self.game).no_deal_value(self.scenario, self.improve)
 
     @property
     def bootstrap_seed(self) -> int:
@@ -892,19 +951,26 @@ def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return result, replaced
 
 
-def _describe(exc: ValidationError) -> str:
-    """The first validation error as ``field: problem (allowed: ...)``."""
+def _describe(
+    exc: ValidationError, prefix: tuple[Any, ...] = (), root: type[BaseModel] | None = None
+) -> str:
+    """The first validation error as ``field: problem (allowed: ...)``; a scenario the game's
+    schema refused is described inside that schema (``prefix``, ``root``)."""
     error = exc.errors()[0]
-    field = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    inner = error.get("ctx", {}).get("error")
+    if isinstance(inner, _ScenarioInvalid):
+        return _describe(inner.exc, prefix + tuple(error["loc"]), inner.model)
+    loc = prefix + tuple(error["loc"])
+    field = ".".join(str(p) for p in loc) or "(top level)"
     kind = error["type"]
     if kind == "extra_forbidden":
-        allowed = _allowed_keys(error["loc"][:-1])
+        allowed = _allowed_keys(tuple(error["loc"][:-1]), root or ExperimentConfig)
         hint = f"; allowed keys here: {', '.join(allowed)}" if allowed else ""
         return f"unknown field {field!r}{hint}"
     message = error["msg"]
     if kind == "value_error":
         message = str(error.get("ctx", {}).get("error", message))  # without "Value error, "
-        if not error["loc"]:  # a check across fields: its message alone
+        if not loc:  # a check across fields: its message alone
             return message
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "")
@@ -913,8 +979,8 @@ def _describe(exc: ValidationError) -> str:
     return f"field {field!r}: {message}{extra}"
 
 
-def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    model: Any = ExperimentConfig
+def _allowed_keys(loc: tuple[Any, ...], root: type[BaseModel]) -> list[str]:
+    model: Any = root
     for part in loc:
         if typing.get_origin(model) is dict:  # rate_limits.<provider>, prices.<model>
             model = typing.get_args(model)[1]

@@ -10,39 +10,26 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.calls import ModelCallError
 from icl_aif.calls import call_model as call_and_record
 from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
+from icl_aif.games.base import Game, Judge
+from icl_aif.games.registry import get_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, Verdict
+from icl_aif.transcript import Message, Speaker
 
 logger = logging.getLogger(__name__)
 
 
-class Moderator(Protocol):
-    """Reads a window of turns and says whether the round goes on, ended in a deal, or not.
-
-    A model-backed moderator appends each model call it makes to ``calls`` as a ``calls.jsonl``
-    record without ``game_id`` and ``round`` (the game adds them); the rules moderator makes none.
-    """
-
-    name: str
-
-    async def aclassify(
-        self,
-        window: list[Turn],
-        scenario: dict[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
-        """The state after the window's last turn."""
-        ...
+Moderator = Judge
+"""The judge of a game's rounds (:class:`icl_aif.games.base.Judge`), as the engine calls it."""
 
 
 def build_model(
@@ -53,8 +40,8 @@ def build_model(
     seed: int,
     stream_seed: int | None = None,
 ) -> BaseChatModel:
-    """The chat model for ``role`` in one game of ``config`` (the game's scenario reaches its
-    simulators through the request).
+    """The chat model for ``role`` in one game of ``config`` (the game and its scenario reach the
+    game's simulators through the request).
 
     ``role_config`` defaults to the config's settings for the role; for the critic these are
     already resolved (without ``roles.critic`` the config gives it the improved player's model,
@@ -72,6 +59,7 @@ def build_model(
         role=role,
         side=side,
         scenario=config.scenario,
+        game=config.game,
         seed=seed,
         stream_seed=stream_seed,
         suggestions=config.feedback.suggestions,
@@ -87,25 +75,18 @@ def build_model(
 
 
 def build_moderator(config: ExperimentConfig, prompts: PromptLibrary | None = None) -> Moderator:
-    """The moderator the config asks for (``roles.moderator.mode``).
+    """The judge the config asks for (``roles.moderator.mode``), built by the config's game.
 
-    For ``llm`` and ``hybrid`` its model is built once, like any role's, and shared by every game
-    that gets this moderator, so the parse path it learns (``icl_aif.moderator.llm``) is too.
+    A judge's model (modes ``llm`` and ``hybrid``) is built once, like any role's, and shared by
+    every game that gets this judge, so the parse path it learns is too.
     """
-    from icl_aif.moderator.rules import RulesModerator
 
-    settings = config.roles.moderator
-    if settings.mode == "rules":
-        return RulesModerator()
-    from icl_aif.moderator.hybrid import HybridModerator
-    from icl_aif.moderator.llm import LLMModerator
+    def model_for(role_config: RoleConfig) -> BaseChatModel:
+        return build_model(
+            config, "moderator", role_config, seed=derive_seed(config.seed, "moderator")
+        )
 
-    role_config = settings.role_config()
-    model = build_model(
-        config, "moderator", role_config, seed=derive_seed(config.seed, "moderator")
-    )
-    llm = LLMModerator(model, role_config.model, config, prompts)
-    return llm if settings.mode == "llm" else HybridModerator(llm)
+    return get_game(config.game).build_judge(config, prompts or PromptLibrary(), model_for)
 
 
 @dataclass
@@ -199,10 +180,14 @@ class GameContext:
         return self.moderator
 
     @property
-    def scenario_info(self) -> dict[str, Any]:
-        """What the moderator may know of the scenario."""
-        s = self.config.scenario
-        return {"item": s.item, "list_price": s.list_price, "buyer_open": s.buyer_open}
+    def game(self) -> Game:
+        """The game this context plays (``config.game``)."""
+        return get_game(self.config.game)
+
+    @property
+    def scenario_info(self) -> dict[str, Any] | None:
+        """What the judge may know of the scenario (the game's public values)."""
+        return self.game.judge_info(self.config.scenario)
 
 
 @cache

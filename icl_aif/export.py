@@ -7,14 +7,15 @@ feedback is not included). Filters, after filtered behaviour cloning (keep what 
 average):
 
 - ``all``: every round;
-- ``deals``: rounds that ended in a deal with a price;
+- ``deals``: rounds that ended in a deal whose terms the game could score;
 - ``above_mean``: rounds whose score is above the mean score of all scored rounds of the run.
 
-A round's score for the seller is its deal price and for the buyer the negated deal price. A
-no-deal round (walk-away, refusal or the cap) scores the side's walk-away value, which is zero
-surplus: the seller's cost, the buyer's budget (else the list price), unless the config's
-``metrics.no_deal_value`` names a price. Rounds that ended in an error or in a deal without a
-price have no score and are never kept by ``above_mean``.
+A round's score for a side is its payoff in the game (:meth:`icl_aif.games.base.Game.payoff`:
+higher is better for that side). In the price game the seller's is the deal price over its cost
+and the buyer's its ceiling (budget, else the list price) less the deal price; a no-deal round
+(walk-away, refusal or the cap) scores the side's walk-away value (nothing gained: 0). Rounds
+that ended in an error or in a deal whose terms could not be bound have no score and are never
+kept by ``above_mean``.
 
 ``preference`` (TRL's conversational preference format): ``{"prompt", "chosen", "rejected"}``
 message lists from sibling games that share a prefix: the paired feedback arms of one run (game
@@ -35,7 +36,9 @@ from typing import Any, Literal
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
-from icl_aif.protocol import Message, feedback_turns, player_brief, turns_as_messages
+from icl_aif.games.base import turns_as_messages
+from icl_aif.games.registry import get_game
+from icl_aif.protocol import Message, feedback_turns, player_brief
 from icl_aif.records import CALLS, read_games, read_records
 
 logger = logging.getLogger(__name__)
@@ -46,33 +49,22 @@ FILTERS: tuple[ChatFilter, ...] = ("all", "deals", "above_mean")
 FORMATS = ("chat", "preference")
 Brief = Callable[[dict[str, Any], int, Side], str]
 """The system message of a side: ``(game record, round, side) -> brief``."""
+Score = Callable[[dict[str, Any]], float | None]
+"""A round's score for one side: ``record -> score`` (None: the round has none)."""
 
 
-def no_deal_price(config: ExperimentConfig, side: Side) -> float:
-    """The price a no-deal round scores for ``side``: its walk-away value (zero surplus)."""
-    metrics = getattr(config, "metrics", None)
-    configured = getattr(metrics, "no_deal_value", None)
-    if configured is not None:
-        return float(configured)
-    scenario = config.scenario
-    if side == "seller":
-        return float(scenario.seller_cost)
-    budget = scenario.buyer_budget
-    return float(budget if budget is not None else scenario.list_price)
+def side_score(config: ExperimentConfig, side: Side) -> Score:
+    """``side``'s score of a round of ``config``'s game: its payoff (the walk-away value for a
+    round without an agreement), None for an error or an agreement whose terms were not bound."""
+    game = get_game(config.game)
 
-
-def round_score(record: dict[str, Any], side: Side, no_deal: float) -> float | None:
-    """A round's score for ``side`` (higher is better for it), or None when it has none."""
-    if record["outcome"] == "deal":
-        price = record.get("price")
-        if price is None:
+    def score(record: dict[str, Any]) -> float | None:
+        if record["outcome"] not in ("deal", "no_deal"):
             return None
-        value = float(price)
-    elif record["outcome"] == "no_deal":
-        value = no_deal
-    else:
-        return None
-    return value if side == "seller" else -value
+        payoff = game.payoff(config.scenario, side, record)
+        return float(payoff) if payoff is not None else None
+
+    return score
 
 
 def briefs_from_calls(directory: Path) -> dict[tuple[str, str, int, str], str]:
@@ -105,7 +97,7 @@ class _Briefs:
             from icl_aif.templates import PromptLibrary
 
             logger.info("no recorded brief for the %s: rendered from the current prompts", side)
-            self._rendered[side] = player_brief(PromptLibrary(), self.config.scenario, side)
+            self._rendered[side] = player_brief(PromptLibrary(), self.config, side)
         return self._rendered[side]
 
 
@@ -123,8 +115,8 @@ def chat_examples(
     """
     if keep not in FILTERS:
         raise UsageError(f"--filter {keep!r}: allowed values: {', '.join(FILTERS)}")
-    no_deal = no_deal_price(config, side)
-    scores = [round_score(r, side, no_deal) for g in games for r in g["rounds"]]
+    round_score = side_score(config, side)
+    scores = [round_score(r) for g in games for r in g["rounds"]]
     scored = [s for s in scores if s is not None]
     mean = sum(scored) / len(scored) if scored else None
     seen_shared: set[tuple[str, str, int]] = set()
@@ -135,7 +127,7 @@ def chat_examples(
                 if key in seen_shared:
                     continue
                 seen_shared.add(key)
-            score = round_score(record, side, no_deal)
+            score = round_score(record)
             if keep == "deals" and not (record["outcome"] == "deal" and score is not None):
                 continue
             if keep == "above_mean" and (score is None or mean is None or score <= mean):
@@ -174,7 +166,7 @@ def preference_pairs(
             "'arm' key); this run has none: set arms in the config, e.g. arms: [ai, none]"
         )
     improved: Side = side or config.improve
-    no_deal = no_deal_price(config, improved)
+    round_score = side_score(config, improved)
     groups: dict[str, list[dict[str, Any]]] = {}
     for game in armed:
         groups.setdefault(pair_key(game), []).append(game)
@@ -185,8 +177,8 @@ def preference_pairs(
         for a, b in itertools.combinations(siblings, 2):
             if a.get("status") == "error" or b.get("status") == "error":
                 continue
-            score_a = _continuation_score(a, shared, improved, no_deal)
-            score_b = _continuation_score(b, shared, improved, no_deal)
+            score_a = _continuation_score(a, shared, round_score)
+            score_b = _continuation_score(b, shared, round_score)
             if score_a is None or score_b is None or score_a == score_b:
                 continue
             chosen, rejected = (a, b) if score_a > score_b else (b, a)
@@ -228,10 +220,8 @@ def _continuation(game: dict[str, Any], shared: int, side: Side) -> list[Message
     return messages
 
 
-def _continuation_score(
-    game: dict[str, Any], shared: int, side: Side, no_deal: float
-) -> float | None:
-    scores = [round_score(r, side, no_deal) for r in game["rounds"][shared:]]
+def _continuation_score(game: dict[str, Any], shared: int, round_score: Score) -> float | None:
+    scores = [round_score(r) for r in game["rounds"][shared:]]
     known = [s for s in scores if s is not None]
     return sum(known) / len(known) if known else None
 

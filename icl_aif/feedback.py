@@ -80,7 +80,7 @@ def pool_file(config: ExperimentConfig, prompts_root: Path) -> Path:
     return (
         configured
         if configured is not None
-        else prompts_root / "feedback" / f"{config.improve}_pool.txt"
+        else prompts_root / config.game / "feedback" / f"{config.improve}_pool.txt"
     )
 
 

@@ -3,6 +3,9 @@ cost, the plots (embedded PNG) and browsable transcripts.
 
 No network, no script: CSS is inline, images are ``data:`` URIs, transcripts open with
 ``<details>``. Every value from the records is escaped with :func:`html.escape`.
+
+The tables and each round's outcome show the game's measure (``summary.json``'s ``measure``; a
+summary written before games had measures: the deal price), in dollars when it is money.
 """
 
 from __future__ import annotations
@@ -11,20 +14,27 @@ import base64
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from icl_aif.report import (
-    COLUMNS,
-    LEGEND,
     USAGE_COLUMNS,
+    MeasureLike,
     cost_line,
     failure_line,
+    legend,
+    measure_header,
+    round_columns,
     rows,
     runs_line,
+    summary_measure,
     usd,
+    value_text,
 )
+
+if TYPE_CHECKING:
+    from icl_aif.games.base import Measure
 
 DEFAULT_MAX_TRANSCRIPTS = 200
 """Games whose transcripts the page shows by default (a few hundred keep it quick to open)."""
@@ -74,9 +84,23 @@ def _facts(items: Sequence[tuple[str, Any]]) -> str:
     return f'<dl class="facts">{inner}</dl>'
 
 
+def _scenario_text(config: dict[str, Any]) -> str:
+    """The scenario in one line: the price game's prices in words, another game's values."""
+    scenario = config.get("scenario") or {}
+    game = config.get("game") or "price"
+    if game != "price":
+        values = ", ".join(f"{k} {v}" for k, v in scenario.items() if k != "openers")
+        return f"{game}: {values}"
+    return (
+        f"{scenario.get('item')}: list ${scenario.get('list_price')}, buyer opens "
+        f"${scenario.get('buyer_open')}, seller cost ${scenario.get('seller_cost')}, "
+        f"buyer budget {scenario.get('buyer_budget') or '-'}, "
+        f"max exchanges {scenario.get('max_exchanges')}"
+    )
+
+
 def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
     models = manifest.get("models") or {}
-    scenario = config.get("scenario") or {}
     feedback = manifest.get("feedback") or {}
     git = manifest.get("git") or {}
     facts = [
@@ -93,13 +117,7 @@ def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
         ),
         ("context", (manifest.get("context") or {}).get("mode")),
         ("anchor", config.get("anchor")),
-        (
-            "scenario",
-            f"{scenario.get('item')}: list ${scenario.get('list_price')}, buyer opens "
-            f"${scenario.get('buyer_open')}, seller cost ${scenario.get('seller_cost')}, "
-            f"buyer budget {scenario.get('buyer_budget') or '-'}, "
-            f"max exchanges {scenario.get('max_exchanges')}",
-        ),
+        ("scenario", _scenario_text(config)),
         ("config file", manifest.get("config_file")),
         ("overrides", " ".join(manifest.get("overrides") or []) or "none"),
         ("started / finished", f"{manifest.get('started_at')} / {manifest.get('finished_at')}"),
@@ -124,8 +142,9 @@ def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
     )
 
 
-def _rounds_section(summary: dict[str, Any]) -> str:
-    headers = [h for h, _ in COLUMNS]
+def _rounds_section(summary: dict[str, Any], measure: MeasureLike) -> str:
+    columns = round_columns(measure)
+    headers = [h for h, _ in columns]
     effective = summary.get("per_round_effective") or []
     failed = failure_line(summary)
     return (
@@ -133,12 +152,12 @@ def _rounds_section(summary: dict[str, Any]) -> str:
         f"<p>{_e(runs_line(summary))}</p>"
         + (f'<p id="failed">{_e(failed)}</p>' if failed else "")
         + '<h3>All runs</h3><div id="table-all">'
-        + _table(headers, rows(summary.get("per_round") or []))
+        + _table(headers, rows(summary.get("per_round") or [], columns, measure))
         + "</div>"
         + f"<h3>Effective runs (every round a deal: {_e(summary.get('effective_runs'))} runs)</h3>"
         + '<div id="table-effective">'
-        + _table(headers, rows(effective))
-        + f'</div><p class="note">{_e(LEGEND)}</p></section>'
+        + _table(headers, rows(effective, columns, measure))
+        + f'</div><p class="note">{_e(legend(measure))}</p></section>'
     )
 
 
@@ -175,10 +194,13 @@ def _plots_section(pngs: dict[str, bytes]) -> str:
     return f'<section id="plots"><h2>Plots</h2>{figures}</section>'
 
 
-def _outcome(record: dict[str, Any]) -> str:
+def _outcome(record: dict[str, Any], measure: Measure) -> str:
     if record["outcome"] == "deal":
-        price = record.get("price")
-        return f"deal ${price:.2f}" if price is not None else "deal (no price)"
+        value = measure.of(record)
+        if value is None:
+            return f"deal (no {measure_header(measure)})"
+        shown = value_text(float(value), measure)
+        return f"deal {shown}" if measure.money else f"deal ({measure_header(measure)} {shown})"
     if record["outcome"] == "no_deal":
         return f"no deal ({record.get('reason') or 'unknown'})"
     return f"error ({record.get('reason') or ''})"
@@ -194,8 +216,8 @@ def _before(previous: dict[str, Any]) -> str:
     return '<div class="before">' + "\n".join(parts) + "</div>"
 
 
-def _game(game: dict[str, Any], improve: str, openers: int) -> str:
-    outcomes = " · ".join(f"R{r['round']} {_outcome(r)}" for r in game["rounds"])
+def _game(game: dict[str, Any], improve: str, openers: int, measure: Measure) -> str:
+    outcomes = " · ".join(f"R{r['round']} {_outcome(r, measure)}" for r in game["rounds"])
     status = "" if game.get("status") == "complete" else f" · {game.get('status')}"
     parts = []
     previous: dict[str, Any] | None = None
@@ -210,7 +232,7 @@ def _game(game: dict[str, Any], improve: str, openers: int) -> str:
             f'<div class="round"><h4>Round {_e(record["round"])}</h4>'
             + (_before(previous) if previous is not None else "")
             + f'<div class="turns">{turns}</div>'
-            + f'<p class="outcome">{_e(_outcome(record))}'
+            + f'<p class="outcome">{_e(_outcome(record, measure))}'
             + f" · decided by {_e(record.get('decided_by'))}</p></div>"
         )
         previous = record
@@ -223,7 +245,7 @@ def _game(game: dict[str, Any], improve: str, openers: int) -> str:
 
 
 def _transcripts_section(
-    games: Sequence[dict[str, Any]], improve: str, openers: int, limit: int
+    games: Sequence[dict[str, Any]], improve: str, openers: int, limit: int, measure: Measure
 ) -> str:
     shown = games if limit <= 0 else games[:limit]
     note = (
@@ -236,7 +258,7 @@ def _transcripts_section(
         '<section id="transcripts"><h2>Transcripts</h2>'
         f'<p class="note">{_e(note)} Open a game to read its rounds; before each round after the '
         "first, the feedback, instruction and acknowledgement the improved player received.</p>"
-        + "".join(_game(g, improve, openers) for g in shown)
+        + "".join(_game(g, improve, openers, measure) for g in shown)
         + "</section>"
     )
 
@@ -249,8 +271,14 @@ def render_html(
     games: Sequence[dict[str, Any]],
     pngs: dict[str, bytes],
     max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
+    measure: Measure | None = None,
 ) -> str:
-    """The whole page as a string (``max_transcripts`` <= 0 shows every game)."""
+    """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``measure``: the
+    game's, which reads each round's outcome (default: the deal price); the tables name the
+    summary's."""
+    from icl_aif.metrics import default_measure
+
+    measure = measure or default_measure()
     improve = str(summary.get("improve") or manifest.get("improve") or "seller")
     openers = len((config.get("scenario") or {}).get("openers") or []) or 3
     title = f"{manifest.get('name', 'run')} ({improve} improved)"
@@ -263,10 +291,10 @@ def render_html(
         ' · <a href="#usage">usage</a> · <a href="#plots">plots</a> · '
         '<a href="#transcripts">transcripts</a></p>'
         + _run_section(manifest, config)
-        + _rounds_section(summary)
+        + _rounds_section(summary, summary_measure(summary, measure))
         + _usage_section(summary)
         + _plots_section(pngs)
-        + _transcripts_section(games, improve, openers, max_transcripts)
+        + _transcripts_section(games, improve, openers, max_transcripts, measure)
         + "</body></html>\n"
     )
 
@@ -275,6 +303,7 @@ def write_html_report(
     directory: Path, out: Path | None = None, *, max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS
 ) -> Path:
     """Write the HTML report of the run in ``directory`` (default ``<directory>/report.html``)."""
+    from icl_aif.analysis import run_config, run_measure
     from icl_aif.errors import UsageError
     from icl_aif.plots import run_plot_pngs
     from icl_aif.records import CONFIG, SUMMARY, read_games, read_json, read_manifest
@@ -292,6 +321,7 @@ def write_html_report(
         games=read_games(directory),
         pngs=run_plot_pngs(directory),
         max_transcripts=max_transcripts,
+        measure=run_measure(run_config(directory)),
     )
     target = out or directory / "report.html"
     try:

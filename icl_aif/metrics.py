@@ -1,9 +1,17 @@
-"""Per-round statistics over finished runs: deal rate, deal price with a bootstrap CI, lengths.
+"""Per-round statistics over finished runs: deal rate, the game's measure with a bootstrap CI,
+lengths.
 
 A round counts for a run once the run reached it. A round ended by an error (a failed model call)
 is counted (``errors``) but left out of the deal rate and the exchanges: it neither dealt nor
-failed to deal. A round the exchange cap ended is a no deal, counted apart as a truncation too. Prices are over deals only; deal rates are given over the rounds that finished
-and over all runs (failed ones counted as no deal), so survivor bias stays visible.
+failed to deal. A round the exchange cap ended is a no deal, counted apart as a truncation too.
+The measure (:class:`~icl_aif.games.base.Measure`: the price game's deal price, the pie split's
+payoff) is over deals only; deal rates are given over the rounds that finished and over all runs
+(failed ones counted as no deal), so survivor bias stays visible.
+
+Every function reads the measure of a round with ``measure.of(record)`` and names its keys after
+``measure.name`` (``mean_<name>``, ``<name>_ci95``, ...); none names a field of a game. A caller
+that passes no measure gets :func:`default_measure` (the price game's deal price: the keys of
+every summary written before games had measures).
 """
 
 from __future__ import annotations
@@ -11,13 +19,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from icl_aif.record_models import is_truncated
 from icl_aif.replies import turn_flags
 from icl_aif.seeds import derive_seed
+
+if TYPE_CHECKING:
+    from icl_aif.games.base import Measure
 
 BOOTSTRAP_RESAMPLES = 2000
 EXAMPLE_CHARS = 200
@@ -46,6 +58,43 @@ def _median(values: Sequence[float]) -> float | None:
     return round(float(np.median(values)), 4) if values else None
 
 
+@cache
+def default_measure() -> Measure:
+    """The measure of a caller that names none, and of a summary or run written before games had
+    measures: the price game's deal price (keys ``mean_price``, ``price_ci95``, ...). Its
+    ``no_deal_value`` is a placeholder: the functions that score a no deal take their own."""
+    from icl_aif.games.base import Measure
+    from icl_aif.games.price.game import deal_price
+
+    return Measure(name="price", label="deal price", of=deal_price, no_deal_value=0.0, money=True)
+
+
+def _measure(measure: Measure | None) -> Measure:
+    return default_measure() if measure is None else measure
+
+
+def deal_value(record: dict[str, Any], measure: Measure | None = None) -> float | None:
+    """The measure of a round that ended in a deal, None for any other round or a deal whose
+    terms hold none."""
+    if record["outcome"] != "deal":
+        return None
+    value = _measure(measure).of(record)
+    return float(value) if value is not None else None
+
+
+def deal_values(
+    games: Sequence[dict[str, Any]], number: int, measure: Measure | None = None
+) -> tuple[float, ...]:
+    """The measure of every deal of round ``number`` over ``games`` (deals without one left
+    out)."""
+    return tuple(
+        v
+        for g in games
+        for r in g["rounds"]
+        if r["round"] == number and (v := deal_value(r, measure)) is not None
+    )
+
+
 def round_metrics(
     games: Sequence[dict[str, Any]],
     number: int,
@@ -54,15 +103,19 @@ def round_metrics(
     improve: str,
     openers: int,
     seed: int,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
     """Metrics of round ``number`` over ``games`` (the finished runs); ``deal_rate`` and
     ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error).
     ``truncations`` counts the no-deal rounds the exchange cap ended (:func:`is_truncated`: a
-    record of format 0 says so with reason ``cap`` only)."""
+    record of format 0 says so with reason ``cap`` only). ``mean_<name>``, ``<name>_ci95``
+    and ``median_<name>`` are the ``measure``'s over the deals that have one,
+    ``deals_without_<name>`` counts the others."""
+    name = _measure(measure).name
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
     decided = [r for r in records if r["outcome"] != "error"]
     deals = [r for r in records if r["outcome"] == "deal"]
-    prices = [float(r["price"]) for r in deals if r.get("price") is not None]
+    values = [v for r in deals if (v := deal_value(r, measure)) is not None]
     improved_lines = [  # a line that said nothing counts 0, not its placeholder
         0 if "empty" in t.get("flags", ()) else len(t["text"])
         for r in records
@@ -83,10 +136,10 @@ def round_metrics(
         "errors": n - len(decided),
         "deal_rate": round(len(deals) / len(decided), 4) if decided else None,
         "deal_rate_all_runs": round(len(deals) / total_runs, 4) if total_runs else None,
-        "mean_price": _mean(prices),
-        "price_ci95": bootstrap_ci(prices, derive_seed(seed, "bootstrap", number)),
-        "median_price": _median(prices),
-        "deals_without_price": len(deals) - len(prices),
+        f"mean_{name}": _mean(values),
+        f"{name}_ci95": bootstrap_ci(values, derive_seed(seed, "bootstrap", number)),
+        f"median_{name}": _median(values),
+        f"deals_without_{name}": len(deals) - len(values),
         "mean_response_chars": _mean(improved_lines),
         "mean_exchanges": _mean([len(r["turns"]) / 2 for r in decided]),
         "no_deal_reasons": dict(sorted(reasons.items())),
@@ -129,9 +182,10 @@ def summarize(
     improve: str,
     openers: int,
     seed: int,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
-    """``summary.json``: per-round metrics over all runs and over effective runs, and the failed
-    games (``errored_runs``) by kind of error (``error_kinds``)."""
+    """``summary.json``: per-round metrics (of ``measure``) over all runs and over effective runs,
+    and the failed games (``errored_runs``) by kind of error (``error_kinds``)."""
     effective = [
         g
         for g in games
@@ -147,13 +201,25 @@ def summarize(
         "improve": improve,
         "per_round": [
             round_metrics(
-                games, k, total_runs=len(games), improve=improve, openers=openers, seed=seed
+                games,
+                k,
+                total_runs=len(games),
+                improve=improve,
+                openers=openers,
+                seed=seed,
+                measure=measure,
             )
             for k in range(1, rounds + 1)
         ],
         "per_round_effective": [
             round_metrics(
-                effective, k, total_runs=len(effective), improve=improve, openers=openers, seed=seed
+                effective,
+                k,
+                total_runs=len(effective),
+                improve=improve,
+                openers=openers,
+                seed=seed,
+                measure=measure,
             )
             for k in range(1, rounds + 1)
         ],
@@ -166,19 +232,25 @@ PERMUTATIONS = 10_000
 EXACT_UP_TO = 16  # sign-flip tests enumerate every sign pattern up to this many pairs
 
 
-def round_score(record: dict[str, Any], no_deal_value: float) -> float | None:
-    """The unconditional score of a round: its price if a deal, ``no_deal_value`` if no deal;
-    None for an error or a deal whose price could not be bound (left out)."""
+def round_score(
+    record: dict[str, Any], no_deal_value: float, measure: Measure | None = None
+) -> float | None:
+    """The unconditional score of a round: its ``measure`` if a deal, ``no_deal_value`` if no
+    deal; None for an error or a deal whose terms hold no measure (left out)."""
     if record["outcome"] == "deal":
-        price = record.get("price")
-        return float(price) if price is not None else None
+        return deal_value(record, measure)
     if record["outcome"] == "no_deal":
         return float(no_deal_value)
     return None
 
 
 def score_metrics(
-    games: Sequence[dict[str, Any]], number: int, *, no_deal_value: float, seed: int
+    games: Sequence[dict[str, Any]],
+    number: int,
+    *,
+    no_deal_value: float,
+    seed: int,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
     """``mean_score`` of round ``number`` over the runs whose round ended in a deal or no deal,
     with a seeded 95% bootstrap CI (``score_ci95``) and the count (``scored``)."""
@@ -186,7 +258,7 @@ def score_metrics(
         s
         for g in games
         for r in g["rounds"]
-        if r["round"] == number and (s := round_score(r, no_deal_value)) is not None
+        if r["round"] == number and (s := round_score(r, no_deal_value, measure)) is not None
     ]
     return {
         "scored": len(scores),
@@ -201,6 +273,7 @@ def with_scores(
     *,
     no_deal_value: float,
     seed: int,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
     """``summary`` (from :func:`summarize` over ``games``) with the unconditional score of every
     round in ``per_round`` and ``per_round_effective``."""
@@ -208,7 +281,11 @@ def with_scores(
     effective = [g for g in games if _key(g) in effective_ids]
     for name, pool in (("per_round", games), ("per_round_effective", effective)):
         for row in summary[name]:
-            row.update(score_metrics(pool, row["round"], no_deal_value=no_deal_value, seed=seed))
+            row.update(
+                score_metrics(
+                    pool, row["round"], no_deal_value=no_deal_value, seed=seed, measure=measure
+                )
+            )
     return summary
 
 
@@ -257,16 +334,11 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return adjusted
 
 
-def _priced_deal(record: dict[str, Any]) -> bool:
-    return record["outcome"] == "deal" and record.get("price") is not None
-
-
-def _price_in(game: dict[str, Any], number: int) -> float | None:
-    """The deal price of round ``number`` of ``game``, None without a priced deal."""
+def _value_in(game: dict[str, Any], number: int, measure: Measure | None) -> float | None:
+    """The measure of round ``number`` of ``game``, None without a deal that has one."""
     for record in game["rounds"]:
         if record["round"] == number and record["outcome"] == "deal":
-            price = record.get("price")
-            return float(price) if price is not None else None
+            return deal_value(record, measure)
     return None
 
 
@@ -277,26 +349,33 @@ def arm_row(
     branch_after: int,
     no_deal_value: float,
     seed: int,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
     """Table 1 for one arm: rounds ``branch_after`` (before) and ``branch_after + 1`` (after).
 
-    ``delta`` is the mean of the paired after-minus-before price differences over the games that
-    dealt (with a price) in both rounds (``paired_games``), with a 95% bootstrap CI that resamples
-    those games; ``score_delta`` is the same for the unconditional score over the games scored in
-    both rounds.
+    ``<name>_before`` and ``<name>_after`` are the mean ``measure`` over the deals of each round;
+    ``delta`` is the mean of the paired after-minus-before differences of the measure over the
+    games that dealt (with a measure) in both rounds (``paired_games``), with a 95% bootstrap CI
+    that resamples those games; ``score_delta`` is the same for the unconditional score over the
+    games scored in both rounds.
     """
+    name = _measure(measure).name
     before, after = branch_after, branch_after + 1
     diffs = [
         a - b
         for g in games
-        if (b := _price_in(g, before)) is not None and (a := _price_in(g, after)) is not None
+        if (b := _value_in(g, before, measure)) is not None
+        and (a := _value_in(g, after, measure)) is not None
     ]
 
     def scores(number: int) -> dict[str, float]:
         out = {}
         for g in games:
             for r in g["rounds"]:
-                if r["round"] == number and (s := round_score(r, no_deal_value)) is not None:
+                if (
+                    r["round"] == number
+                    and (s := round_score(r, no_deal_value, measure)) is not None
+                ):
                     out[g["game_id"]] = s
         return out
 
@@ -310,15 +389,16 @@ def arm_row(
         n: round(sum(r["outcome"] == "deal" for r in rs) / len(rs), 4) if rs else None
         for n, rs in decided.items()
     }
-    price = {
-        n: _mean([float(r["price"]) for r in rs if _priced_deal(r)]) for n, rs in reached.items()
+    mean = {
+        n: _mean([v for r in rs if (v := deal_value(r, measure)) is not None])
+        for n, rs in reached.items()
     }
     return {
         "arm": arm,
         "games": len(games),
         "games_after": len(reached[after]),
-        "price_before": price[before],
-        "price_after": price[after],
+        f"{name}_before": mean[before],
+        f"{name}_after": mean[after],
         "paired_games": len(diffs),
         "delta": _mean(diffs),
         "delta_ci95": bootstrap_ci(diffs, derive_seed(seed, "arm", arm, "delta")),
@@ -340,17 +420,19 @@ def versus_baseline(
     branch_after: int,
     seed: int,
     baseline: str = "none",
+    measure: Measure | None = None,
 ) -> None:
     """Add to each arm's row its paired comparison with ``baseline`` (in place).
 
-    Over the games that dealt (with a price) in round ``branch_after + 1`` in both arms:
-    ``vs_none_games``, ``vs_none_delta`` (mean after-price difference, arm minus baseline) with a
+    Over the games that dealt (with a measure) in round ``branch_after + 1`` in both arms:
+    ``vs_none_games``, ``vs_none_delta`` (mean difference of the round's measure, arm minus
+    baseline) with a
     95% bootstrap CI, ``vs_none_p`` (two-sided paired sign-flip permutation test) and
     ``vs_none_p_holm`` (Holm-corrected across the arms tested). Null for the baseline itself and
     when there is no baseline arm.
     """
     after = branch_after + 1
-    base = {g["game_id"]: _price_in(g, after) for g in by_arm.get(baseline, [])}
+    base = {g["game_id"]: _value_in(g, after, measure) for g in by_arm.get(baseline, [])}
     p_values: list[float | None] = []
     for row in rows:
         arm = row["arm"]
@@ -361,7 +443,7 @@ def versus_baseline(
             diffs = [
                 a - b
                 for g in by_arm[arm]
-                if (a := _price_in(g, after)) is not None
+                if (a := _value_in(g, after, measure)) is not None
                 and (b := base.get(g["game_id"])) is not None
             ]
             fields = {
@@ -389,23 +471,37 @@ def summarize_arms(
     openers: int,
     seed: int,
     no_deal_value: float,
+    measure: Measure | None = None,
 ) -> dict[str, Any]:
     """The summary of a paired-arms experiment: Table 1 rows (``arms``) and, per arm, the
-    per-round metrics of :func:`summarize` (``per_arm``). ``errored_runs`` counts the games with
+    per-round metrics of :func:`summarize` (``per_arm``), all of ``measure``. ``errored_runs`` counts the games with
     a failed line in any arm (a failed shared prefix fails every arm), ``error_kinds`` their
     first failed line's error."""
     by_arm = {arm: [g for g in games if g.get("arm") == arm] for arm in arms}
     rows = [
-        arm_row(arm, by_arm[arm], branch_after=branch_after, no_deal_value=no_deal_value, seed=seed)
+        arm_row(
+            arm,
+            by_arm[arm],
+            branch_after=branch_after,
+            no_deal_value=no_deal_value,
+            seed=seed,
+            measure=measure,
+        )
         for arm in arms
     ]
-    versus_baseline(rows, by_arm, branch_after=branch_after, seed=seed)
+    versus_baseline(rows, by_arm, branch_after=branch_after, seed=seed, measure=measure)
     per_arm = []
     for arm in arms:
         summary = summarize(
-            by_arm[arm], rounds=rounds, runs=runs, improve=improve, openers=openers, seed=seed
+            by_arm[arm],
+            rounds=rounds,
+            runs=runs,
+            improve=improve,
+            openers=openers,
+            seed=seed,
+            measure=measure,
         )
-        with_scores(summary, by_arm[arm], no_deal_value=no_deal_value, seed=seed)
+        with_scores(summary, by_arm[arm], no_deal_value=no_deal_value, seed=seed, measure=measure)
         per_arm.append({"arm": arm, **summary})
     first = per_arm[0] if per_arm else {}
     failed: dict[tuple[str, str], str | None] = {}

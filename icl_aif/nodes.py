@@ -21,6 +21,7 @@ from icl_aif.calls import ModelCallError
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
+from icl_aif.games.base import Game
 from icl_aif.protocol import Message, RoundRecord
 from icl_aif.replies import screened_turn
 from icl_aif.state import RoundState, RunState
@@ -32,7 +33,7 @@ from icl_aif.transcript import Speaker, Turn, other_side
 async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Put the scripted opening lines on the table."""
     ctx = context_of(runtime.context)
-    return {"turns": protocol.opening_turns(ctx.config.scenario), "status": "ongoing"}
+    return {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"}
 
 
 def speaker_node(side: Speaker) -> Any:
@@ -50,7 +51,7 @@ def speaker_node(side: Speaker) -> Any:
         if side == config.improve:
             messages = protocol.improved_view(state.get("history", []), side, turns)
         else:
-            messages = protocol.rival_view(ctx.prompts, config.scenario, side, turns)
+            messages = protocol.rival_view(ctx.prompts, config, side, turns)
         try:
             text = await ctx.call_model(side, state["round"], messages)
         except ModelCallError as exc:
@@ -67,7 +68,7 @@ def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
 
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Classify the round after the last utterance; reaching the cap is no deal, never a deal,
+    """Judge the round after the last utterance; reaching the cap is no deal, never a deal,
     and the round is marked ``truncated`` (the cap ended it, not the players)."""
     if state.get("error"):  # the speaker's model failed: the round ends with that error
         return {}
@@ -83,9 +84,10 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
         ctx.calls.extend({"game_id": ctx.game_id, "round": state["round"], **c} for c in calls)
     how = {"decided_by": verdict.decided_by or ctx.judge.name, "parse": verdict.parse}
     if verdict.terminal:
-        return {"status": verdict.state, "price": verdict.price, "reason": verdict.reason, **how}
+        terms = verdict.terms if verdict.state == "deal" else None
+        return {"status": verdict.state, "terms": terms, "reason": verdict.reason, **how}
     if len(turns) >= 2 * ctx.config.scenario.max_exchanges:  # truncated: no deal, reason cap
-        return {"status": "no_deal", "price": None, "reason": "cap", "truncated": True, **how}
+        return {"status": "no_deal", "terms": None, "reason": "cap", "truncated": True, **how}
     return {"status": "ongoing", **how}
 
 
@@ -96,19 +98,22 @@ async def route_turn(state: RoundState) -> str:
     return other_side(state["turns"][-1]["speaker"])
 
 
-def round_record(state: RoundState) -> RoundRecord:
-    """The finished round as it is stored; ``truncated`` only on a round the cap ended."""
+def round_record(state: RoundState, game: Game) -> RoundRecord:
+    """The finished round as it is stored: the outcome, the game's terms (and the fields the game
+    keeps beside them, the price game's ``price``); ``truncated`` only on a round the cap ended."""
     error = state.get("error")
+    terms = None if error else state.get("terms")
     record = RoundRecord(
         round=state["round"],
         turns=list(state.get("turns", [])),
         outcome="error" if error else state["status"],  # type: ignore[typeddict-item]
-        price=None if error else state.get("price"),
+        terms=terms,
         reason=error or state.get("reason"),
         # how the last verdict was reached; null for a round stopped by an error
         decided_by=None if error else state.get("decided_by"),
         parse=None if error else state.get("parse"),
     )
+    record.update(game.record_fields(terms))  # type: ignore[typeddict-item]
     if state.get("truncated") and not error:
         record["truncated"] = True
     return record
@@ -124,7 +129,7 @@ async def start_run(state: RunState, runtime: Runtime[GameContext]) -> dict[str,
         return {}
     side = ctx.config.improve
     return {
-        "history": protocol.initial_history(ctx.prompts, ctx.config.scenario, side),
+        "history": protocol.initial_history(ctx.prompts, ctx.config, side),
         "rounds": [],
         "error": None,
     }
@@ -142,7 +147,7 @@ def play_round_node(round_graph: Any) -> Any:
             config=config,
             context=runtime.context,
         )
-        record = round_record(result)
+        record = round_record(result, context_of(runtime.context).game)
         update: dict[str, Any] = {"rounds": [*rounds, record]}
         if record["outcome"] == "error":
             update["error"] = record["reason"]
@@ -212,7 +217,7 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
         acknowledgement = protocol.scripted_acknowledgement(ctx.prompts, config, rounds)
     record = RoundRecord(**last, instruction=instruction, acknowledgement=acknowledgement)
     played = [*rounds[:-1], record]
-    brief = protocol.initial_history(ctx.prompts, config.scenario, config.improve)
+    brief = protocol.initial_history(ctx.prompts, config, config.improve)
     history = protocol.carried_history(
         brief, config.improve, played, config.context, config.last_rounds
     )

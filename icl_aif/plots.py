@@ -6,7 +6,11 @@ display, no global backend switch.
 Every figure takes a list of :class:`Series`, one line (or histogram) per series: today a run is
 one series; a run whose games carry a ``cell`` (sweeps) or an ``arm`` key (paired feedback arms)
 gives one series per cell and arm. File names are fixed (``PLOT_FILES``) so scripts and the
-HTML report can rely on them; the same records give the same bytes.
+HTML report can rely on them, whatever the game; the same records give the same bytes.
+
+The figures show the game's measure (:class:`~icl_aif.games.base.Measure`: the price game's deal
+price, the pie split's payoff): its ``name`` keys the per-round values, its ``label`` words the
+axes, and a measure in ``money`` gets $1 bins and dollar axes.
 """
 
 from __future__ import annotations
@@ -19,10 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from icl_aif.metrics import round_metrics
+from icl_aif.metrics import deal_values, round_metrics
+from icl_aif.report import PRICE, MeasureLike, measure_header
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from icl_aif.config import ExperimentConfig
+    from icl_aif.games.base import Measure
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +44,7 @@ PLOT_FILES = (HISTOGRAM, PRICE_DEAL_RATE, PRICE_VS_DEAL_RATE, RESPONSE_CHARS)
 
 _DPI = 100
 _MAX_DOLLAR_TICKS = 25  # a histogram over a wider price range gets fewer whole-dollar ticks
+_BINS = 20  # a histogram of a measure that is not money: this many bins over its range
 _PNG_METADATA = {"Software": None}  # no matplotlib version in the file: same records, same bytes
 
 
@@ -44,22 +53,13 @@ class Series:
     """One line in every figure: a run, a feedback arm or a sweep cell.
 
     ``per_round`` holds ``summary.json``-style round objects (``round``, ``deal_rate``,
-    ``mean_price``, ``price_ci95``, ``mean_response_chars``); ``prices`` the deal prices per round.
+    ``mean_<name>``, ``<name>_ci95``, ``mean_response_chars``: ``mean_price`` and ``price_ci95``
+    in the price game); ``values`` the measure of every deal, per round.
     """
 
     label: str
     per_round: tuple[dict[str, Any], ...]
-    prices: dict[int, tuple[float, ...]]
-
-
-def deal_prices(games: Sequence[dict[str, Any]], number: int) -> tuple[float, ...]:
-    """The deal prices of round ``number`` over ``games``."""
-    return tuple(
-        float(r["price"])
-        for g in games
-        for r in g["rounds"]
-        if r["round"] == number and r["outcome"] == "deal" and r.get("price") is not None
-    )
+    values: dict[int, tuple[float, ...]]
 
 
 def series_of(
@@ -71,19 +71,27 @@ def series_of(
     openers: int,
     seed: int,
     per_round: Sequence[dict[str, Any]] | None = None,
+    measure: Measure | None = None,
 ) -> Series:
-    """One series from a set of games; ``per_round`` (e.g. ``summary['per_round']``) if given."""
+    """One series of ``measure`` (default: the deal price) from a set of games; ``per_round``
+    (e.g. ``summary['per_round']``) if given."""
     if per_round is None:
         per_round = [
             round_metrics(
-                games, k, total_runs=len(games), improve=improve, openers=openers, seed=seed
+                games,
+                k,
+                total_runs=len(games),
+                improve=improve,
+                openers=openers,
+                seed=seed,
+                measure=measure,
             )
             for k in range(1, rounds + 1)
         ]
     return Series(
         label=label,
         per_round=tuple(per_round),
-        prices={k: deal_prices(games, k) for k in range(1, rounds + 1)},
+        values={k: deal_values(games, k, measure) for k in range(1, rounds + 1)},
     )
 
 
@@ -96,6 +104,7 @@ def run_series(
     improve: str,
     openers: int,
     seed: int,
+    measure: Measure | None = None,
 ) -> list[Series]:
     """The series of a run: one per sweep ``cell`` and feedback ``arm`` found in its games (label
     ``cell/arm``), else the whole run (with ``summary['per_round']``)."""
@@ -109,6 +118,7 @@ def run_series(
         "improve": improve,
         "openers": openers,
         "seed": seed,
+        "measure": measure,
     }
     if not labels:
         return [series_of(games, label=name, per_round=summary.get("per_round"), **options)]
@@ -118,17 +128,21 @@ def run_series(
 
 
 def plot_pngs(
-    series: Sequence[Series], *, price_range: tuple[float, float], title: str
+    series: Sequence[Series],
+    *,
+    value_range: tuple[float, float],
+    title: str,
+    measure: MeasureLike = PRICE,
 ) -> dict[str, bytes]:
-    """Every figure as PNG bytes, keyed by its file name (``PLOT_FILES`` order).
+    """Every figure of ``measure`` as PNG bytes, keyed by its file name (``PLOT_FILES`` order).
 
-    ``price_range`` is the scenario's [buyer_open, list_price]: the histogram's $1 bins span it,
-    and a price axis without a deal shows it.
+    ``value_range`` (:func:`measure_range`; the price game's: the scenario's [buyer_open,
+    list_price]): the histogram's bins span it, and a measure's axis without a deal shows it.
     """
     figures: dict[str, Callable[[], Figure]] = {
-        HISTOGRAM: lambda: histogram_figure(series, price_range, title),
-        PRICE_DEAL_RATE: lambda: price_deal_rate_figure(series, title, price_range),
-        PRICE_VS_DEAL_RATE: lambda: price_vs_deal_rate_figure(series, title, price_range),
+        HISTOGRAM: lambda: histogram_figure(series, value_range, title, measure),
+        PRICE_DEAL_RATE: lambda: price_deal_rate_figure(series, title, value_range, measure),
+        PRICE_VS_DEAL_RATE: lambda: price_vs_deal_rate_figure(series, title, value_range, measure),
         RESPONSE_CHARS: lambda: response_chars_figure(series, title),
     }
     pngs: dict[str, bytes] = {}
@@ -152,13 +166,31 @@ def write_plots(directory: Path, pngs: dict[str, bytes]) -> list[Path]:
     return paths
 
 
+def measure_range(
+    config: ExperimentConfig, measure: MeasureLike, series: Sequence[Series] = ()
+) -> tuple[float, float]:
+    """The range a figure of ``measure`` spans: in the price game, the scenario's buyer's opening
+    offer to its list price; else the values' own range, 0 to 1 for values that all lie there
+    (a proportion, such as the pie split's payoff) or when there are none."""
+    scenario = config.scenario
+    low, high = getattr(scenario, "buyer_open", None), getattr(scenario, "list_price", None)
+    if measure.money and isinstance(low, int | float) and isinstance(high, int | float):
+        return float(low), float(high)
+    values = [v for s in series for vs in s.values.values() for v in vs]
+    if not values or (min(values) >= 0.0 and max(values) <= 1.0):
+        return 0.0, 1.0
+    return min(values), max(values)
+
+
 def run_plot_pngs(directory: Path) -> dict[str, bytes]:
-    """The figures of the finished run in ``directory``, from its records, as PNG bytes."""
-    from icl_aif.analysis import run_config
+    """The figures of the finished run in ``directory``, from its records, as PNG bytes: of the
+    measure of its config's game (a run written before games: the deal price)."""
+    from icl_aif.analysis import run_config, run_measure
     from icl_aif.records import SUMMARY, read_games, read_json, read_manifest
 
     manifest = read_manifest(directory)
     config = run_config(directory)
+    measure = run_measure(config)
     summary = read_json(directory / SUMMARY)
     name = manifest.get("name", config.name)
     series = run_series(
@@ -169,12 +201,13 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
         improve=config.improve,
         openers=len(config.scenario.openers),
         seed=config.seed,
+        measure=measure,
     )
-    scenario = config.scenario
     return plot_pngs(
         series,
-        price_range=(float(scenario.buyer_open), float(scenario.list_price)),
+        value_range=measure_range(config, measure, series),
         title=f"{name} ({config.improve} improved)",
+        measure=measure,
     )
 
 
@@ -234,12 +267,21 @@ def _no_deals(axis: Any, note: str = "no deals") -> None:
     )
 
 
-def _empty_price_axis(axis: Any, price_range: tuple[float, float] | None) -> None:
-    """A price axis without a single deal: the scenario's price range and a "no deals" note."""
-    if price_range is not None:
-        low, high = sorted(price_range)
+def _empty_price_axis(axis: Any, value_range: tuple[float, float] | None) -> None:
+    """A measure's axis without a single deal: the measure's range (the price game's: the
+    scenario's prices) and a "no deals" note."""
+    if value_range is not None:
+        low, high = sorted(value_range)
         axis.set_ylim(low, high if high > low else low + 1)
     _no_deals(axis)
+
+
+def _unit(measure: MeasureLike) -> str:
+    return " ($)" if measure.money else ""
+
+
+def _plural(words: str) -> str:
+    return words if words.endswith("s") else f"{words}s"
 
 
 def dollar_bins(price_range: tuple[float, float]) -> tuple[int, int, list[float]]:
@@ -249,14 +291,36 @@ def dollar_bins(price_range: tuple[float, float]) -> tuple[int, int, list[float]
     return low, high, [k - 0.5 for k in range(low, high + 2)]
 
 
+def even_bins(
+    value_range: tuple[float, float], count: int = _BINS
+) -> tuple[float, float, list[float]]:
+    """``count`` bins of equal width from the low end of ``value_range`` to its high end (one
+    unit wide if the range is a point)."""
+    low, high = float(min(value_range)), float(max(value_range))
+    if high <= low:
+        low, high = low - 0.5, low + 0.5
+    step = (high - low) / count
+    return low, high, [low + k * step for k in range(count)] + [high]
+
+
 def histogram_figure(
-    series: Sequence[Series], price_range: tuple[float, float], title: str
+    series: Sequence[Series],
+    price_range: tuple[float, float],
+    title: str,
+    measure: MeasureLike = PRICE,
 ) -> Figure:
-    """Deal prices in $1 bins centred on whole dollars over ``price_range``: round 1 (before) and
-    the last round (after) on one y-scale; a 1-round run has one panel."""
+    """The measure of every deal, round 1 (before) and the last round (after) on one y-scale; a
+    1-round run has one panel. Money: $1 bins centred on whole dollars over ``price_range``;
+    another measure: :data:`_BINS` even bins over it."""
     from matplotlib.ticker import MaxNLocator
 
-    low, high, edges = dollar_bins(price_range)
+    low: float
+    high: float
+    edges: list[float]
+    if measure.money:
+        low, high, edges = dollar_bins(price_range)
+    else:
+        low, high, edges = even_bins(price_range)
     last = _last_round(series)
     panels = (
         [(1, "round 1")]
@@ -268,54 +332,58 @@ def histogram_figure(
     for axis, (number, label) in zip(axes, panels, strict=True):
         deals = 0
         for s in series:
-            prices = s.prices.get(number, ())
-            deals += len(prices)
+            values = s.values.get(number, ())
+            deals += len(values)
             axis.hist(
-                [min(max(p, low), high) for p in prices],  # outside the range: counted at its edge
+                [min(max(v, low), high) for v in values],  # outside the range: counted at its edge
                 bins=edges,
                 histtype="stepfilled" if len(series) == 1 else "step",
                 alpha=0.7 if len(series) == 1 else 1.0,
                 linewidth=1.5,
-                label=f"{s.label} ({len(prices)} deals)",
+                label=f"{s.label} ({len(values)} deals)",
             )
         any_deal = any_deal or deals > 0
         if deals == 0:
             _no_deals(axis, f"no deals in round {number}")
         axis.set_title(f"{label}: {deals} deal{'' if deals == 1 else 's'}", fontsize="medium")
-        axis.set_xlabel("deal price ($)")
+        axis.set_xlabel(f"{measure.label}{_unit(measure)}")
         axis.set_xlim(edges[0], edges[-1])
-        if high - low < _MAX_DOLLAR_TICKS:
-            axis.set_xticks(range(low, high + 1))
-        else:
+        if measure.money and high - low < _MAX_DOLLAR_TICKS:
+            axis.set_xticks(range(int(low), int(high) + 1))
+        elif measure.money:
             axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.yaxis.set_major_locator(MaxNLocator(integer=True))
         _legend(axis, series)
     axes[0].set_ylabel("deals")
     axes[0].set_ylim(0, None if any_deal else 1)  # shared by both panels
-    figure.suptitle(f"{title}: deal prices, $1 bins")
+    bins = "$1 bins" if measure.money else f"{len(edges) - 1} bins"
+    figure.suptitle(f"{title}: {_plural(measure.label)}, {bins}")
     return figure
 
 
 def price_deal_rate_figure(
-    series: Sequence[Series], title: str, price_range: tuple[float, float] | None = None
+    series: Sequence[Series],
+    title: str,
+    price_range: tuple[float, float] | None = None,
+    measure: MeasureLike = PRICE,
 ) -> Figure:
-    """Mean deal price with its 95% CI (left) and the deal rate (right), per round; without a deal
-    the price axis spans ``price_range`` (the scenario's) under a "no deals" note."""
+    """The mean measure with its 95% CI (left) and the deal rate (right), per round; without a
+    deal the measure's axis spans ``price_range`` (the price game's: the scenario's) under a "no
+    deals" note."""
+    mean, ci95 = f"mean_{measure.name}", f"{measure.name}_ci95"
     figure, (price_axis, rate_axis) = _new_figure(2)
-    if not any(_rounds(s, "mean_price")[0] for s in series):
+    if not any(_rounds(s, mean)[0] for s in series):
         _empty_price_axis(price_axis, price_range)
     for s in series:
-        xs, ys = _rounds(s, "mean_price")
-        ci: dict[int, list[float]] = {
-            int(r["round"]): r["price_ci95"] for r in s.per_round if r.get("price_ci95")
-        }
+        xs, ys = _rounds(s, mean)
+        ci: dict[int, list[float]] = {int(r["round"]): r[ci95] for r in s.per_round if r.get(ci95)}
         lower = [y - ci[x][0] if x in ci else 0.0 for x, y in zip(xs, ys, strict=True)]
         upper = [ci[x][1] - y if x in ci else 0.0 for x, y in zip(xs, ys, strict=True)]
         price_axis.errorbar(xs, ys, yerr=[lower, upper], marker="o", capsize=3, label=s.label)
         rx, ry = _rounds(s, "deal_rate")
         rate_axis.plot(rx, [100 * y for y in ry], marker="o", label=s.label)
-    price_axis.set_ylabel("mean deal price ($), 95% CI")
-    price_axis.set_title("deal price", fontsize="medium")
+    price_axis.set_ylabel(f"mean {measure.label}{_unit(measure)}, 95% CI")
+    price_axis.set_title(measure.label, fontsize="medium")
     rate_axis.set_ylabel("deal rate (%)")
     rate_axis.set_ylim(0, 100)
     rate_axis.set_title("deal rate (rounds without an error)", fontsize="medium")
@@ -328,29 +396,35 @@ def price_deal_rate_figure(
 
 
 def price_vs_deal_rate_figure(
-    series: Sequence[Series], title: str, price_range: tuple[float, float] | None = None
+    series: Sequence[Series],
+    title: str,
+    price_range: tuple[float, float] | None = None,
+    measure: MeasureLike = PRICE,
 ) -> Figure:
-    """Mean deal price against deal rate, one point per round, joined in round order; without a
-    deal the price axis spans ``price_range`` under a "no deals" note."""
+    """The mean measure against deal rate, one point per round, joined in round order; without a
+    deal the measure's axis spans ``price_range`` under a "no deals" note."""
+    mean = f"mean_{measure.name}"
     figure, axes = _new_figure(1)
     axis = axes[0]
-    if not any(_rounds(s, "mean_price")[0] for s in series):
+    if not any(_rounds(s, mean)[0] for s in series):
         _empty_price_axis(axis, price_range)
     for s in series:
         points = [
-            (int(r["round"]), 100 * float(r["deal_rate"]), float(r["mean_price"]))
+            (int(r["round"]), 100 * float(r["deal_rate"]), float(r[mean]))
             for r in s.per_round
-            if r.get("deal_rate") is not None and r.get("mean_price") is not None
+            if r.get("deal_rate") is not None and r.get(mean) is not None
         ]
         axis.plot([p[1] for p in points], [p[2] for p in points], marker="o", label=s.label)
         for number, x, y in points:
             axis.annotate(str(number), (x, y), textcoords="offset points", xytext=(5, 4))
     axis.set_xlabel("deal rate (%)")
-    axis.set_ylabel("mean deal price ($)")
+    axis.set_ylabel(f"mean {measure.label}{_unit(measure)}")
     axis.set_xlim(0, 100)
     axis.grid(alpha=0.3)
     _legend(axis, series)
-    axis.set_title(f"{title}\nprice against deal rate (labels: round)", fontsize="medium")
+    axis.set_title(
+        f"{title}\n{measure_header(measure)} against deal rate (labels: round)", fontsize="medium"
+    )
     return figure
 
 

@@ -1,7 +1,8 @@
 """The ICL-AIF protocol: who sees what, and when. Pure functions on plain data.
 
-This module is the only place that turns rounds, feedback and outcomes into the messages a role
-receives; tests pin it by the exact message lists. Messages are plain dicts ``{"role", "content"}``
+This module decides which messages each role receives and in what order; the game words them
+(briefs, openers, the result and goal after a round, the critic's prompts: :mod:`icl_aif.games`).
+Tests pin it by the exact message lists. Messages are plain dicts ``{"role", "content"}``
 with roles ``system``, ``user`` and ``assistant``.
 
 - A player sees its own lines as ``assistant`` and the other side's as ``user``.
@@ -22,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from icl_aif.config import Anchor, ContextMode, CriticConstraint, ExperimentConfig, ScenarioConfig
-from icl_aif.errors import UsageError
-from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.config import ContextMode, ExperimentConfig
+from icl_aif.games.base import turns_as_messages
+from icl_aif.games.registry import get_game
+from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message as Message  # one chat message; defined with the core types
-from icl_aif.transcript import Outcome, Speaker, Turn, format_money
+from icl_aif.transcript import Outcome, Speaker, Turn
 
 
 class RoundRecord(TypedDict, total=False):
@@ -35,7 +37,8 @@ class RoundRecord(TypedDict, total=False):
     round: int
     turns: list[Turn]
     outcome: Outcome
-    price: float | None
+    terms: dict[str, Any] | None  # the game's terms of an agreement; None without one
+    price: float | None  # the price game's deal price, kept beside terms (records before terms)
     reason: str | None
     truncated: bool  # only on a round the exchange cap ended (docs/records.md)
     decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
@@ -47,55 +50,24 @@ class RoundRecord(TypedDict, total=False):
     acknowledgement: str | None
 
 
-# --- the scenario as the prompts see it -------------------------------------------------------
-
-
-def scenario_values(scenario: ScenarioConfig) -> dict[str, Any]:
-    """Template values for a scenario; prices come formatted (``$20``)."""
-    return {
-        "item": scenario.item,
-        "list_price": format_money(scenario.list_price),
-        "buyer_open": format_money(scenario.buyer_open),
-        "seller_cost": format_money(scenario.seller_cost),
-        "buyer_budget": (
-            format_money(scenario.buyer_budget) if scenario.buyer_budget is not None else ""
-        ),
-    }
-
-
-def opening_turns(scenario: ScenarioConfig) -> list[Turn]:
-    """The scripted lines that open every round."""
-    values = scenario_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
-
-
-def player_brief(prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker) -> str:
-    """The system prompt of the seller or the buyer."""
-    values = scenario_values(scenario)
-    if side == "buyer":
-        budget_template = (
-            "players/budget.txt" if scenario.buyer_budget is not None else "players/no_budget.txt"
-        )
-        values["budget"] = prompts.render(budget_template, **values)
-    return prompts.render(f"players/{side}.txt", **values)
-
-
 # --- player views ---------------------------------------------------------------------------
 
 
-def turns_as_messages(side: Speaker, turns: Sequence[Turn]) -> list[Message]:
-    """A round from ``side``'s seat: its own lines as assistant, the other side's as user."""
-    return [
-        Message(role="assistant" if t["speaker"] == side else "user", content=t["text"])
-        for t in turns
-    ]
+def opening_turns(config: ExperimentConfig) -> list[Turn]:
+    """The scripted lines that open every round of ``config``'s game."""
+    return get_game(config.game).opening_turns(config.scenario)
+
+
+def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Speaker) -> str:
+    """The system prompt of the seller or the buyer (the game's brief)."""
+    return get_game(config.game).brief(prompts, config.scenario, side)
 
 
 def initial_history(
-    prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker
+    prompts: PromptLibrary, config: ExperimentConfig, side: Speaker
 ) -> list[Message]:
     """The improved player's history before round 1: its brief only."""
-    return [Message(role="system", content=player_brief(prompts, scenario, side))]
+    return [Message(role="system", content=player_brief(prompts, config, side))]
 
 
 def improved_view(
@@ -106,11 +78,11 @@ def improved_view(
 
 
 def rival_view(
-    prompts: PromptLibrary, scenario: ScenarioConfig, side: Speaker, turns: Sequence[Turn]
+    prompts: PromptLibrary, config: ExperimentConfig, side: Speaker, turns: Sequence[Turn]
 ) -> list[Message]:
     """What the rival receives: its brief and the current round, nothing from earlier rounds."""
     return [
-        Message(role="system", content=player_brief(prompts, scenario, side)),
+        Message(role="system", content=player_brief(prompts, config, side)),
         *turns_as_messages(side, turns),
     ]
 
@@ -123,104 +95,27 @@ def moderator_window(turns: Sequence[Turn], size: int) -> list[Turn]:
 # --- between rounds -------------------------------------------------------------------------
 
 
-def anchor_price(
-    rounds: Sequence[RoundRecord], anchor: Anchor, improve: Speaker
-) -> tuple[float, int] | None:
-    """The price the next round should beat and the round it came from, or None if there is none."""
-    if not rounds:
-        return None
-    if anchor == "previous":
-        candidates = [rounds[-1]]
-    elif anchor == "first":
-        candidates = [rounds[0]]
-    else:
-        candidates = list(rounds)
-    deals: list[tuple[float, int]] = []
-    for record in candidates:
-        price = record.get("price")
-        if record.get("outcome") == "deal" and price is not None:
-            deals.append((float(price), record["round"]))
-    if not deals:
-        return None
-    # the best price for the improved side; the earliest round among equal prices
-    sign = 1.0 if improve == "seller" else -1.0
-    return max(deals, key=lambda d: (sign * d[0], -d[1]))
-
-
-def _trade_words(side: Speaker) -> dict[str, str]:
-    if side == "seller":
-        return {"trade": "sell", "traded": "sold", "direction": "more"}
-    return {"trade": "buy", "traded": "bought", "direction": "less"}
-
-
-def no_deal_reason(record: RoundRecord, max_exchanges: int) -> str:
-    """A plain sentence fragment for why a round had no deal."""
-    reason = record.get("reason") or "unknown"
-    last = record["turns"][-1]["speaker"] if record.get("turns") else "a side"
-    texts = {
-        "walk_away": f"the {last} walked away",
-        "refusal": f"the {last} refused to go on",
-        "cap": f"the round reached its limit of {max_exchanges} exchanges",
-    }
-    return texts.get(reason, reason.replace("_", " "))
-
-
-def outcome_sentence(record: RoundRecord, max_exchanges: int) -> str:
-    """``deal at $15`` or ``no deal: the buyer walked away``, for transcripts shown to the critic."""
-    if record.get("outcome") == "deal":
-        price = record.get("price")
-        return f"deal at {format_money(price)}" if price is not None else "deal at an unclear price"
-    if record.get("outcome") == "error":
-        return f"stopped by an error ({record.get('reason')})"
-    return f"no deal: {no_deal_reason(record, max_exchanges)}"
-
-
 def next_round_instruction(
     prompts: PromptLibrary,
     config: ExperimentConfig,
     rounds: Sequence[RoundRecord],
     feedback: str | None,
 ) -> str:
-    """The user turn the improved player receives after a round: result, feedback and next goal."""
-    side = config.improve
-    last = rounds[-1]
-    words = {**_trade_words(side), **scenario_values(config.scenario)}
-    if last.get("outcome") == "deal" and last.get("price") is not None:
-        result = prompts.render("round/result_deal.txt", **words, price=format_money(last["price"]))  # type: ignore[arg-type]
-    else:
-        reason = no_deal_reason(last, config.scenario.max_exchanges)
-        result = prompts.render("round/result_no_deal.txt", reason=reason)
-    next_round = last["round"] + 1
-    anchor = anchor_price(rounds, config.anchor, side)
-    if anchor is None:
-        goal = prompts.render("round/goal_no_anchor.txt", next_round=next_round)
-    else:
-        price, number = anchor
-        goal = prompts.render(
-            "round/goal_anchor.txt",
-            **words,
-            next_round=next_round,
-            anchor=format_money(price),
-            anchor_label=_anchor_label(config.anchor, number),
-        )
-    block = prompts.render("round/feedback.txt", feedback=feedback) if feedback else ""
-    text = prompts.render(
-        "round/next_round.txt", round=last["round"], result=result, feedback=block, goal=goal
-    )
-    return _collapse_blank_lines(text)
+    """The user turn the improved player receives after a round: the game words the result,
+    the feedback and the next goal."""
+    return get_game(config.game).next_round_instruction(prompts, config, rounds, feedback)
 
 
 def scripted_acknowledgement(
     prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
 ) -> str:
-    """The improved player's scripted reply to the feedback turn."""
-    words = _trade_words(config.improve)
-    anchor = anchor_price(rounds, config.anchor, config.improve)
-    if anchor is None:
-        aim = prompts.render("round/aim_no_anchor.txt")
-    else:
-        aim = prompts.render("round/aim_anchor.txt", **words, anchor=format_money(anchor[0]))
-    return prompts.render("round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim)
+    """The improved player's scripted reply to the feedback turn (the game's words)."""
+    return get_game(config.game).scripted_acknowledgement(prompts, config, rounds)
+
+
+def outcome_sentence(config: ExperimentConfig, record: RoundRecord) -> str:
+    """A round's outcome as the critic's transcript states it (the game's words)."""
+    return get_game(config.game).outcome_sentence(record, config.scenario)
 
 
 def carry_round(history: Sequence[Message], side: Speaker, record: RoundRecord) -> list[Message]:
@@ -266,22 +161,6 @@ def carried_history(
     return history
 
 
-def _anchor_label(anchor: Anchor, number: int) -> str:
-    if anchor == "best":
-        return f"your best round so far (round {number})"
-    return f"round {number}"
-
-
-def _collapse_blank_lines(text: str) -> str:
-    lines = text.splitlines()
-    out: list[str] = []
-    for line in lines:
-        if not line.strip() and (not out or not out[-1].strip()):
-            continue
-        out.append(line)
-    return "\n".join(out).strip()
-
-
 # --- the critic -----------------------------------------------------------------------------
 
 
@@ -292,7 +171,7 @@ def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -
     for record in rounds:
         lines = [f"Round {record['round']}"]
         lines += [f"{t['speaker']}: {t['text']}" for t in record["turns"]]
-        lines.append(f"Outcome: {outcome_sentence(record, config.scenario.max_exchanges)}.")
+        lines.append(f"Outcome: {outcome_sentence(config, record)}.")
         if record.get("feedback"):
             lines.append(f"Feedback the {side} received after round {record['round']}:")
             lines.append(str(record["feedback"]))
@@ -302,51 +181,12 @@ def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -
     return "\n\n".join(blocks)
 
 
-def critic_constraints(
-    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
-) -> str:
-    """The critic's constraints that are on, one a line, in the order of ``critic/constraints.txt``.
-
-    The file holds one ``NAME: TEXT`` a line (``#`` comments and blank lines skipped).
-    """
-    source = "critic/constraints.txt"
-    texts: dict[str, str] = {}
-    for raw in prompts.text(source).splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, sep, text = line.partition(":")
-        if not sep or not text.strip():
-            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
-        texts[name.strip()] = text.strip()
-    missing = [n for n in names if n not in texts]
-    if missing:
-        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
-    wanted = set(names)
-    return "\n".join(
-        render_strict(text, values, source=f"{source} ({name})")
-        for name, text in texts.items()
-        if name in wanted
-    )
-
-
 def critic_messages(
     prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
 ) -> list[Message]:
-    """What the critic receives after a round."""
-    side = config.improve
-    values = {
-        "role": side,
-        "item": config.scenario.item,
-        "suggestions": config.feedback.suggestions,
-        "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
-    }
-    constraints = critic_constraints(prompts, config.feedback.constraints, values)
-    system = prompts.render("critic/system.txt", **values, constraints=constraints)
-    request = prompts.render(
-        "critic/request.txt", **values, transcript=critic_transcript(config, rounds)
-    )
-    return [Message(role="system", content=system), Message(role="user", content=request)]
+    """What the critic receives after a round: the game's prompts around the improved player's
+    record (:func:`critic_transcript`)."""
+    return get_game(config.game).critic_messages(prompts, config, critic_transcript(config, rounds))
 
 
 def human_feedback_request(
@@ -393,7 +233,7 @@ def person_prompt(
         "side": side,
         "round": round_number,
         "rounds": config.rounds,
-        "brief": player_brief(prompts, config.scenario, side),
+        "brief": player_brief(prompts, config, side),
         "instruction": instruction,
         "turns": [dict(t) for t in turns],
     }

@@ -5,7 +5,7 @@ from icl_aif.records import GameRecord, read_jsonl
 
 for line in read_jsonl(path / "games.jsonl"):
     game = GameRecord.model_validate(line)
-    prices = [r.price for r in game.rounds if r.outcome == "deal"]
+    terms = [r.terms for r in game.rounds if r.outcome == "deal"]
 ```
 
 The models are the shape of ``games.jsonl`` lines (:class:`GameRecord`, its rounds
@@ -48,14 +48,18 @@ __all__ = [
     "game_record",
     "is_truncated",
     "manifest_text",
+    "prompts_of",
     "upgrade_game",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The version of the run records this package writes (0: records without ``format_version``).
 
 1: ``format_version`` on every line and in the manifest; ``truncated`` on a round the exchange cap
-ended (``outcome`` stays ``no_deal``, ``reason`` stays ``cap``)."""
+ended (``outcome`` stays ``no_deal``, ``reason`` stays ``cap``).
+2: ``terms`` on every round (the game's terms of an agreement, null without one); the manifest
+names the ``game``. Records of formats 0 and 1 are all of the price game: their terms are
+``{"price": price}`` on a deal (:func:`upgrade_game`)."""
 
 
 class _Record(BaseModel):
@@ -82,7 +86,10 @@ class RoundRecord(_Record):
     round: int
     turns: list[TurnRecord]
     outcome: Literal["deal", "no_deal", "error"]
+    terms: dict[str, Any] | None = None
+    """The game's terms of an agreement (the price game's ``{"price": 15.0}``); null without one."""
     price: float | None = None
+    """The price game only: the deal price, as records before ``terms`` had it."""
     reason: str | None = None
     truncated: bool = False
     """True when the exchange cap ended the round (``no_deal``, reason ``cap``); absent otherwise."""
@@ -161,6 +168,8 @@ class ManifestRecord(_Record):
 
     format_version: int = 0
     name: str
+    game: str = "price"
+    """The game played (format 2; runs written before it are of the price game)."""
     icl_aif_version: str | None = None
     versions: dict[str, str | None] = {}
     git: dict[str, Any] = {}
@@ -197,6 +206,18 @@ def check_format_version(record: dict[str, Any], where: object) -> int:
             f"{FORMAT_VERSION}: upgrade icl-aif (pip install -U icl-aif)"
         )
     return version
+
+
+def prompts_of(manifest: dict[str, Any]) -> dict[str, str]:
+    """A manifest's ``prompts`` (path -> SHA-256) under today's paths: before format 2 the price
+    game's templates lay in ``prompts/`` itself, since then in ``prompts/price/``."""
+    prompts: dict[str, str] = dict(manifest.get("prompts") or {})
+    if format_version_of(manifest) >= 2:
+        return prompts
+    return {
+        f"prompts/price/{path.removeprefix('prompts/')}" if path.startswith("prompts/") else path: h
+        for path, h in prompts.items()
+    }
 
 
 def is_truncated(round_record: dict[str, Any]) -> bool:
@@ -261,10 +282,17 @@ def game_record(
 
 
 def upgrade_game(record: dict[str, Any]) -> dict[str, Any]:
-    """A format-0 ``games.jsonl`` record as the current format writes it: ``truncated`` on the
-    rounds the cap ended (the version is stamped by :func:`game_line`)."""
-    rounds = [
-        {**r, "truncated": True} if is_truncated(r) and "truncated" not in r else r
-        for r in record.get("rounds", [])
-    ]
-    return {**record, "rounds": rounds}
+    """An older ``games.jsonl`` record as the current format writes it (the version is stamped
+    by :func:`game_line`): ``truncated`` on the rounds the cap ended (format 0), ``terms`` on every
+    round (formats 0 and 1, all of the price game: ``{"price": price}`` on a deal, else null)."""
+    return {**record, "rounds": [_upgrade_round(r) for r in record.get("rounds", [])]}
+
+
+def _upgrade_round(record: dict[str, Any]) -> dict[str, Any]:
+    upgraded = dict(record)
+    if is_truncated(record) and "truncated" not in record:
+        upgraded["truncated"] = True
+    if "terms" not in record:
+        deal = record.get("outcome") == "deal"
+        upgraded["terms"] = {"price": record.get("price")} if deal else None
+    return upgraded

@@ -492,6 +492,7 @@ def base_manifest(
     return {
         "format_version": FORMAT_VERSION,
         "name": config.name,
+        "game": config.game,
         "icl_aif_version": __version__,
         "versions": package_versions(),
         "git": git_state(Path(__file__).resolve().parent),

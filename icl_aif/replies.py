@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from icl_aif.moderator.prices import find_prices
+from icl_aif.games.price.moderator.prices import find_prices
 from icl_aif.transcript import Speaker, Turn
 
 __all__ = [

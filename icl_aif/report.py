@@ -1,72 +1,172 @@
-"""Per-round tables for people: a rich table in the terminal and Markdown for ``summary.md``."""
+"""Per-round tables for people: a rich table in the terminal and Markdown for ``summary.md``.
+
+The tables show the game's measure (``summary.json``'s ``measure``: its ``name`` keys the
+columns, ``label`` words the legends, ``money`` formats it as dollars). A summary written before
+games had measures has none: it is read as the price game's deal price (:data:`PRICE`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-COLUMNS = (
-    ("round", "round"),
-    ("games", "games"),
-    ("deals", "deals"),
-    ("deal rate", "deal_rate"),
-    ("cap", "truncations"),
-    ("errors", "errors"),
-    ("price", "mean_price"),
-    ("95% CI", "price_ci95"),
-    ("median", "median_price"),
-    ("chars", "mean_response_chars"),
-    ("exch.", "mean_exchanges"),
-)
-TERMINAL_COLUMNS = tuple(c for c in COLUMNS if c[1] != "median_price")
+
+class MeasureLike(Protocol):
+    """What a table needs to know of a measure (a :class:`MeasureInfo`, or the game's
+    :class:`~icl_aif.games.base.Measure` itself)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def money(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class MeasureInfo:
+    """A measure as ``summary.json`` names it: the key stem, the words, dollars or not."""
+
+    name: str
+    label: str
+    money: bool = False
+
+
+PRICE = MeasureInfo(name="price", label="deal price", money=True)
+"""The measure of a summary without ``measure`` (written before games had measures)."""
+
+
+def summary_measure(summary: dict[str, Any], default: MeasureLike | None = None) -> MeasureLike:
+    """The measure ``summary`` (or a sweep's cell) names; ``default`` (else :data:`PRICE`) when
+    it names none."""
+    entry = summary.get("measure")
+    if isinstance(entry, dict) and entry.get("name"):
+        name = str(entry["name"])
+        return MeasureInfo(
+            name=name, label=str(entry.get("label") or name), money=bool(entry.get("money"))
+        )
+    return default if default is not None else PRICE
+
+
+def measure_header(measure: MeasureLike) -> str:
+    """The measure's column header: its name in words (``price``, ``payoff``)."""
+    return measure.name.replace("_", " ")
+
+
+def _plural(words: str) -> str:
+    return words if words.endswith("s") else f"{words}s"
+
+
+def _digits(measure: MeasureLike) -> int:
+    """Decimals of a value of the measure: cents, or three for a figure such as a share."""
+    return 2 if measure.money else 3
+
+
+def value_text(value: float, measure: MeasureLike) -> str:
+    """A value of the measure: ``$15.00`` in money, else ``0.450``."""
+    return f"${value:.2f}" if measure.money else f"{value:.{_digits(measure)}f}"
+
+
+def signed_text(value: float, measure: MeasureLike) -> str:
+    """A difference of the measure: ``+1.50`` (money: cents), else ``+0.025``."""
+    return f"{value:+.{_digits(measure)}f}"
+
+
+def round_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
+    """The per-round table's (header, ``summary.json`` key) of ``measure``."""
+    n = measure.name
+    return (
+        ("round", "round"),
+        ("games", "games"),
+        ("deals", "deals"),
+        ("deal rate", "deal_rate"),
+        ("cap", "truncations"),
+        ("errors", "errors"),
+        (measure_header(measure), f"mean_{n}"),
+        ("95% CI", f"{n}_ci95"),
+        ("median", f"median_{n}"),
+        ("chars", "mean_response_chars"),
+        ("exch.", "mean_exchanges"),
+    )
+
+
+def terminal_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
+    """The terminal's per-round table: 80 columns wide; the median is in summary.md and
+    summary.json."""
+    return tuple(c for c in round_columns(measure) if c[1] != f"median_{measure.name}")
+
+
+COLUMNS = round_columns(PRICE)
+"""The per-round columns of a price-game summary (:func:`round_columns` of another measure)."""
+TERMINAL_COLUMNS = terminal_columns(PRICE)
 """The terminal's per-round table: 80 columns wide; the median is in summary.md and summary.json."""
 _LEGEND = (
     "deal rate: deals over the rounds that ended in a deal or no deal; cap: no-deal rounds the "
     "exchange cap ended, truncated (- in a summary written before this count); errors: rounds "
-    "ended by an error (a failed model call), left out of the deal rate; price: mean deal price "
+    "ended by an error (a failed model call), left out of the deal rate; {header}: mean {label} "
     "over deals, with a 95% bootstrap CI{median}; chars: mean length of the improved player's "
     "replies; exch.: mean seller-buyer exchanges per round that ended in a deal or no deal."
 )
-LEGEND = _LEGEND.format(median="")
-TERMINAL_LEGEND = _LEGEND.format(median=" (summary.md also has the median)")
+
+
+def legend(measure: MeasureLike = PRICE, *, terminal: bool = False) -> str:
+    """The per-round table's legend (``terminal``: the table without the median)."""
+    median = " (summary.md also has the median)" if terminal else ""
+    return _LEGEND.format(header=measure_header(measure), label=measure.label, median=median)
+
+
+LEGEND = legend(PRICE)
+TERMINAL_LEGEND = legend(PRICE, terminal=True)
 MAX_ERROR_KINDS = 3
 """Kinds of error the failed-games line names; it counts the others."""
 EXAMPLE_SHOWN = 80
 """Characters of a kind's first message the failed-games line shows."""
 
 
-def cell(key: str, value: Any) -> str:
-    """One formatted table cell."""
+def cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
+    """One formatted table cell (``measure``: the summary's)."""
     if value is None:
         return "-"
-    if key == "price_ci95":
-        return f"{value[0]:.2f}-{value[1]:.2f}"
+    n = measure.name
+    if key == f"{n}_ci95":
+        digits = _digits(measure)
+        return f"{value[0]:.{digits}f}-{value[1]:.{digits}f}"
     if key == "deal_rate":
         return f"{value:.1%}"
-    if key in ("mean_price", "median_price"):
-        return f"${value:.2f}"
+    if key in (f"mean_{n}", f"median_{n}"):
+        return value_text(value, measure)
     if isinstance(value, float):
         return f"{value:.1f}"
     return str(value)
 
 
 def rows(
-    per_round: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str]] = COLUMNS
+    per_round: Sequence[dict[str, Any]],
+    columns: Sequence[tuple[str, str]] | None = None,
+    measure: MeasureLike = PRICE,
 ) -> list[list[str]]:
-    """The table body."""
-    return [[cell(key, r.get(key)) for _, key in columns] for r in per_round]
+    """The table body (default columns: :func:`round_columns` of ``measure``)."""
+    shown = round_columns(measure) if columns is None else columns
+    return [[cell(key, r.get(key), measure) for _, key in shown] for r in per_round]
 
 
-def round_table(summary: dict[str, Any], title: str | None = None) -> Table:
-    """The per-round table of a summary, as the terminal shows it (:data:`TERMINAL_COLUMNS`)."""
+def round_table(
+    summary: dict[str, Any], title: str | None = None, measure: MeasureLike | None = None
+) -> Table:
+    """The per-round table of a summary, as the terminal shows it (:func:`terminal_columns`)."""
+    measure = measure or summary_measure(summary)
+    columns = terminal_columns(measure)
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for header, _ in TERMINAL_COLUMNS:
-        table.add_column(header, justify="right", no_wrap=True)
-    for row in rows(summary["per_round"], TERMINAL_COLUMNS):
+    for heading, _ in columns:
+        table.add_column(heading, justify="right", no_wrap=True)
+    for row in rows(summary["per_round"], columns, measure):
         table.add_row(*row)
     return table
 
@@ -198,20 +298,21 @@ def usage_markdown(summary: dict[str, Any]) -> list[str]:
 
 def summary_markdown(summary: dict[str, Any], name: str) -> str:
     """``summary.md``: both per-round tables as Markdown."""
+    measure = summary_measure(summary)
+    columns = round_columns(measure)
 
     def table(per_round: Sequence[dict[str, Any]]) -> list[str]:
-        header = "| " + " | ".join(h for h, _ in COLUMNS) + " |"
-        rule = "|" + "---|" * len(COLUMNS)
-        return [header, rule, *("| " + " | ".join(r) + " |" for r in rows(per_round))]
+        return _markdown([h for h, _ in columns], rows(per_round, columns, measure))
 
+    over = _plural(measure_header(measure)).capitalize()
     lines = [
         f"# {name}",
         "",
-        f"Improved player: {summary['improve']}. {runs_line(summary)} Prices are over deals; "
+        f"Improved player: {summary['improve']}. {runs_line(summary)} {over} are over deals; "
         "the CI is a 95% percentile bootstrap of the mean.",
         "",
         *failure_markdown(summary),
-        LEGEND,
+        legend(measure),
         "",
         "## All runs",
         "",
@@ -228,93 +329,138 @@ def summary_markdown(summary: dict[str, Any], name: str) -> str:
 
 # --- paired arms and sweeps --------------------------------------------------------------------
 
-ARM_COLUMNS = (
-    ("arm", "arm"),
-    ("games", "games"),
-    ("before", "price_before"),
-    ("after", "price_after"),
-    ("paired Δ", "delta"),
-    ("95% CI", "delta_ci95"),
-    ("pairs", "paired_games"),
-    ("DR bef.", "deal_rate_before"),
-    ("DR aft.", "deal_rate_after"),
-    ("score Δ", "score_delta"),
-    ("vs none", "vs_none_delta"),
-    ("p Holm", "vs_none_p_holm"),
-)
-TERMINAL_ARM_KEYS = tuple(
-    k for _, k in ARM_COLUMNS if k not in ("games", "score_delta", "vs_none_delta")
-)
+
+def arm_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
+    """Table 1's (header, key) of ``measure``: one row per arm."""
+    n = measure.name
+    return (
+        ("arm", "arm"),
+        ("games", "games"),
+        ("before", f"{n}_before"),
+        ("after", f"{n}_after"),
+        ("paired Δ", "delta"),
+        ("95% CI", "delta_ci95"),
+        ("pairs", "paired_games"),
+        ("DR bef.", "deal_rate_before"),
+        ("DR aft.", "deal_rate_after"),
+        ("score Δ", "score_delta"),
+        ("vs none", "vs_none_delta"),
+        ("p Holm", "vs_none_p_holm"),
+    )
+
+
+def terminal_arm_keys(measure: MeasureLike = PRICE) -> tuple[str, ...]:
+    """The keys of the terminal's Table 1 (summary.md has every column)."""
+    return tuple(
+        k for _, k in arm_columns(measure) if k not in ("games", "score_delta", "vs_none_delta")
+    )
+
+
+ARM_COLUMNS = arm_columns(PRICE)
+TERMINAL_ARM_KEYS = terminal_arm_keys(PRICE)
 ARM_LEGEND = (
-    "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
-    "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
-    "deal rate over the games whose round ended in a deal or no deal (not in an error); score Δ: "
-    "the same paired mean for the unconditional score (a no deal scores {nd}); vs none: mean "
-    "round-{a} price difference from arm none over the games that dealt in both arms, p: "
+    "before/after: mean {label} over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
+    "before {header} over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; "
+    "DR: deal rate over the games whose round ended in a deal or no deal (not in an error); "
+    "score Δ: the same paired mean for the unconditional score (a no deal scores {nd}); vs none: "
+    "mean round-{a} {header} difference from arm none over the games that dealt in both arms, p: "
     "two-sided paired sign-flip permutation test, Holm-corrected across arms."
 )
 TERMINAL_ARM_LEGEND = (
-    "before/after: mean deal price over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
-    "before price over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; DR: "
-    "deal rate over the games whose round ended in a deal or no deal (not in an error); p Holm: "
-    "two-sided paired sign-flip permutation test of the round-{a} price against arm none over the "
-    "games that dealt in both arms, Holm-corrected across arms. summary.md and summary.json also "
-    "hold the paired score Δ (a no deal scores {nd}) and the price difference from arm none."
+    "before/after: mean {label} over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
+    "before {header} over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; "
+    "DR: deal rate over the games whose round ended in a deal or no deal (not in an error); "
+    "p Holm: two-sided paired sign-flip permutation test of the round-{a} {header} against arm "
+    "none over the games that dealt in both arms, Holm-corrected across arms. summary.md and "
+    "summary.json also hold the paired score Δ (a no deal scores {nd}) and the {header} "
+    "difference from arm none."
 )
-SWEEP_COLUMNS = (
-    ("round", "round"),
-    ("games", "games"),
-    ("deal rate", "deal_rate"),
-    ("cap", "truncations"),
-    ("errors", "errors"),
-    ("DR all", "deal_rate_all_runs"),
-    ("price", "mean_price"),
-    ("95% CI", "price_ci95"),
-    ("score", "mean_score"),
-    ("chars", "mean_response_chars"),
-)
-SWEEP_LEGEND = (
+
+
+def sweep_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
+    """The combined table of a sweep: (header, key) after the cell's settings and arm."""
+    n = measure.name
+    return (
+        ("round", "round"),
+        ("games", "games"),
+        ("deal rate", "deal_rate"),
+        ("cap", "truncations"),
+        ("errors", "errors"),
+        ("DR all", "deal_rate_all_runs"),
+        (measure_header(measure), f"mean_{n}"),
+        ("95% CI", f"{n}_ci95"),
+        ("score", "mean_score"),
+        ("chars", "mean_response_chars"),
+    )
+
+
+SWEEP_COLUMNS = sweep_columns(PRICE)
+_SWEEP_LEGEND = (
     "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
-    "no deal; cap: no-deal rounds the exchange cap ended (truncated); errors: rounds ended by an error, "
-    "left out of the deal rate; DR all: over all "
-    "finished runs, failed ones counted as no deal; price: mean over deals, 95% bootstrap CI; "
-    "score: mean unconditional score (price if deal, the no-deal value otherwise)."
+    "no deal; cap: no-deal rounds the exchange cap ended (truncated); errors: rounds ended by an "
+    "error, left out of the deal rate; DR all: over all finished runs, failed ones counted as no "
+    "deal; {header}: mean over deals, 95% bootstrap CI; score: mean unconditional score ({header} "
+    "if deal, the no-deal value otherwise)."
 )
 
 
-def arm_cell(key: str, value: Any) -> str:
+def sweep_legend(measure: MeasureLike = PRICE) -> str:
+    """The legend of the combined table of a sweep."""
+    return _SWEEP_LEGEND.format(header=measure_header(measure))
+
+
+SWEEP_LEGEND = sweep_legend(PRICE)
+
+
+def arm_cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
     """One formatted cell of the arms table."""
     if value is None:
         return "-"
-    if key in ("delta_ci95", "price_ci95"):
-        return f"{value[0]:+.2f}..{value[1]:+.2f}" if key == "delta_ci95" else cell(key, value)
+    n = measure.name
+    if key == "delta_ci95":
+        digits = _digits(measure)
+        return f"{value[0]:+.{digits}f}..{value[1]:+.{digits}f}"
+    if key == f"{n}_ci95":
+        return cell(key, value, measure)
     if key.startswith("deal_rate"):
         return f"{value:.1%}"
-    if key in ("price_before", "price_after"):
-        return f"${value:.2f}"
+    if key in (f"{n}_before", f"{n}_after"):
+        return value_text(value, measure)
     if key in ("delta", "score_delta", "vs_none_delta"):
-        return f"{value:+.2f}"
+        return signed_text(value, measure)
     if key == "vs_none_p_holm":
         return f"{value:.3f}"
     return str(value)
 
 
-def arm_rows(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list[list[str]]:
+def arm_rows(
+    summary: dict[str, Any],
+    keys: Sequence[str] | None = None,
+    measure: MeasureLike | None = None,
+) -> list[list[str]]:
     """The body of the arms table (the columns ``keys``; default: every column)."""
-    keys = keys if keys is not None else [key for _, key in ARM_COLUMNS]
-    return [[arm_cell(key, row.get(key)) for key in keys] for row in summary["arms"]]
+    measure = measure or summary_measure(summary)
+    keys = keys if keys is not None else [key for _, key in arm_columns(measure)]
+    return [[arm_cell(key, row.get(key), measure) for key in keys] for row in summary["arms"]]
 
 
-def arm_legend(summary: dict[str, Any], *, terminal: bool = False) -> str:
+def arm_legend(
+    summary: dict[str, Any], *, terminal: bool = False, measure: MeasureLike | None = None
+) -> str:
     """The arms table's legend with its rounds and no-deal value (``terminal``: the legend of
     :func:`arm_table`, which leaves two columns to ``summary.md``), and its error rounds if any."""
+    measure = measure or summary_measure(summary)
     b = summary["branch_after"]
-    legend = TERMINAL_ARM_LEGEND if terminal else ARM_LEGEND
-    legend = legend.format(b=b, a=b + 1, nd=usd_short(summary.get("no_deal_value")))
-    errors = [text for row in summary["arms"] if (text := _arm_errors(row, b))]
-    return legend + (
-        f" Rounds ended by an error (not in DR): {'; '.join(errors)}." if errors else ""
+    template = TERMINAL_ARM_LEGEND if terminal else ARM_LEGEND
+    text = template.format(
+        b=b,
+        a=b + 1,
+        nd=short_value(summary.get("no_deal_value"), measure),
+        label=measure.label,
+        header=measure_header(measure),
     )
+    errors = [line for row in summary["arms"] if (line := _arm_errors(row, b))]
+    return text + (f" Rounds ended by an error (not in DR): {'; '.join(errors)}." if errors else "")
 
 
 def _arm_errors(row: dict[str, Any], before: int) -> str:
@@ -330,20 +476,29 @@ def usd_short(value: float | None) -> str:
     return "-" if value is None else f"${value:.2f}"
 
 
-def arm_table(summary: dict[str, Any], title: str | None = None) -> Table:
+def short_value(value: float | None, measure: MeasureLike = PRICE) -> str:
+    """A value of ``measure`` (``$8.00`` in money, else ``0.500``), or ``-``."""
+    return "-" if value is None else value_text(value, measure)
+
+
+def arm_table(
+    summary: dict[str, Any], title: str | None = None, measure: MeasureLike | None = None
+) -> Table:
     """Table 1 of a paired-arms summary for the terminal: one row per arm (``summary.md`` and
     ``summary.json`` also hold the paired score delta)."""
+    measure = measure or summary_measure(summary)
+    keys = terminal_arm_keys(measure)
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    body = arm_rows(summary, TERMINAL_ARM_KEYS)
-    headers = [h for h, k in ARM_COLUMNS if k in TERMINAL_ARM_KEYS]
+    body = arm_rows(summary, keys, measure)
+    headers = [h for h, k in arm_columns(measure) if k in keys]
     return _filled(table, headers, body)
 
 
 def _filled(table: Table, headers: Sequence[str], body: Sequence[Sequence[str]]) -> Table:
     """``table`` with ``headers`` and ``body``, values never wrapped (print it at its natural
     width: :func:`natural_width`)."""
-    for number, header in enumerate(headers):
-        table.add_column(header, justify="left" if number == 0 else "right", no_wrap=True)
+    for number, heading in enumerate(headers):
+        table.add_column(heading, justify="left" if number == 0 else "right", no_wrap=True)
     for row in body:
         table.add_row(*row)
     return table
@@ -368,27 +523,36 @@ def short_setting(path: str) -> str:
     return path.removeprefix("roles.").removeprefix("scenario.")
 
 
+def _cell_measures(summary: dict[str, Any]) -> dict[str | None, MeasureLike]:
+    """The measure of each cell of a sweep: its own, else the summary's."""
+    top = summary_measure(summary)
+    return {c.get("cell"): summary_measure(c, top) for c in summary.get("cells") or ()}
+
+
 def sweep_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Headers and body of the combined table of a sweep: one row per cell (x arm) x round."""
     all_series = series(summary)
+    top = summary_measure(summary)
+    measures = _cell_measures(summary)
     paths = list(dict.fromkeys(p for _, _, settings, _ in all_series for p in settings))
     with_arms = any(arm is not None for _, arm, _, _ in all_series)
     headers = ["cell", *map(short_setting, paths), *(["arm"] if with_arms else [])]
-    headers += [h for h, _ in SWEEP_COLUMNS]
+    headers += [h for h, _ in sweep_columns(top)]
     body = []
     for cell_id, arm, settings, part in all_series:
+        measure = measures.get(cell_id, top)
+        columns = sweep_columns(measure)
         for r in part["per_round"]:
             lead = [cell_id or "-", *(str(settings.get(p, "-")) for p in paths)]
             lead += [arm or "-"] if with_arms else []
             values = [
                 cell("deal_rate", r.get(key))
                 if key == "deal_rate_all_runs"
-                else cell(key, r.get(key))
-                for _, key in SWEEP_COLUMNS
+                else short_value(r.get(key), measure)
+                if key == "mean_score"
+                else cell(key, r.get(key), measure)
+                for _, key in columns
             ]
-            values[SWEEP_COLUMNS.index(("score", "mean_score"))] = (
-                "-" if r.get("mean_score") is None else f"${r['mean_score']:.2f}"
-            )
             body.append(lead + values)
     return headers, body
 
@@ -411,17 +575,23 @@ def natural_width(console: Console, table: Table) -> int:
 def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str]]:
     """The tables of any summary for the terminal, each with its legend: the per-round table of a
     plain run, Table 1 of paired arms, or a sweep's combined table and its cells' arms tables."""
+    measure = summary_measure(summary)
     if "cells" in summary:
-        tables = [(sweep_table(summary, f"{title}: {len(summary['cells'])} cells"), SWEEP_LEGEND)]
+        heading = f"{title}: {len(summary['cells'])} cells"
+        tables = [(sweep_table(summary, heading), sweep_legend(measure))]
+        measures = _cell_measures(summary)
         for c in summary["cells"]:
             if "arms" in c:
+                own = measures.get(c.get("cell"), measure)
                 heading = f"cell {c['cell']}: feedback arms, {c['finished_runs']} games"
-                tables.append((arm_table(c, heading), arm_legend(c, terminal=True)))
+                tables.append(
+                    (arm_table(c, heading, own), arm_legend(c, terminal=True, measure=own))
+                )
         return tables
     if "arms" in summary:
         title = f"{title}: feedback arms, {summary['finished_runs']} games"
         return [(arm_table(summary, title), arm_legend(summary, terminal=True))]
-    return [(round_table(summary, title=title), TERMINAL_LEGEND)]
+    return [(round_table(summary, title=title), legend(measure, terminal=True))]
 
 
 def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
@@ -432,19 +602,21 @@ def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str
     ]
 
 
-def _arms_markdown(summary: dict[str, Any]) -> list[str]:
+def _arms_markdown(summary: dict[str, Any], measure: MeasureLike) -> list[str]:
+    columns = round_columns(measure)
     lines = [
         f"Paired feedback arms: rounds 1-{summary['branch_after']} played once per game, then "
         f"every arm from the identical state. {runs_line(summary, 'Games')}",
         "",
-        *_markdown([h for h, _ in ARM_COLUMNS], arm_rows(summary)),
+        *_markdown([h for h, _ in arm_columns(measure)], arm_rows(summary, measure=measure)),
         "",
-        arm_legend(summary),
+        arm_legend(summary, measure=measure),
         "",
     ]
     for part in summary["per_arm"]:
         lines += [f"### Arm {part['arm']}: per round", ""]
-        lines += [*_markdown([h for h, _ in COLUMNS], rows(part["per_round"])), ""]
+        lines += [*_markdown([h for h, _ in columns], rows(part["per_round"], columns, measure))]
+        lines += [""]
     return lines
 
 
@@ -453,18 +625,24 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
     per-arm rounds for paired arms; the combined table and each cell's arms for a sweep."""
     if "cells" not in summary and "arms" not in summary:
         return summary_markdown(summary, name)
+    measure = summary_measure(summary)
     lines = [f"# {name}", "", *failure_markdown(summary)]
     if "cells" in summary:
         headers, body = sweep_rows(summary)
-        lines += ["## Sweep: every cell", "", *_markdown(headers, body), "", SWEEP_LEGEND, ""]
+        lines += ["## Sweep: every cell", "", *_markdown(headers, body), ""]
+        lines += [sweep_legend(measure), ""]
+        measures = _cell_measures(summary)
         for c in summary["cells"]:
+            own = measures.get(c.get("cell"), measure)
             shown = ", ".join(f"{k}={v}" for k, v in c["settings"].items())
             lines += [f"## Cell {c['cell']}: {shown}", ""]
             if "arms" in c:
-                lines += _arms_markdown(c)
+                lines += _arms_markdown(c, own)
             else:
-                lines += [*_markdown([h for h, _ in COLUMNS], rows(c["per_round"])), ""]
+                columns = round_columns(own)
+                lines += [*_markdown([h for h, _ in columns], rows(c["per_round"], columns, own))]
+                lines += [""]
     else:
-        lines += [f"Improved player: {summary['improve']}.", "", *_arms_markdown(summary)]
+        lines += [f"Improved player: {summary['improve']}.", "", *_arms_markdown(summary, measure)]
     lines += usage_markdown(summary)
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from icl_aif.graphs import build_pausable_run_graph
 from icl_aif.play import AskHuman, play_cell, play_game
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
+from icl_aif.record_models import prompts_of
 from icl_aif.records import (
     MANIFEST,
     GameKey,
@@ -181,7 +182,7 @@ async def _run_locked(
     earlier: dict[str, Any] | None = None  # the manifest of the run being resumed
     if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
         earlier = read_manifest(directory)
-        check_prompts(directory, earlier.get("prompts") or {}, prompt_hashes(config, prompts.root))
+        check_prompts(directory, prompts_of(earlier), prompt_hashes(config, prompts.root))
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
@@ -196,8 +197,8 @@ async def _run_locked(
             for p in await preflight(cell.config, prompts, send=probe_models)
             if (p["model"], p.get("role")) not in probed
         )
-    if earlier is not None:
-        manifest = earlier
+    if earlier is not None:  # rewritten in this record format: today's prompt paths, the game
+        manifest = {**earlier, "prompts": prompts_of(earlier), "game": config.game}
         resumed = now()
         manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
         changes = version_changes(manifest.get("versions") or {}, package_versions())

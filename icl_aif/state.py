@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from icl_aif.protocol import Message, RoundRecord
 from icl_aif.transcript import State, Turn
@@ -16,7 +16,7 @@ class RoundState(TypedDict, total=False):
     history: list[Message]  # the improved player's carried history before this round
     turns: Annotated[list[Turn], operator.add]
     status: State | None
-    price: float | None
+    terms: dict[str, Any] | None  # the game's terms of an agreement, None without one
     reason: str | None
     truncated: bool  # the exchange cap ended the round (a no deal with reason cap)
     decided_by: str | None  # who judged the last line: rules or llm (see docs/records.md)

@@ -1,6 +1,12 @@
 """A finished run's summary: ``summary.json`` (statistics per round, scores or paired arms, usage)
 and ``summary.md``, computed from the run's records.
 
+The statistics are of the game's measure (:meth:`icl_aif.games.base.Game.measure`: the price
+game's deal price, the pie split's payoff); ``summary.json`` names it under ``measure``
+(``name``, ``label``, ``money``) for the readers (``summary.md``, ``icl-aif report``, the HTML
+report). A summary without ``measure`` was written before games had measures: its measure is
+the deal price.
+
 :func:`icl_aif.runner.run_experiment` calls :func:`summarize_run` once the games are written; the
 runner itself computes and renders nothing (the package wires this in: ``icl_aif/__init__.py``).
 """
@@ -11,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from icl_aif.config import Cell, ExperimentConfig
+from icl_aif.games.base import Measure
+from icl_aif.games.registry import get_game
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.records import CALLS, read_games, read_jsonl
 from icl_aif.report import experiment_markdown
@@ -28,8 +36,20 @@ def summarize_run(
     return summary, experiment_markdown(summary, config.name)
 
 
+def config_measure(config: ExperimentConfig) -> Measure:
+    """The measure of ``config``'s game for its improved side."""
+    return get_game(config.game).measure(config)
+
+
+def measure_entry(measure: Measure) -> dict[str, Any]:
+    """``summary.json``'s ``measure``: what its readers need to name and format it."""
+    return {"name": measure.name, "label": measure.label, "money": measure.money}
+
+
 def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dict[str, Any]:
-    """The summary of one cell's games: per-round metrics with scores, or paired arms."""
+    """The summary of one cell's games: per-round metrics with scores, or paired arms, of the
+    measure of the cell's game."""
+    measure = config_measure(config)
     seed = config.bootstrap_seed
     openers = len(config.scenario.openers)
     if config.arms:
@@ -42,7 +62,8 @@ def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dic
             improve=config.improve,
             openers=openers,
             seed=seed,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=measure.no_deal_value,
+            measure=measure,
         )
     else:
         summary = summarize(
@@ -52,27 +73,33 @@ def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dic
             improve=config.improve,
             openers=openers,
             seed=seed,
+            measure=measure,
         )
-        with_scores(summary, games, no_deal_value=config.no_deal_value, seed=seed)
-    summary["no_deal_value"] = config.no_deal_value
+        with_scores(summary, games, no_deal_value=measure.no_deal_value, seed=seed, measure=measure)
+    summary["no_deal_value"] = measure.no_deal_value
     return summary
 
 
 def summarize_experiment(
     config: ExperimentConfig, cells: list[Cell], games: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """``summary.json`` without usage: one cell's summary, or ``cells`` for a sweep."""
+    """``summary.json`` without usage: one cell's summary, or ``cells`` for a sweep, and the
+    measure of the experiment's game (``measure``; a sweep's cell whose measure differs, as a
+    game's may by improved side, has its own)."""
+    measure = measure_entry(config_measure(config))
     if config.sweep:
         by_cell = [(cell, [g for g in games if g.get("cell") == cell.id]) for cell in cells]
-        summary: dict[str, Any] = {
-            "runs": config.runs,
-            "cells": [
-                {"cell": cell.id, "settings": cell.settings, **summarize_cell(cell.config, mine)}
-                for cell, mine in by_cell
-            ],
-        }
+        parts = []
+        for cell, mine in by_cell:
+            part = {"cell": cell.id, "settings": cell.settings, **summarize_cell(cell.config, mine)}
+            own = measure_entry(config_measure(cell.config))
+            if own != measure:
+                part["measure"] = own
+            parts.append(part)
+        summary: dict[str, Any] = {"runs": config.runs, "cells": parts}
     else:
         summary = summarize_cell(config, games)
+    summary["measure"] = measure
     summary["bootstrap"] = {
         "seed": config.bootstrap_seed,
         "resamples": BOOTSTRAP_RESAMPLES,

@@ -13,13 +13,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from icl_aif.games.base import Measure
 
 T = TypeVar("T")
 
@@ -33,7 +36,8 @@ class TerminalPerson:
     """Shows pauses on ``console`` and reads the answers from the terminal.
 
     ``pause_display`` (optional) returns a context manager that hides a live display, such as a
-    progress bar, while the person reads and types.
+    progress bar, while the person reads and types. ``measure`` (optional: the game's) words how
+    a round ended (:func:`outcome_text`).
     """
 
     def __init__(
@@ -41,10 +45,12 @@ class TerminalPerson:
         console: Console,
         pause_display: Callable[[], AbstractContextManager[Any]] | None = None,
         read_line: Callable[[str], str] | None = None,
+        measure: Measure | None = None,
     ) -> None:
         self.console = console
         self.pause_display = pause_display or contextlib.nullcontext
         self.read_line = read_line or self._input
+        self.measure = measure
         self._lock = asyncio.Lock()
         self._shown: dict[tuple[str, int], int] = {}  # turns already shown per (game, round)
         self._briefed: set[tuple[str, str]] = set()  # (game, side) whose brief was shown
@@ -129,7 +135,9 @@ class TerminalPerson:
                 self.console.print(_turn_line(turn, side))
             self._shown[key] = len(record.get("turns", []))
             self.console.print(
-                f"Round {record['round']}: {outcome_text(record)}", style="bold", highlight=False
+                f"Round {record['round']}: {outcome_text(record, self.measure)}",
+                style="bold",
+                highlight=False,
             )
 
     @staticmethod
@@ -137,14 +145,35 @@ class TerminalPerson:
         return input(prompt)
 
 
-def outcome_text(record: dict[str, Any]) -> str:
-    """``deal at $15`` or ``no deal (walk_away)``."""
+def outcome_text(record: dict[str, Any], measure: Measure | None = None) -> str:
+    """``deal at $15`` (a measure in money), ``deal: payoff 0.45`` (another measure), or ``no deal
+    (walk_away)``. Without ``measure``: the deal price, else the terms as they are
+    (``deal: share 0.6``)."""
     if record.get("outcome") == "deal":
-        price = record.get("price")
-        return "deal at an unclear price" if price is None else f"deal at ${price:g}"
+        from icl_aif.metrics import default_measure
+
+        shown = measure or default_measure()
+        value = shown.of(record)
+        terms = record.get("terms")
+        if value is None and measure is None and isinstance(terms, Mapping) and terms:
+            return f"deal: {_terms_text(terms)}"  # another game's terms, no measure given
+        words = shown.name.replace("_", " ")
+        if value is None:
+            return f"deal at an unclear {words}"
+        return f"deal at ${value:g}" if shown.money else f"deal: {words} {value:g}"
     if record.get("outcome") == "error":
         return f"stopped by an error ({record.get('reason')})"
     return f"no deal ({record.get('reason')})"
+
+
+def _terms_text(terms: Mapping[str, Any]) -> str:
+    """``share 0.6, exchanges 2``: an agreement's terms, one ``name value`` each."""
+    return ", ".join(
+        f"{name.replace('_', ' ')} {value:g}"
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else f"{name.replace('_', ' ')} {value}"
+        for name, value in terms.items()
+    )
 
 
 def _turn_line(turn: dict[str, Any], side: str) -> Text:

@@ -1,4 +1,4 @@
-"""Plain-data pieces of a negotiation: turns, the moderator's verdicts, and money formatting.
+"""Plain-data pieces of a negotiation: turns, the judge's verdicts, and money formatting.
 
 Everything here is JSON-serialisable so that graph state, checkpoints and run records stay simple.
 """
@@ -45,16 +45,17 @@ def other_side(speaker: Speaker) -> Speaker:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The moderator's reading of a window of turns.
+    """The judge's reading of a window of turns.
 
-    ``price`` is set only for ``deal`` (and may still be ``None`` when no price could be bound).
+    ``terms`` are the game's terms of an agreement, as plain data, set only for ``deal`` (the
+    price game's ``{"price": 15.0}``; a term may be None when the judge could not bind it).
     ``reason`` says why: for ``no_deal`` one of ``walk_away``, ``refusal``, ``cap``; free text otherwise.
     ``decided_by`` (``rules`` or ``llm``) and ``parse`` (how a model's reply was read: ``schema``,
     ``json_mode``, ``fenced``, ``regex``) are set by model-backed moderators; None otherwise.
     """
 
     state: State
-    price: float | None = None
+    terms: dict[str, Any] | None = None
     reason: str | None = None
     decided_by: str | None = None
     parse: str | None = None

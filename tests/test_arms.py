@@ -63,7 +63,7 @@ def test_every_arm_resumes_the_identical_history_against_a_reset_rival(tmp_path:
     for game_id, records in by_game(directory).items():
         first_round = records[0]["rounds"][0]
         expected = [
-            *initial_history(prompts, config.scenario, "seller"),
+            *initial_history(prompts, config, "seller"),
             *turns_as_messages("seller", first_round["turns"]),
         ]
         for record in records:

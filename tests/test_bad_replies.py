@@ -11,8 +11,8 @@ import pytest
 
 from icl_aif.config import ExperimentConfig, config_from_dict
 from icl_aif.context import GameContext
+from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.graphs import build_run_graph
-from icl_aif.moderator.rules import RulesModerator
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.replies import NO_REPLY, Screened, screen
 from tests.conftest import run

@@ -48,11 +48,11 @@ def test_run_then_report(tmp_path: Path) -> None:
         (("run", QUICKSTART, "--set", "runz=1"), "unknown field 'runz'"),
         (
             ("run", QUICKSTART, "--set", "roles.seller.model=nosuch:model"),
-            "unknown provider 'nosuch'; known providers: scripted, openai, anthropic, cohere, ai21, local, chaos, replay",
+            "unknown provider 'nosuch'; known providers: openai, anthropic, cohere, ai21, local, chaos, replay, scripted",
         ),
         (
             ("run", QUICKSTART, "--set", "roles.seller.model=scripted:stubborn"),
-            "roles.seller.model 'scripted:stubborn': unknown scripted strategy 'stubborn'; choose one of",
+            "roles.seller.model 'scripted:stubborn': game 'price' has no simulator 'stubborn'; choose one of",
         ),
         (("run", QUICKSTART, "--set", "roles.seller.model=gpt-4"), "write provider:model"),
         (

@@ -13,8 +13,8 @@ from icl_aif.config import config_from_dict
 from icl_aif.context import GameContext, build_model
 from icl_aif.errors import UsageError
 from icl_aif.feedback import give_feedback, load_pool
+from icl_aif.games.price.critic import ScriptedCritic
 from icl_aif.graphs import build_run_graph
-from icl_aif.models.scripted_critic import ScriptedCritic
 from icl_aif.protocol import RoundRecord
 from icl_aif.records import read_games, read_json
 from icl_aif.templates import PromptLibrary
@@ -141,7 +141,7 @@ def test_the_manifest_records_the_feedback_settings(small_run: Any) -> None:
 
 def test_the_shipped_pools_hold_ten_suggestions_each() -> None:
     for side in ("seller", "buyer"):
-        pool = load_pool(ROOT / "prompts" / "feedback" / f"{side}_pool.txt")
+        pool = load_pool(ROOT / "prompts" / "price" / "feedback" / f"{side}_pool.txt")
         assert len(pool) == len(set(pool)) == 10
 
 
@@ -168,7 +168,7 @@ def test_the_sampled_lines_are_recorded_per_feedback_step(tmp_path: Path) -> Non
         "runs=3", "rounds=3", "feedback.source=human_pool", "feedback.suggestions=2"
     )
     games = read_games(run(config, tmp_path / "run").directory)
-    pool = set(load_pool(ROOT / "prompts" / "feedback" / "seller_pool.txt"))
+    pool = set(load_pool(ROOT / "prompts" / "price" / "feedback" / "seller_pool.txt"))
     steps = [r for g in games for r in g["rounds"] if "feedback" in r]
     assert len(steps) == 3 * 2
     for record in steps:

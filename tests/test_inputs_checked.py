@@ -125,10 +125,10 @@ def prompts_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize(
     "template",
     [
-        "round/goal_anchor.txt",
-        "round/result_no_deal.txt",
-        "critic/request.txt",
-        "players/buyer.txt",
+        "price/round/goal_anchor.txt",
+        "price/round/result_no_deal.txt",
+        "price/critic/request.txt",
+        "price/players/buyer.txt",
     ],
 )
 def test_a_missing_prompt_template_is_refused_before_any_game(
@@ -149,10 +149,10 @@ def test_a_template_that_does_not_render_is_refused(
     tmp_path: Path,
     prompts_copy: Path,
 ) -> None:
-    feedback = prompts_copy / "round" / "feedback.txt"
+    feedback = prompts_copy / "price" / "round" / "feedback.txt"
     write(feedback, feedback.read_text(encoding="utf-8") + "\nAim for {targett}.\n")
     line = refused(monkeypatch, capsys, tmp_path, QUICKSTART, "--set", VENDOR_SELLER)
-    assert "round/feedback.txt: no value for placeholder(s) targett" in line
+    assert "price/round/feedback.txt: no value for placeholder(s) targett" in line
 
 
 def test_a_one_round_run_does_not_read_the_next_round_templates(
@@ -161,7 +161,7 @@ def test_a_one_round_run_does_not_read_the_next_round_templates(
     tmp_path: Path,
     prompts_copy: Path,
 ) -> None:
-    (prompts_copy / "round" / "goal_anchor.txt").unlink()
+    (prompts_copy / "price" / "round" / "goal_anchor.txt").unlink()
     code, _, stderr = cli(
         monkeypatch, capsys, "run", QUICKSTART, "--set", "rounds=1", "--set", "runs=2",
         "--out", tmp_path / "run",

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from icl_aif.errors import UsageError
-from icl_aif.moderator.evaluation import load_labelled
-from icl_aif.moderator.examples import add_examples
-from icl_aif.moderator.hybrid import rules_reading
+from icl_aif.games.price.moderator.evaluation import load_labelled
+from icl_aif.games.price.moderator.examples import add_examples
+from icl_aif.games.price.moderator.hybrid import rules_reading
 from tests.conftest import ROOT
 
 CLI = Path(sys.executable).parent / "icl-aif"
 LABELLED = ROOT / "tests" / "data" / "moderator_windows.jsonl"
-EXAMPLES = ROOT / "prompts" / "moderator" / "examples.jsonl"
+EXAMPLES = ROOT / "prompts" / "price" / "moderator" / "examples.jsonl"
 
 
 def icl_aif(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -165,7 +165,7 @@ def test_moderator_add_refuses_contradicting_duplicates(tmp_path: Path) -> None:
 
 
 def test_the_shipped_examples_are_valid_and_not_from_the_evaluation_sets() -> None:
-    from icl_aif.moderator.examples import overlap
+    from icl_aif.games.price.moderator.examples import overlap
 
     examples = load_labelled(EXAMPLES)
     assert 12 <= len(examples) <= 30

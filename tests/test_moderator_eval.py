@@ -8,8 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from icl_aif.moderator.evaluation import evaluate, load_labelled
-from icl_aif.moderator.rules import RulesModerator
+from icl_aif.games.price.moderator.evaluation import evaluate, load_labelled
+from icl_aif.games.price.moderator.rules import RulesModerator
 from tests.conftest import ROOT
 
 LABELLED = ROOT / "tests" / "data" / "moderator_windows.jsonl"

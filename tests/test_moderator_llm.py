@@ -20,9 +20,9 @@ from pydantic import Field
 from icl_aif.calls import ModelCallError
 from icl_aif.config import ExperimentConfig, config_from_dict
 from icl_aif.context import build_moderator
-from icl_aif.moderator.evaluation import aevaluate, load_labelled
-from icl_aif.moderator.hybrid import HybridModerator, rules_reading
-from icl_aif.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
+from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
+from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading
+from icl_aif.games.price.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.transcript import Turn
 from tests.conftest import quickstart, run

@@ -300,9 +300,9 @@ def test_preference_pairs_from_arms(small_run: RunResult) -> None:
     low, high = json.loads(json.dumps(base)), json.loads(json.dumps(base))
     low["arm"], high["arm"] = "none", "ai"
     for record, price in zip(low["rounds"][1:], (12.0, 13.0), strict=True):
-        record.update(outcome="deal", price=price)
+        record.update(outcome="deal", terms={"price": price}, price=price)
     for record, price in zip(high["rounds"][1:], (16.0, 17.0), strict=True):
-        record.update(outcome="deal", price=price)
+        record.update(outcome="deal", terms={"price": price}, price=price)
     high["rounds"][0]["instruction"] = "ai feedback turn"
     (pair,) = preference_pairs([low, high], run.config, lambda *_: "brief")
     assert pair["metadata"]["chosen_arm"] == "ai" and pair["metadata"]["rejected_arm"] == "none"

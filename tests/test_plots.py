@@ -40,7 +40,7 @@ def _series(*rounds: Sequence[float], label: str = "run") -> Series:
     return Series(
         label=label,
         per_round=per_round,
-        prices={k: tuple(prices) for k, prices in enumerate(rounds, start=1)},
+        values={k: tuple(prices) for k, prices in enumerate(rounds, start=1)},
     )
 
 

@@ -8,9 +8,10 @@ from typing import Any
 
 from icl_aif.config import ExperimentConfig, config_from_dict
 from icl_aif.context import GameContext
+from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.verdict import PriceVerdict as Verdict
 from icl_aif.graphs import build_run_graph
-from icl_aif.moderator.rules import RulesModerator
-from icl_aif.transcript import Turn, Verdict
+from icl_aif.transcript import Turn
 
 SELLER_BRIEF = (
     "You are the seller in a bargaining game over a balloon. Get the highest price you can.\n"

@@ -6,9 +6,9 @@ import pytest
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
+from icl_aif.games.price.game import anchor_price
 from icl_aif.protocol import (
     RoundRecord,
-    anchor_price,
     next_round_instruction,
     parse_suggestions,
     scripted_acknowledgement,

@@ -39,7 +39,7 @@ def recorded(directory: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return played.game, played.calls_of("seller")
 
 
-OURS = ["scripted", "openai", "anthropic", "cohere", "ai21", "local", "chaos", "replay"]
+OURS = ["openai", "anthropic", "cohere", "ai21", "local", "chaos", "replay", "scripted"]
 PLUGIN_LINE = "I can go as low as $17 for this balloon."
 
 PLUGIN_MODULE = '''
@@ -144,8 +144,9 @@ def play(tmp_path: Path, *overrides: str, probe_models: bool = True) -> Path:
 
 def test_our_providers_register_through_the_decorator_in_order() -> None:
     assert list(PROVIDERS)[: len(OURS)] == OURS
-    assert {PROVIDERS[name].origin for name in OURS} == {"icl_aif.models.builtin"}
-    assert [name for name in OURS if PROVIDERS[name].offline] == ["scripted", "local", "replay"]
+    assert {PROVIDERS[name].origin for name in OURS[:-1]} == {"icl_aif.models.builtin"}
+    assert PROVIDERS["scripted"].origin == "icl_aif.games.simulators"  # each game's simulators
+    assert [name for name in OURS if PROVIDERS[name].offline] == ["local", "replay", "scripted"]
     assert PROVIDERS["local"].default_model and not PROVIDERS["openai"].default_model
 
 
@@ -219,7 +220,7 @@ def test_a_plugin_that_fails_to_import_is_one_line_naming_it(
     problem = registry.model_string_problem("broken:x")
     assert problem is not None and "\n" not in problem
     assert problem.startswith(
-        "model 'broken:x': unknown provider 'broken'; known providers: scripted"
+        "model 'broken:x': unknown provider 'broken'; known providers: openai"
     )
     assert problem.endswith(
         "provider plugin 'broken' (icl-aif-plugin-broken 0.1) failed to load: "

@@ -60,11 +60,13 @@ def without_times(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def as_format_0(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records as format 0 wrote them: no ``format_version``, no ``truncated``."""
+    """Records as format 0 wrote them: no ``format_version``, no ``truncated``, no ``terms``."""
     out = []
     for game in without_times(games):
         game.pop("format_version")
-        game["rounds"] = [{k: v for k, v in r.items() if k != "truncated"} for r in game["rounds"]]
+        game["rounds"] = [
+            {k: v for k, v in r.items() if k not in ("truncated", "terms")} for r in game["rounds"]
+        ]
         out.append(game)
     return out
 
@@ -81,9 +83,9 @@ def test_every_line_and_the_manifest_carry_the_format_and_validate(v1: Path) -> 
     games = list(read_jsonl(v1 / "games.jsonl"))
     calls = list(read_jsonl(v1 / "calls.jsonl"))
     manifest = read_json(v1 / "manifest.json")
-    assert FORMAT_VERSION == 1
-    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 1
-    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {1}
+    assert FORMAT_VERSION == 2
+    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 2
+    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {2}
     assert all(list(g)[-1] == "format_version" for g in games)  # game_id (and cell) lead
     for game in games:  # a line is its model's dump: every key typed, none lost
         assert GameRecord.model_validate(game).model_dump(exclude_unset=True) == game
@@ -99,7 +101,9 @@ def test_the_same_seed_gives_the_games_of_format_0_with_truncated_on_the_cap(v1:
     for a, b in zip(old, new, strict=True):
         assert [k for k in b if k != "format_version"] == list(a)
         for ra, rb in zip(a["rounds"], b["rounds"], strict=True):
-            assert [k for k in rb if k != "truncated"] == list(ra)
+            assert [k for k in rb if k not in ("truncated", "terms")] == list(ra)
+            deal = ra["outcome"] == "deal"
+            assert rb["terms"] == ({"price": ra["price"]} if deal else None)
     truncated = {(g["game_id"], r["round"]) for g in new for r in g["rounds"] if "truncated" in r}
     assert truncated == {CAP_ROUND}
     game, number = CAP_ROUND
@@ -180,8 +184,15 @@ def test_resume_of_a_format_0_run_upgrades_its_lines(tmp_path: Path, v1: Path) -
     run(resume_config(out), out, resume=True)
     assert without_times(read_games(out)) == without_times(read_games(v1))
     calls = list(read_jsonl(out / "calls.jsonl"))
-    assert {c["format_version"] for c in calls} == {1}
-    assert read_json(out / "manifest.json")["format_version"] == 1
+    assert {c["format_version"] for c in calls} == {2}
+    manifest = read_json(out / "manifest.json")
+    assert manifest["format_version"] == 2 and manifest["game"] == "price"
+    # the old prompt paths are rewritten as today's: a second resume checks them as they are now
+    assert all(
+        p.startswith("prompts/price/") for p in manifest["prompts"] if p.startswith("prompts/")
+    )
+    run(resume_config(out), out, resume=True)
+    assert without_times(read_games(out)) == without_times(read_games(v1))
 
 
 def newer(directory: Path, tmp_path: Path) -> Path:
@@ -195,7 +206,7 @@ def newer(directory: Path, tmp_path: Path) -> Path:
     return out
 
 
-UPGRADE = r"format_version 99; this icl-aif reads up to 1: upgrade icl-aif"
+UPGRADE = r"format_version 99; this icl-aif reads up to 2: upgrade icl-aif"
 
 
 def test_a_newer_format_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from icl_aif import records
-from icl_aif.records import RunWriter, read_jsonl, repair_records
+from icl_aif.records import FORMAT_VERSION, RunWriter, read_jsonl, repair_records
 from icl_aif.runner import RunResult
 from tests.conftest import quickstart
 
@@ -39,7 +39,7 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     }
     assert manifest["seed"] == 7
     assert manifest["versions"]["langgraph"] and manifest["versions"]["langchain-core"]
-    assert "prompts/players/seller.txt" in manifest["prompts"]
+    assert "prompts/price/players/seller.txt" in manifest["prompts"]
     assert all(len(h) == 64 for h in manifest["prompts"].values())
 
     games = list(read_jsonl(d / "games.jsonl"))
@@ -179,7 +179,7 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
         "role": "seller",
         "messages": history,
         "cost_usd": 0.001,
-        "format_version": 1,
+        "format_version": FORMAT_VERSION,
     }
     with (
         (tmp_path / "calls.jsonl").open("w") as calls,
@@ -188,7 +188,11 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
         for game in range(1_500):
             calls.write(json.dumps({"game_id": f"{game:04d}", **call}) + "\n")
             if game < 1_499:  # the last game never finished
-                line = {"game_id": f"{game:04d}", "status": "complete", "format_version": 1}
+                line = {
+                    "game_id": f"{game:04d}",
+                    "status": "complete",
+                    "format_version": FORMAT_VERSION,
+                }
                 games.write(json.dumps(line) + "\n")  # the current format: kept as it is
         calls.write('{"game_id": "1500", "round"')  # a torn last line
     assert (tmp_path / "calls.jsonl").stat().st_size > 30_000_000

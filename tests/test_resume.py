@@ -287,7 +287,7 @@ def test_resume_refuses_changed_prompts_and_records_new_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pool = tmp_path / "pool.txt"
-    pool.write_text((ROOT / "prompts" / "feedback" / "seller_pool.txt").read_text())
+    pool.write_text((ROOT / "prompts" / "price" / "feedback" / "seller_pool.txt").read_text())
     out = tmp_path / "run"
     config = quickstart("runs=3", "rounds=2", "feedback.source=human_pool", f"feedback.pool={pool}")
     run(config, out)
@@ -298,7 +298,7 @@ def test_resume_refuses_changed_prompts_and_records_new_versions(
         f"error: {out}: {pool} changed since the run started; its games used the old text: "
         "restore it to resume, or start a new run"
     ]
-    pool.write_text((ROOT / "prompts" / "feedback" / "seller_pool.txt").read_text())
+    pool.write_text((ROOT / "prompts" / "price" / "feedback" / "seller_pool.txt").read_text())
     versions = {**records.package_versions(), "langgraph": "0.0.1"}
     monkeypatch.setattr("icl_aif.runner.package_versions", lambda: versions)
     resume_in_process(out)

@@ -1,4 +1,4 @@
-"""The rules moderator (icl_aif.moderator.rules) and its evaluation (.evaluation)."""
+"""The rules moderator (icl_aif.games.price.moderator.rules) and its evaluation (.evaluation)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,15 @@ import pytest
 from rich.console import Console
 
 from icl_aif.errors import UsageError
-from icl_aif.moderator import RulesModerator
-from icl_aif.moderator.evaluation import (
+from icl_aif.games.price.moderator import RulesModerator
+from icl_aif.games.price.moderator.evaluation import (
     LabelledWindow,
     evaluate,
     load_labelled,
     render_report,
 )
-from icl_aif.transcript import Speaker, Turn, Verdict
+from icl_aif.games.price.verdict import PriceVerdict as Verdict
+from icl_aif.transcript import Speaker, Turn
 
 
 def window(*texts: str, first: Speaker = "seller") -> list[Turn]:

@@ -238,7 +238,7 @@ def test_max_usd_with_an_unpriced_vendor_model_fails_before_any_game(tmp_path: P
     [
         (
             {"rate_limits": {"nosuch": {"requests_per_minute": 5}}},
-            "field 'rate_limits': unknown provider 'nosuch'; known providers: scripted, openai",
+            "field 'rate_limits': unknown provider 'nosuch'; known providers: openai, anthropic",
         ),
         (
             {"rate_limits": {"openai": {"rpm": 5}}},

@@ -24,8 +24,8 @@ class ModelRequest:
     depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
     random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
     game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
-    ``scenario`` is the game's scenario, passed through untouched for the game's simulators
-    (``scripted:``); the model layer never reads it.
+    ``game`` names the game and ``scenario`` is its scenario, passed through untouched for the
+    game's simulators (``scripted:``); the model layer never reads them.
     """
 
     spec: str
@@ -35,6 +35,7 @@ class ModelRequest:
     side: Speaker
     scenario: Any
     seed: int
+    game: str = "price"
     stream_seed: int | None = None
     suggestions: int = 3
     temperature: float | None = None

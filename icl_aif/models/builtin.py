@@ -14,23 +14,6 @@ from icl_aif.retries import sdk_retry_rule
 
 
 @provider(
-    "scripted",
-    description="Rule-based simulators (not language models): negotiators and a critic.",
-    examples=(
-        "scripted:boulware",
-        "scripted:linear",
-        "scripted:conceder",
-        "scripted:tit_for_tat",
-        "scripted:critic",
-    ),
-    offline=True,
-)
-def scripted(request: ModelRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (game code: reached by name)."""
-    return builder_at("icl_aif.models.scripted:build_scripted")(request)
-
-
-@provider(
     "openai",
     description=(
         "OpenAI chat models; with base_url, any OpenAI-compatible server. Key: OPENAI_API_KEY."

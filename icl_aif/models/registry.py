@@ -14,7 +14,7 @@ import threading
 
 from langchain_core.language_models import BaseChatModel
 
-import icl_aif.models.builtin  # registers our providers
+import icl_aif.models.builtin  # noqa: F401  (registers our providers)
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import PROVIDERS, Provider, RetryRule, provider
@@ -69,7 +69,8 @@ def forget_plugins() -> None:
 
 
 def _is_ours(found: Provider) -> bool:
-    return found.origin == icl_aif.models.builtin.__name__
+    """Registered by this package (the model layer's builtins, the games' ``scripted``)."""
+    return found.origin.startswith("icl_aif.")
 
 
 def find_provider(name: str) -> Provider | None:

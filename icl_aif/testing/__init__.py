@@ -1,5 +1,6 @@
-"""Test helpers for icl-aif and for packages that add providers to it, and the pytest plugin
-that serves them as fixtures (``icl_aif.testing.plugin``, registered through ``pytest11``).
+"""Test helpers for icl-aif and for packages that add providers or games to it (the games'
+conformance check: :func:`check_game`), and the pytest plugin that serves them as fixtures
+(``icl_aif.testing.plugin``, registered through ``pytest11``).
 
 Importable with the core package alone; :mod:`icl_aif.testing.stubs` (vendor stub servers) and
 the fixtures that use it need the ``testing`` extra: ``pip install 'icl-aif[testing]'``.
@@ -11,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from icl_aif.testing.conformance import check_game
     from icl_aif.testing.runs import (
         Played,
         assert_key_not_recorded,
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from icl_aif.testing.wire import FAKE_KEY, REPLY_LINE, WIRE_FORMATS, WireFormat
 
 _HOMES = {
+    "check_game": "conformance",
     "Played": "runs",
     "assert_key_not_recorded": "runs",
     "experiment": "runs",
@@ -43,6 +46,7 @@ __all__ = [
     "Played",
     "WireFormat",
     "assert_key_not_recorded",
+    "check_game",
     "experiment",
     "load_played",
     "play",

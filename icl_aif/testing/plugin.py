@@ -1,4 +1,5 @@
-"""icl-aif's pytest plugin: fixtures that play small experiments and serve vendor stubs.
+"""icl-aif's pytest plugin: fixtures that play small experiments, check games and serve vendor
+stubs.
 
 Registered through the ``pytest11`` entry point ``icl_aif``, so any pytest session in an
 environment with icl-aif installed has the fixtures (``-p no:icl_aif`` switches them off). The
@@ -9,6 +10,7 @@ session runs as before, and a test that asks for a stub fixture fails with one l
 Fixtures (``pytest --fixtures`` shows them):
 
 - ``play_experiment``: play a config into a fresh directory under ``tmp_path``; the records.
+- ``game_conformance``: run the games' conformance check on a game: ``game_conformance("price")``.
 - ``vendor_stub``: start a stub of any vendor: ``vendor_stub("cohere")``.
 - ``openai_stub``, ``anthropic_stub``, ``cohere_stub``, ``ai21_stub``: one started stub.
 
@@ -30,6 +32,7 @@ from icl_aif.testing.wire import FAKE_KEY
 
 if TYPE_CHECKING:
     from icl_aif.config import ExperimentConfig
+    from icl_aif.games.base import Game
     from icl_aif.testing.runs import Played
     from icl_aif.testing.stubs import VendorStub
 
@@ -45,6 +48,13 @@ class PlayExperiment(Protocol):
     def __call__(
         self, config: ExperimentConfig, name: str | None = None, **options: Any
     ) -> Played: ...
+
+
+class CheckGame(Protocol):
+    """``game_conformance(game, *, seed=0, runs=6)``: :func:`icl_aif.testing.check_game` on
+    ``game`` (a registered name or a :class:`~icl_aif.games.base.Game`) under ``tmp_path``."""
+
+    def __call__(self, game: str | Game, *, seed: int = 0, runs: int = 6) -> None: ...
 
 
 class StartStub(Protocol):
@@ -69,6 +79,19 @@ def play_experiment(tmp_path: Path) -> PlayExperiment:
         return play(config, tmp_path / (name or f"run{played}"), **options)
 
     return play_in_tmp
+
+
+@pytest.fixture
+def game_conformance(tmp_path: Path) -> CheckGame:
+    """Check that a game keeps the game interface's promises (scenario round trip, openers,
+    judge, simulators, payoffs, determinism): ``game_conformance("my_game")`` fails the test with
+    the game and the first property it breaks. Its runs are written under ``tmp_path``."""
+    from icl_aif.testing.conformance import check_game
+
+    def check_in_tmp(game: str | Game, *, seed: int = 0, runs: int = 6) -> None:
+        check_game(game, tmp_path, seed=seed, runs=runs)
+
+    return check_in_tmp
 
 
 class _Stubs:

@@ -10,7 +10,7 @@ most recent round and returns numbered suggestions. The diagnoses, in order of p
 - accepted early (a deal within its first three turns): do not accept too early;
 
 then general advice (value of the item, willingness to walk away, patience) in a seeded random order.
-The phrases match the feedback lexicon of :mod:`icl_aif.models.scripted`, so scripted players react.
+The phrases match the feedback lexicon of :mod:`icl_aif.games.price.simulators`, so scripted players react.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
-from icl_aif.config import ScenarioConfig
+from icl_aif.games.price.moderator.prices import standing_offer
+from icl_aif.games.price.scenario import ScenarioConfig
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.moderator.prices import standing_offer
 from icl_aif.transcript import Speaker
 
 _ROUND = re.compile(r"^Round (\d+)$")

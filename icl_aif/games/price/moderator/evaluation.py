@@ -29,7 +29,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from icl_aif.errors import UsageError
-from icl_aif.transcript import SPEAKERS, STATES, State, Turn, Verdict, format_money
+from icl_aif.games.price.verdict import PriceVerdict
+from icl_aif.transcript import SPEAKERS, STATES, State, Turn, format_money
 
 __all__ = [
     "AsyncModerator",
@@ -54,7 +55,7 @@ class Moderator(Protocol):
 
     def classify(
         self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """The state after the last turn of ``window``."""
         ...
 
@@ -69,7 +70,7 @@ class AsyncModerator(Protocol):
         window: list[Turn],
         scenario: dict[str, Any] | None = None,
         calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """The state after the last turn of ``window``; model calls are appended to ``calls``."""
         ...
 
@@ -247,7 +248,7 @@ async def aevaluate(
     gate = asyncio.Semaphore(max(1, concurrency))
     started = time.perf_counter()
 
-    async def one(item: LabelledWindow) -> tuple[Verdict, list[dict[str, Any]]]:
+    async def one(item: LabelledWindow) -> tuple[PriceVerdict, list[dict[str, Any]]]:
         calls: list[dict[str, Any]] = []
         async with gate:
             scenario = None if item.scenario is None else dict(item.scenario)
@@ -270,7 +271,7 @@ async def aevaluate(
     return report
 
 
-def score(items: Sequence[LabelledWindow], verdicts: Sequence[Verdict]) -> EvalReport:
+def score(items: Sequence[LabelledWindow], verdicts: Sequence[PriceVerdict]) -> EvalReport:
     """Compare ``verdicts`` (one per window) with the gold labels and prices.
 
     ``price_accuracy`` is over gold deals: the fraction predicted ``deal`` with the gold price
@@ -337,7 +338,7 @@ def score(items: Sequence[LabelledWindow], verdicts: Sequence[Verdict]) -> EvalR
     )
 
 
-def _predicted(verdict: Verdict) -> dict[str, Any]:
+def _predicted(verdict: PriceVerdict) -> dict[str, Any]:
     return {
         "label": verdict.state,
         "price": verdict.price,

@@ -1,7 +1,7 @@
 """The hybrid moderator: the rules decide when they are confident, a model only when they are not.
 
 The rules read every window first (no call, as fast as the ``rules`` mode). Their reading of the
-last turn (:class:`icl_aif.moderator.rules.Reading`: its prices, acceptance and ending cues,
+last turn (:class:`icl_aif.games.price.moderator.rules.Reading`: its prices, acceptance and ending cues,
 questions) says how sure the verdict is. :func:`ambiguity` returns why a window is ambiguous, or
 None when the rules are confident:
 
@@ -20,7 +20,7 @@ None when the rules are confident:
   acceptance cue, no question and no new price. It is ambiguous otherwise (a farewell carrying over
   the previous state, a refusal that keeps talking).
 
-Ambiguous windows go to the :class:`icl_aif.moderator.llm.LLMModerator`; if its reply cannot be
+Ambiguous windows go to the :class:`icl_aif.games.price.moderator.llm.LLMModerator`; if its reply cannot be
 read, the rules' verdict stands. Every verdict says which decided (``decided_by``).
 """
 
@@ -30,10 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from icl_aif.moderator.llm import LLMModerator
-from icl_aif.moderator.prices import OFFER_KINDS
-from icl_aif.moderator.rules import Context, Reading, decide
-from icl_aif.transcript import Turn, Verdict
+from icl_aif.games.price.moderator.llm import LLMModerator
+from icl_aif.games.price.moderator.prices import OFFER_KINDS
+from icl_aif.games.price.moderator.rules import Context, Reading, decide
+from icl_aif.games.price.verdict import PriceVerdict
+from icl_aif.transcript import Turn
 
 __all__ = ["HybridModerator", "ambiguity", "rules_reading"]
 
@@ -67,7 +68,7 @@ def _ongoing_ambiguity(reading: Reading) -> str | None:
     return None
 
 
-def _deal_ambiguity(ctx: Context, reading: Reading, verdict: Verdict, last: int) -> str | None:
+def _deal_ambiguity(ctx: Context, reading: Reading, verdict: PriceVerdict, last: int) -> str | None:
     if verdict.price is None:
         return "acceptance without a bindable price"
     if reading.has_question:
@@ -91,7 +92,7 @@ def _no_deal_ambiguity(reading: Reading) -> str | None:
     return None
 
 
-def ambiguity(ctx: Context, verdict: Verdict) -> str | None:
+def ambiguity(ctx: Context, verdict: PriceVerdict) -> str | None:
     """Why the rules' ``verdict`` on the window's last turn is uncertain, or None if confident."""
     last = len(ctx.window) - 1
     reading = ctx.readings[last]
@@ -104,10 +105,10 @@ def ambiguity(ctx: Context, verdict: Verdict) -> str | None:
 
 def rules_reading(
     window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-) -> tuple[Verdict, str | None]:
+) -> tuple[PriceVerdict, str | None]:
     """The rules' verdict on ``window`` and why it is ambiguous (None when confident)."""
     if not window:
-        return Verdict("ongoing", reason="empty window", decided_by="rules"), None
+        return PriceVerdict("ongoing", reason="empty window", decided_by="rules"), None
     ctx = Context.read(window, scenario)
     verdict = replace(decide(ctx, len(window) - 1), decided_by="rules")
     return verdict, ambiguity(ctx, verdict)
@@ -126,7 +127,7 @@ class HybridModerator:
         window: Sequence[Turn],
         scenario: Mapping[str, Any] | None = None,
         calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """The rules' verdict when confident, else the model's (the rules' if it is unreadable)."""
         verdict, why = rules_reading(window, scenario)
         if why is None:

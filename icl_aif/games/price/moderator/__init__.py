@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from icl_aif.moderator.prices import PriceMention, find_prices, standing_offer
-from icl_aif.moderator.rules import RulesModerator
+from icl_aif.games.price.moderator.prices import PriceMention, find_prices, standing_offer
+from icl_aif.games.price.moderator.rules import RulesModerator
 
 __all__ = ["PriceMention", "RulesModerator", "find_prices", "standing_offer"]

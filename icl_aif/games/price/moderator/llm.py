@@ -1,7 +1,7 @@
 """A few-shot language-model moderator that works with any backend.
 
-The model reads a system prompt (``prompts/moderator/system.txt``), few-shot examples
-(``prompts/moderator/examples.jsonl``: each a user turn with a window labelled by speaker and an
+The model reads a system prompt (``prompts/price/moderator/system.txt``), few-shot examples
+(``prompts/price/moderator/examples.jsonl``: each a user turn with a window labelled by speaker and an
 assistant turn with the answer) and the window to judge, and answers
 ``{"state": "ongoing" | "deal" | "no_deal", "price": number | null, "reason": "..."}``.
 
@@ -47,12 +47,12 @@ from pydantic import BaseModel, Field
 
 from icl_aif.calls import ModelCallError, invoke
 from icl_aif.config import ExperimentConfig
-from icl_aif.moderator.evaluation import LabelledWindow, parse_labelled
-from icl_aif.moderator.rules import read_turn
-from icl_aif.protocol import Message
+from icl_aif.games.price.moderator.evaluation import LabelledWindow, parse_labelled
+from icl_aif.games.price.moderator.rules import read_turn
+from icl_aif.games.price.verdict import PriceVerdict
 from icl_aif.retries import is_retryable
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import STATES, State, Turn, Verdict, format_money
+from icl_aif.transcript import STATES, Message, State, Turn, format_money
 
 __all__ = [
     "EXAMPLES",
@@ -67,10 +67,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-EXAMPLES = "moderator/examples.jsonl"
-SYSTEM = "moderator/system.txt"
-WINDOW = "moderator/window.txt"
-FENCED = "moderator/fenced.txt"
+EXAMPLES = "price/moderator/examples.jsonl"
+SYSTEM = "price/moderator/system.txt"
+WINDOW = "price/moderator/window.txt"
+FENCED = "price/moderator/fenced.txt"
 
 Method = Literal["schema", "json_mode", "plain"]
 METHODS: tuple[Method, ...] = ("schema", "json_mode", "plain")
@@ -241,7 +241,7 @@ def _plain_number(amount: float) -> float | int:
 
 
 def load_examples(prompts: PromptLibrary, path: Path | None = None) -> list[LabelledWindow]:
-    """The few-shot examples: ``path``, else ``prompts/moderator/examples.jsonl``."""
+    """The few-shot examples: ``path``, else ``prompts/price/moderator/examples.jsonl``."""
     from icl_aif.errors import UsageError
 
     if path is None:
@@ -351,7 +351,7 @@ class LLMModerator:
         window: Sequence[Turn],
         scenario: Mapping[str, Any] | None = None,
         calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict | None:
+    ) -> PriceVerdict | None:
         """The model's verdict, or None when no reply could be read (calls are appended)."""
         for method in self.chain():
             try:
@@ -394,13 +394,13 @@ class LLMModerator:
         window: Sequence[Turn],
         scenario: Mapping[str, Any] | None = None,
         calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """The state after the window's last turn; ``ongoing`` when no reply could be read."""
         if not window:
-            return Verdict("ongoing", reason="empty window", decided_by="llm")
+            return PriceVerdict("ongoing", reason="empty window", decided_by="llm")
         verdict = await self.ask(window, scenario, calls)
         if verdict is None:
-            return Verdict("ongoing", reason="unreadable reply", decided_by="llm")
+            return PriceVerdict("ongoing", reason="unreadable reply", decided_by="llm")
         return verdict
 
 
@@ -424,11 +424,11 @@ def _read(method: Method, result: Any) -> tuple[tuple[State, float | None, str] 
 
 def _verdict(
     state: State, price: float | None, reason: str, window: Sequence[Turn], parse: str | None
-) -> Verdict:
+) -> PriceVerdict:
     """A model's answer as a verdict; ``no_deal`` reasons are ``walk_away`` or ``refusal``."""
     if state == "no_deal":
         ending = read_turn(window[-1]["text"]).ending_reason
-        return Verdict("no_deal", reason=ending or "refusal", decided_by="llm", parse=parse)
+        return PriceVerdict("no_deal", reason=ending or "refusal", decided_by="llm", parse=parse)
     if state == "deal" and price is None:
-        return Verdict("deal", reason="price_not_found", decided_by="llm", parse=parse)
-    return Verdict(state, price=price, reason=reason or None, decided_by="llm", parse=parse)
+        return PriceVerdict("deal", reason="price_not_found", decided_by="llm", parse=parse)
+    return PriceVerdict(state, price=price, reason=reason or None, decided_by="llm", parse=parse)

@@ -47,12 +47,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
-from icl_aif.config import ScenarioConfig
+from icl_aif.games.price.critic import build_critic
+from icl_aif.games.price.moderator.prices import standing_offer
+from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
-from icl_aif.models.scripted_critic import build_critic
-from icl_aif.moderator.prices import standing_offer
-from icl_aif.protocol import opening_turns
-from icl_aif.transcript import Speaker, format_money
+from icl_aif.transcript import Speaker, Turn, format_money
 
 _ROUND_OVER = re.compile(r"Round \d+ is over\.")
 
@@ -256,7 +255,7 @@ class ScriptedNegotiator(TextReplyModel):
 
     def _is_feedback(self, messages: Sequence[BaseMessage]) -> bool:
         """True when the last user message is a feedback turn (``Round N is over.``, from
-        ``prompts/round/next_round.txt``): the player is asked to acknowledge, not to bargain."""
+        ``prompts/price/round/next_round.txt``): the player is asked to acknowledge, not to bargain."""
         return _ROUND_OVER.match(message_text(messages[-1])) is not None
 
     def _tougher_reservation(self, walk_mentions: int, sign: float, start: float) -> float:
@@ -353,3 +352,16 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
     if request.name == "critic":
         raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
     return build_negotiator(request)
+
+
+def spoken_agreement(
+    scenario: ScenarioConfig, offerer: Speaker, price: float, rng: random.Random
+) -> list[Turn]:
+    """A counter-offer of ``price`` by ``offerer`` and the rival's acceptance, in the scripted
+    players' own words (the conformance check's agreement windows)."""
+    accepter: Speaker = "buyer" if offerer == "seller" else "seller"
+    values = {"item": scenario.item, "offer": format_money(price), "price": format_money(price)}
+    return [
+        Turn(speaker=offerer, text=rng.choice(_REPLIES[offerer]["counter"]).format_map(values)),
+        Turn(speaker=accepter, text=rng.choice(_REPLIES[accepter]["accept"]).format_map(values)),
+    ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from icl_aif.errors import UsageError
-from icl_aif.moderator.evaluation import LabelledWindow, load_labelled, parse_labelled
+from icl_aif.games.price.moderator.evaluation import LabelledWindow, load_labelled, parse_labelled
 from icl_aif.transcript import Turn, format_money
 
 __all__ = ["AddResult", "add_examples", "overlap", "window_key"]

@@ -1,7 +1,7 @@
 """A rule-based moderator: reads a window of turns and decides the state after the last one.
 
 The labels are defined in ``docs/moderator.md``.  Every turn is first read on its own
-(:func:`read_turn`): its prices and their roles (:func:`icl_aif.moderator.prices.find_prices`),
+(:func:`read_turn`): its prices and their roles (:func:`icl_aif.games.price.moderator.prices.find_prices`),
 where it *accepts* and where it *ends* the negotiation.  Phrases are matched on the lower-cased
 turn with every price masked as ``$999``, so one pattern covers "$15", "fifteen dollars" and
 "twelve fifty" alike.
@@ -37,7 +37,7 @@ Deciding the last turn (:func:`decide`)
       ``question``; reference, conditional and refused prices are skipped).  When the other side's
       latest turn was itself an acceptance ("OK." -> "Great, deal!"), the price that turn accepted;
    c. else, when both sides' latest firm prices in the window are equal, that price;
-   d. else ``Verdict("deal", price=None, reason="price_not_found")``.
+   d. else ``PriceVerdict("deal", price=None, reason="price_not_found")``.
 
 4. Without an acceptance phrase, a turn that states the other side's standing offer as its own
    firm price, without hesitating or asking ("I can't go below $15." -> "$15 then."), is a deal at
@@ -60,14 +60,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from icl_aif.moderator.prices import (
+from icl_aif.games.price.moderator.prices import (
     OFFER_KINDS,
     PriceMention,
     find_prices,
     normalize,
     sentence_spans,
 )
-from icl_aif.transcript import Turn, Verdict
+from icl_aif.games.price.verdict import PriceVerdict
+from icl_aif.transcript import Turn
 
 __all__ = [
     "Context",
@@ -572,7 +573,7 @@ def _puts_price_on_table(reading: Reading) -> bool:
     return reading.standing_offer() is not None or reading.has_question
 
 
-def decide(ctx: Context, last: int) -> Verdict:
+def decide(ctx: Context, last: int) -> PriceVerdict:
     """The state after turn ``last`` of the context's window (steps 1-5 of the module doc)."""
     reading = ctx.readings[last]
     accepts = _accepts(ctx, last)
@@ -581,14 +582,14 @@ def decide(ctx: Context, last: int) -> Verdict:
         if reading.farewell_only:
             if accepts:
                 return _deal(ctx, last)
-            return _carry_over(ctx, last, default=Verdict("no_deal", reason="walk_away"))
+            return _carry_over(ctx, last, default=PriceVerdict("no_deal", reason="walk_away"))
         strong = reading.strong_accept
         if strong is None or strong < reading.ending:
-            return Verdict("no_deal", reason=reading.ending_reason)
+            return PriceVerdict("no_deal", reason=reading.ending_reason)
 
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
-            return Verdict("ongoing", reason="counter-offer")
+            return PriceVerdict("ongoing", reason="counter-offer")
         return _deal(ctx, last)
 
     # Step 4: the last turn states the other side's standing offer as its own firm price.
@@ -603,20 +604,20 @@ def decide(ctx: Context, last: int) -> Verdict:
     ):
         other = ctx.readings[previous].standing_offer()
         if other is not None and _same(firm, other):
-            return Verdict("deal", price=firm, reason="both sides stated the price")
+            return PriceVerdict("deal", price=firm, reason="both sides stated the price")
 
     # An acknowledgement or a farewell keeps a finished round finished
     # ("I'll pass." -> "Alright, no problem. Take care!").
     if ACKNOWLEDGE_RE.search(reading.text):
-        return _carry_over(ctx, last, default=Verdict("ongoing"))
-    return Verdict("ongoing")
+        return _carry_over(ctx, last, default=PriceVerdict("ongoing"))
+    return PriceVerdict("ongoing")
 
 
-def _carry_over(ctx: Context, last: int, default: Verdict) -> Verdict:
+def _carry_over(ctx: Context, last: int, default: PriceVerdict) -> PriceVerdict:
     """The state before turn ``last`` if the round was already over, else ``default``."""
     reading = ctx.readings[last]
     if _puts_price_on_table(reading) or HESITATION_RE.search(reading.text):
-        return Verdict("ongoing") if default.state == "no_deal" else default
+        return PriceVerdict("ongoing") if default.state == "no_deal" else default
     if last > 0:
         before = decide(ctx, last - 1)
         if before.terminal:
@@ -624,11 +625,11 @@ def _carry_over(ctx: Context, last: int, default: Verdict) -> Verdict:
     return default
 
 
-def _deal(ctx: Context, index: int) -> Verdict:
+def _deal(ctx: Context, index: int) -> PriceVerdict:
     price = bind_price(ctx, index)
     if price is None:
-        return Verdict("deal", price=None, reason="price_not_found")
-    return Verdict("deal", price=price, reason="acceptance")
+        return PriceVerdict("deal", price=None, reason="price_not_found")
+    return PriceVerdict("deal", price=price, reason="acceptance")
 
 
 class RulesModerator:
@@ -638,10 +639,10 @@ class RulesModerator:
 
     def classify(
         self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """Decide ``ongoing``, ``deal`` (with its price) or ``no_deal`` after the last turn."""
         if not window:
-            return Verdict("ongoing", reason="empty window")
+            return PriceVerdict("ongoing", reason="empty window")
         return decide(Context.read(window, scenario), len(window) - 1)
 
     async def aclassify(
@@ -649,6 +650,6 @@ class RulesModerator:
         window: Sequence[Turn],
         scenario: Mapping[str, Any] | None = None,
         calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
+    ) -> PriceVerdict:
         """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
         return self.classify(window, scenario)

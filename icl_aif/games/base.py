@@ -1,0 +1,260 @@
+"""What a bargaining game is to the engine: the :class:`Game` interface, its judge and its measure.
+
+A game owns everything that is particular to it: its scenario schema (the config's ``scenario:``
+under ``game: NAME``), each side's private values, the lines that open every round and each
+side's brief (templates under ``prompts/<game>/``), the typed terms of an agreement, the judge
+that reads a window of turns after every line, each side's payoff and walk-away value, its
+simulators (``scripted:KIND`` players and ``scripted:critic``) and the per-round figure its
+tables report. The engine (graphs, nodes, protocol, feedback, runner, records, metrics core)
+asks the game through this interface and names no game field.
+
+A new game subclasses :class:`Game`, fills in the class attributes and methods, and registers an
+instance with :func:`icl_aif.games.registry.register_game` (see docs/games.md, which walks through
+the pie split).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
+
+from icl_aif.config import ExperimentConfig, ModeratorMode, RoleConfig, Scenario
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary
+from icl_aif.transcript import Message, Speaker, Turn, Verdict
+
+__all__ = [
+    "Game",
+    "Judge",
+    "Measure",
+    "ModelFor",
+    "Round",
+    "collapse_blank_lines",
+    "no_deal_reason",
+    "turns_as_messages",
+]
+
+Round = Mapping[str, Any]
+"""A finished round as stored in ``games.jsonl`` (``round``, ``turns``, ``outcome``, ``terms``,
+``reason``, ``truncated``, ``feedback``, ...; see docs/records.md)."""
+
+ModelFor = Callable[[RoleConfig], BaseChatModel]
+"""Builds the chat model of a judge's settings (``roles.moderator``), as any role's is built."""
+
+
+class Judge(Protocol):
+    """Reads a window of turns and says whether the round goes on, ended in an agreement (with
+    the game's terms) or ended without one (with a reason).
+
+    A model-backed judge appends each model call it makes to ``calls`` as a ``calls.jsonl``
+    record without ``game_id`` and ``round`` (the engine adds them); a rules judge makes none.
+    """
+
+    name: str
+
+    async def aclassify(
+        self,
+        window: list[Turn],
+        scenario: dict[str, Any] | None = None,
+        calls: list[dict[str, Any]] | None = None,
+    ) -> Verdict:
+        """The state after the window's last turn."""
+        ...
+
+
+@dataclass(frozen=True)
+class Measure:
+    """The one number per round that a game's tables, scores and arm comparisons report.
+
+    Summary keys are built from ``name``: ``mean_<name>``, ``<name>_ci95``, ``median_<name>``,
+    ``deals_without_<name>`` per round, ``<name>_before`` and ``<name>_after`` per arm (the price
+    game's ``name`` is ``price``: the keys every earlier summary has). ``of`` reads it from a round
+    that ended in an agreement (None when the terms hold none); ``no_deal_value`` is what a round
+    without an agreement scores in the unconditional score. ``money`` formats it as dollars.
+    """
+
+    name: str
+    label: str
+    of: Callable[[Round], float | None]
+    no_deal_value: float
+    money: bool = False
+
+
+class Game(ABC):
+    """One bargaining game: the engine's only way to learn anything about the game it runs.
+
+    Class attributes: ``name`` (the config's ``game:`` value and the prompt folder
+    ``prompts/<name>/``), ``title`` and ``source`` (for ``icl-aif games`` and docs),
+    ``scenario_model`` (a :class:`~icl_aif.config.Scenario` subclass: the game's ``scenario:``
+    schema, every field defaulted), ``terms_model`` (the pydantic model of an agreement's terms),
+    ``judges`` (the ``roles.moderator.mode`` values it supports) and ``simulators`` (the
+    ``scripted:KIND`` names it answers, ``critic`` included).
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    source: ClassVar[str]
+    scenario_model: ClassVar[type[Scenario]]
+    terms_model: ClassVar[type[BaseModel]]
+    judges: ClassVar[tuple[ModeratorMode, ...]] = ("rules",)
+    simulators: ClassVar[tuple[str, ...]] = ("critic",)
+
+    # --- what each side is told -------------------------------------------------------------
+
+    @abstractmethod
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The scripted lines that open every round (``scenario.openers`` rendered)."""
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """The values the openers may name (checked before a run: an unknown placeholder
+        fails in one line)."""
+        return {}
+
+    @abstractmethod
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``side``'s system prompt: the rules, its private values and its goal."""
+
+    @abstractmethod
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """A round's outcome as the critic's transcript states it (``deal at $15``)."""
+
+    @abstractmethod
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The user turn the improved player receives after a round: result, feedback, goal."""
+
+    @abstractmethod
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """The improved player's scripted reply to that turn (``acknowledgement: scripted``)."""
+
+    @abstractmethod
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """What the critic receives, around ``transcript`` (the improved player's record)."""
+
+    def check_templates(
+        self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
+    ) -> None:
+        """Render every template a game of ``config`` may render on made-up rounds that take
+        every branch, so that a missing file or placeholder fails before any game (one
+        :class:`~icl_aif.errors.UsageError` line). The default renders the briefs, and on
+        :meth:`sample_rounds` the next-round turn, the scripted acknowledgement and (``critic``:
+        a feedback source calls the critic) the critic's prompt."""
+        for side in ("seller", "buyer"):
+            self.brief(prompts, config.scenario, side)
+        if config.rounds == 1 and not config.arms:
+            return
+        for rounds in self.sample_rounds(config.scenario):
+            self.next_round_instruction(prompts, config, rounds, "1. A suggestion.")
+            self.next_round_instruction(prompts, config, rounds, None)
+            if config.acknowledgement == "scripted":
+                self.scripted_acknowledgement(prompts, config, rounds)
+            if critic:
+                transcript = "\n".join(
+                    f"Round {r['round']}\nOutcome: {self.outcome_sentence(r, config.scenario)}."
+                    for r in rounds
+                )
+                self.critic_messages(prompts, config, transcript)
+
+    @abstractmethod
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """Made-up finished rounds that take every branch of the between-round templates."""
+
+    # --- the judge and the terms --------------------------------------------------------------
+
+    @abstractmethod
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """The judge ``roles.moderator`` asks for (its mode is one of :attr:`judges`)."""
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any] | None:
+        """What the judge may know of the scenario (public values only)."""
+        return None
+
+    def record_fields(self, terms: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Fields a round record keeps beside ``terms`` for compatibility (the price game's
+        ``price``); none by default."""
+        return {}
+
+    @abstractmethod
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """Windows in which the game's own simulators agree, each with the terms agreed, as the
+        simulators word them: the conformance check asks the rules judge to bind each."""
+
+    # --- payoffs ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """``side``'s payoff of a finished round (its walk-away value without an agreement;
+        None for an error or an agreement whose terms could not be bound)."""
+
+    @abstractmethod
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """``side``'s payoff when the round ends without an agreement."""
+
+    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+        """What a round without an agreement scores in :meth:`measure`'s units (the config's
+        default ``metrics.no_deal_value``): by default ``side``'s walk-away value."""
+        return self.walk_away(scenario, side)
+
+    @abstractmethod
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """The least and the most ``side`` can get from an agreement its simulator would make."""
+
+    @abstractmethod
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The per-round figure of ``config``'s improved side that the tables report."""
+
+    # --- simulators ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """The ``scripted:KIND`` model of ``request`` (``request.name`` is one of
+        :attr:`simulators`; ``request.scenario`` is this game's scenario)."""
+
+
+def turns_as_messages(side: Speaker, turns: Sequence[Turn]) -> list[Message]:
+    """A round from ``side``'s seat: its own lines as assistant, the other side's as user."""
+    return [
+        Message(role="assistant" if t["speaker"] == side else "user", content=t["text"])
+        for t in turns
+    ]
+
+
+def collapse_blank_lines(text: str) -> str:
+    """``text`` without leading, trailing or repeated blank lines (templates with empty parts)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() and (not out or not out[-1].strip()):
+            continue
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+def no_deal_reason(record: Round, max_exchanges: int) -> str:
+    """A plain sentence fragment for why a round ended without an agreement."""
+    reason = record.get("reason") or "unknown"
+    turns = record.get("turns") or []
+    last = turns[-1]["speaker"] if turns else "a side"
+    texts = {
+        "walk_away": f"the {last} walked away",
+        "refusal": f"the {last} refused to go on",
+        "cap": f"the round reached its limit of {max_exchanges} exchanges",
+    }
+    return texts.get(reason, str(reason).replace("_", " "))

@@ -1,0 +1,378 @@
+"""The pie split of seed 003: two players divide a pie that shrinks with every turned-down offer.
+
+Seats: the ``seller`` seat is the **proposer** (it makes the first offer), the ``buyer`` seat the
+**responder**; both may make offers after that. Offers are numbered from 1 across both sides
+(``Offer 3: 60 for me and 40 for you.``, see :mod:`icl_aif.games.pie_split.offers`).
+
+Terms: ``{"seller_share": p_s, "buyer_share": p_b, "exchanges": t}`` with ``p_s + p_b = 1`` (the
+shares of the pie as proportions) and ``t`` the number of offers made in the round before the
+accepted one (an agreement on offer ``N`` has ``t = N - 1``). Payoffs: ``share * discount ** t``
+for each side (the paper's ``p_A * 0.9^t``); without an agreement both get 0 (the paper gives
+-0.5; here a walk-away is worth nothing). The per-round figure is the improved side's payoff of a
+deal (``mean_payoff`` and the other ``payoff`` keys of a summary); a round without a deal scores
+0. Templates: ``prompts/pie_split/``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import ValidationError
+
+from icl_aif.config import Anchor, CriticConstraint, ExperimentConfig, Scenario
+from icl_aif.errors import UsageError
+from icl_aif.games.base import Game, Judge, Measure, ModelFor, Round, collapse_blank_lines
+from icl_aif.games.pie_split.judge import PieSplitJudge
+from icl_aif.games.pie_split.scenario import (
+    ROLE_NAMES,
+    PieSplitScenario,
+    PieSplitTerms,
+    format_amount,
+    opening_turns,
+    scenario_values,
+    share_step,
+)
+from icl_aif.games.registry import register_game
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.transcript import Message, Speaker, Turn, other_side
+
+__all__ = ["PieSplitGame", "anchor_payoff", "deal_terms", "side_payoff"]
+
+PROMPTS = "pie_split"
+
+
+def _scenario(scenario: Scenario) -> PieSplitScenario:
+    return cast(PieSplitScenario, scenario)
+
+
+def deal_terms(record: Round) -> PieSplitTerms | None:
+    """The terms of a round that ended in a deal; None without a deal or readable terms."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    if not isinstance(terms, Mapping):
+        return None
+    try:
+        return PieSplitTerms.model_validate(terms)
+    except ValidationError:
+        return None
+
+
+def side_payoff(terms: PieSplitTerms, side: Speaker, discount: float) -> float:
+    """``side``'s share of the pie times ``discount ** exchanges``."""
+    return float(terms.share(side) * discount**terms.exchanges)
+
+
+def anchor_payoff(
+    rounds: Sequence[Round], anchor: Anchor, side: Speaker, discount: float
+) -> tuple[float, int] | None:
+    """The payoff the next round should beat and the round it came from (``previous``: the last
+    round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
+    when that round had no deal."""
+    if not rounds:
+        return None
+    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
+    deals = [
+        (side_payoff(terms, side, discount), int(record["round"]))
+        for record in candidates
+        if (terms := deal_terms(record)) is not None
+    ]
+    if not deals:
+        return None
+    return max(deals, key=lambda d: (d[0], -d[1]))
+
+
+def _payoff_text(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _exchanges_text(exchanges: int) -> str:
+    if exchanges == 0:
+        return "no turned-down offer"
+    return f"{exchanges} turned-down offer{'s' if exchanges != 1 else ''}"
+
+
+def _no_deal_reason(record: Round, scenario: PieSplitScenario) -> str:
+    """Why a round ended without an agreement, naming the role that ended it."""
+    reason = record.get("reason") or "unknown"
+    turns = record.get("turns") or []
+    last = ROLE_NAMES.get(turns[-1]["speaker"], "a side") if turns else "a side"
+    texts = {
+        "walk_away": f"the {last} walked away",
+        "refusal": f"the {last} refused to go on",
+        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
+    }
+    return texts.get(reason, str(reason).replace("_", " "))
+
+
+def _anchor_label(anchor: Anchor, number: int) -> str:
+    if anchor == "best":
+        return f"your best round so far (round {number})"
+    return f"round {number}"
+
+
+def critic_constraints(
+    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
+) -> str:
+    """The critic's constraints that are on, one a line, in the order of
+    ``pie_split/critic/constraints.txt`` (``NAME: TEXT`` lines; ``#`` comments skipped)."""
+    source = f"{PROMPTS}/critic/constraints.txt"
+    texts: dict[str, str] = {}
+    for raw in prompts.text(source).splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, text = line.partition(":")
+        if not sep or not text.strip():
+            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
+        texts[name.strip()] = text.strip()
+    missing = [n for n in names if n not in texts]
+    if missing:
+        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
+    return "\n".join(
+        render_strict(text, values, source=f"{source} ({name})")
+        for name, text in texts.items()
+        if name in set(names)
+    )
+
+
+@register_game
+class PieSplitGame(Game):
+    """Two players divide a pie that shrinks by a discount factor with every turned-down offer
+    (seed 003: an RL-tuned negotiator's pie split)."""
+
+    name = "pie_split"
+    title = "Pie split with a shrinking pie"
+    source = "seed 003 (fine-tuning LLM negotiators with RL: the pie split game)"
+    scenario_model = PieSplitScenario
+    terms_model = PieSplitTerms
+    judges = ("rules",)
+    simulators = ("boulware", "linear", "conceder", "fair", "critic")
+
+    # --- what each side is told ----------------------------------------------------------
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The openers with ``{pie}``, ``{shrink}`` and the other scenario values filled in."""
+        return opening_turns(_scenario(scenario))
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """``pie``, ``discount``, ``shrink`` (``10%``), ``max_exchanges``, ``max_lines``."""
+        return scenario_values(_scenario(scenario))
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``pie_split/players/<side>.txt``: the proposer's (seller seat) or the responder's."""
+        return prompts.render(
+            f"{PROMPTS}/players/{side}.txt", **scenario_values(_scenario(scenario))
+        )
+
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """``deal on offer 3 after 2 exchanges: seller 60, buyer 40 of the pie of 100 (payoffs
+        0.486 and 0.324)`` or ``no deal: the responder walked away``."""
+        s = _scenario(scenario)
+        outcome = record.get("outcome")
+        if outcome == "deal":
+            terms = deal_terms(record)
+            if terms is None:
+                return "deal on a split that could not be read"
+            t = terms.exchanges
+            return (
+                f"deal on offer {t + 1} after {t} exchange{'s' if t != 1 else ''}: "
+                f"seller {format_amount(terms.seller_share * s.pie)}, "
+                f"buyer {format_amount(terms.buyer_share * s.pie)} of the pie of "
+                f"{format_amount(s.pie)} (payoffs "
+                f"{_payoff_text(side_payoff(terms, 'seller', s.discount))} and "
+                f"{_payoff_text(side_payoff(terms, 'buyer', s.discount))})"
+            )
+        if outcome == "error":
+            return f"stopped by an error ({record.get('reason')})"
+        return f"no deal: {_no_deal_reason(record, s)}"
+
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
+        s = _scenario(config.scenario)
+        side = config.improve
+        last = rounds[-1]
+        terms = deal_terms(last)
+        if terms is not None:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_deal.txt",
+                offer=terms.exchanges + 1,
+                own=format_amount(terms.share(side) * s.pie),
+                other=format_amount(terms.share(other_side(side)) * s.pie),
+                rival=ROLE_NAMES[other_side(side)],
+                pie=format_amount(s.pie),
+                exchanges=terms.exchanges,
+                exchanges_text=_exchanges_text(terms.exchanges),
+                share=f"{terms.share(side):g}",
+                discount=f"{s.discount:g}",
+                payoff=_payoff_text(side_payoff(terms, side, s.discount)),
+            )
+        elif last.get("outcome") == "deal":
+            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
+        else:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
+            )
+        next_round = last["round"] + 1
+        anchor = anchor_payoff(rounds, config.anchor, side, s.discount)
+        if anchor is None:
+            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
+        else:
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_anchor.txt",
+                next_round=next_round,
+                anchor=_payoff_text(anchor[0]),
+                anchor_label=_anchor_label(config.anchor, anchor[1]),
+            )
+        block = (
+            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
+        )
+        text = prompts.render(
+            f"{PROMPTS}/round/next_round.txt",
+            round=last["round"],
+            result=result,
+            feedback=block,
+            goal=goal,
+        )
+        return collapse_blank_lines(text)
+
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
+        discount = _scenario(config.scenario).discount
+        anchor = anchor_payoff(rounds, config.anchor, config.improve, discount)
+        if anchor is None:
+            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
+        else:
+            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_payoff_text(anchor[0]))
+        return prompts.render(
+            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
+        )
+
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
+        both ask for ``feedback.suggestions`` suggestions."""
+        s = _scenario(config.scenario)
+        values = {
+            "role": ROLE_NAMES[config.improve],
+            "seat": config.improve,
+            "pie": format_amount(s.pie),
+            "discount": f"{s.discount:g}",
+            "no_deal_payoff": f"{s.no_deal_payoff:g}",
+            "suggestions": config.feedback.suggestions,
+        }
+        constraints = critic_constraints(prompts, config.feedback.constraints, values)
+        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
+        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
+        return [Message(role="system", content=system), Message(role="user", content=request)]
+
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
+        a deal whose terms could not be read."""
+        s = _scenario(scenario)
+        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
+        terms = PieSplitTerms(seller_share=0.6, buyer_share=0.4, exchanges=2).model_dump()
+        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
+        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
+        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
+        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+
+    # --- the judge and the terms ----------------------------------------------------------
+
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """The rules judge (:class:`~icl_aif.games.pie_split.judge.PieSplitJudge`)."""
+        return PieSplitJudge(
+            pie=_scenario(config.scenario).pie, window=config.roles.moderator.window
+        )
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+        """The pie and the discount (public values)."""
+        s = _scenario(scenario)
+        return {"pie": s.pie, "discount": s.discount}
+
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """An offer and its acceptance, worded by the simulators, for shares and offer numbers
+        drawn from ``seed`` (each side offering twice)."""
+        from icl_aif.games.pie_split.judge import terms_of
+        from icl_aif.games.pie_split.offers import Split
+        from icl_aif.games.pie_split.simulators import spoken_agreement
+
+        s = _scenario(scenario)
+        step = share_step(s.pie)
+        rng = random.Random(f"pie_split:agreements:{seed}")
+        examples: list[tuple[list[Turn], dict[str, Any]]] = []
+        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        for offerer in offerers:
+            mine = round(round(rng.uniform(0.3, 0.8) * s.pie / step) * step, 6)
+            number = rng.randint(1, 2 * s.max_exchanges - 1)
+            turns = spoken_agreement(s, offerer, mine, number, rng)
+            split = Split(mine=mine, yours=round(s.pie - mine, 6), number=number)
+            examples.append((turns, terms_of(split, offerer, s.pie, number - 1)))
+        return examples
+
+    # --- payoffs ------------------------------------------------------------------------
+
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """``side``'s share of the pie times ``discount ** exchanges`` after a deal;
+        ``scenario.no_deal_payoff`` without one; None for an error or a deal whose terms cannot
+        be read."""
+        outcome = record.get("outcome")
+        if outcome == "error":
+            return None
+        if outcome != "deal":
+            return self.walk_away(scenario, side)
+        terms = deal_terms(record)
+        if terms is None:
+            return None
+        return side_payoff(terms, side, _scenario(scenario).discount)
+
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
+        return _scenario(scenario).no_deal_payoff
+
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """From nothing to the whole pie at once: (0, 1)."""
+        return (0.0, 1.0)
+
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The improved side's payoff of a deal; a round without one scores
+        ``config.no_deal_value`` (0 by default)."""
+        side = config.improve
+        discount = _scenario(config.scenario).discount
+
+        def of(record: Round) -> float | None:
+            terms = deal_terms(record)
+            return None if terms is None else side_payoff(terms, side, discount)
+
+        return Measure(
+            name="payoff",
+            label="improved side's payoff (share x discount^t)",
+            of=of,
+            no_deal_value=config.no_deal_value,
+            money=False,
+        )
+
+    # --- simulators ----------------------------------------------------------------------
+
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
+        from icl_aif.games.pie_split.simulators import build_scripted
+
+        return build_scripted(request)

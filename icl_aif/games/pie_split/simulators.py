@@ -1,0 +1,395 @@
+"""Rule-based pie-split players: simulators, not language models.
+
+They read the round the way the judge does (:mod:`icl_aif.games.pie_split.offers`) and answer
+in the format the briefs ask for: every offer numbered (``Offer 3: 60 for me and 40 for you.``),
+every acceptance restating the offer it accepts (``I accept offer 3: 40 for you and 60 for
+me.``), so the judge binds it from a window of one line.
+
+Strategies (time-dependent concession of the demanded share, Faratin et al. 1998):
+
+- ``boulware``: concedes little until its last lines (concession exponent beta = 0.3);
+- ``linear``: concedes at a constant rate (beta = 1);
+- ``conceder``: concedes most of the way early (beta = 3);
+- ``fair``: always asks for half the pie and accepts any split that gives it at least half.
+
+With ``tau`` the share of its lines in the round already spoken, a player demands
+``opening + (reservation - opening) * tau ** (1 / beta)`` of the pie (rounded to the pie's step,
+never more than its previous demand). It accepts the other side's standing split when that is
+at least as good as its next demand would be, accepted one exchange later
+(``offered >= discount * next_demand``). On its last line it accepts a split that gives it at
+least its reservation share; otherwise it makes its final offer when the other side still has a
+line after it, and walks away when it has none. ``fair`` walks away on its last line from a
+split that gives it less than half.
+
+Private values are drawn once per game from the model's seed: the opening demand between 62%
+and 80% of the pie (``params.opening`` fixes it) and the reservation share between 30% and 45%
+(``params.reservation``). A paired arm's ``stream_seed`` then reseeds the random choices
+(wording, the jitter of half a step on each demand) and keeps the private values.
+
+Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
+turn in its history (the user message just before a round's opening line); ``fair`` only
+reacts to ``remind``:
+
+| group     | phrases (case-insensitive)                                     | effect per mention              |
+|-----------|----------------------------------------------------------------|---------------------------------|
+| firm      | hold firm, small steps, concede slowly, smaller concessions    | beta x 0.8 (concedes later)     |
+| close     | settle early, concede faster, close early, meet in the middle  | beta x 1.5 (concedes sooner)    |
+| anchor    | open high, ask for more, ambitious first offer                 | opening demand + 4% of the pie  |
+| walk      | walk away, raise your minimum, minimum share                   | reservation + 4% of the pie     |
+| no_early  | accept too early, accept the first                             | no acceptance on its first line |
+| equal     | equal split, even split, fifty-fifty                           | opening demand 30% nearer half  |
+| remind    | shrinking pie, pie shrinks, remind                             | a sentence about the discount   |
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import PrivateAttr
+
+from icl_aif.games.pie_split.critic import build_critic
+from icl_aif.games.pie_split.offers import LineReading, Split, read_line
+from icl_aif.games.pie_split.scenario import (
+    PieSplitScenario,
+    format_amount,
+    opening_turns,
+    share_step,
+)
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.transcript import Speaker, Turn, other_side
+
+__all__ = [
+    "LEXICON",
+    "STRATEGIES",
+    "PieSplitPlayer",
+    "RoundView",
+    "build_player",
+    "build_scripted",
+    "count_lexicon",
+    "read_round",
+    "spoken_agreement",
+]
+
+Strategy = Literal["boulware", "linear", "conceder", "fair"]
+STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
+"""Each strategy's concession exponent beta (``fair`` does not concede)."""
+
+LEXICON: dict[str, tuple[str, ...]] = {
+    "firm": ("hold firm", "small steps", "concede slowly", "smaller concessions"),
+    "close": ("settle early", "concede faster", "close early", "meet in the middle"),
+    "anchor": ("open high", "ask for more", "ambitious first offer"),
+    "walk": ("walk away", "raise your minimum", "minimum share"),
+    "no_early": ("accept too early", "accept the first"),
+    "equal": ("equal split", "even split", "fifty-fifty"),
+    "remind": ("shrinking pie", "pie shrinks", "remind"),
+}
+"""The feedback phrases a player reacts to, by group (see the module's table)."""
+
+FIRM_FACTOR = 0.8
+CLOSE_FACTOR = 1.5
+ANCHOR_SHIFT = 0.04
+WALK_SHIFT = 0.04
+EQUAL_PULL = 0.7
+MOST_DEMANDED = 0.95
+
+_ROUND_OVER = re.compile(r"Round \d+ is over\.")
+
+REPLIES: dict[str, tuple[str, ...]] = {
+    "open": (
+        "Offer {number}: {mine} for me and {yours} for you.",
+        "Let's start with offer {number}: {mine} for me and {yours} for you.",
+    ),
+    "counter": (
+        "I can move a little. Offer {number}: {mine} for me and {yours} for you.",
+        "How about offer {number}: {mine} for me and {yours} for you?",
+        "Offer {number}: {mine} for me and {yours} for you. That is a step towards you.",
+    ),
+    "hold": (
+        "I'm holding my ground. Offer {number}: {mine} for me and {yours} for you.",
+        "My split stands. Offer {number}: {mine} for me and {yours} for you.",
+    ),
+    "accept": (
+        "I accept offer {number}: {yours} for you and {mine} for me.",
+        "Deal. I accept offer {number}: {yours} for you and {mine} for me.",
+        "Agreed: I accept offer {number}, {yours} for you and {mine} for me.",
+    ),
+    "walk": (
+        "That split is too small for me, so I walk away. No deal.",
+        "We are too far apart; I walk away with no deal.",
+    ),
+    "remind": (
+        "Remember that the pie shrinks with every offer we turn down.",
+        "Every offer we turn down costs us both a slice of the pie.",
+    ),
+}
+"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """What a player takes from the conversation it receives: the current round's lines
+    (``own`` True for its own) and the feedback turns before its earlier rounds."""
+
+    lines: list[tuple[bool, LineReading]]
+    feedback: list[str]
+
+    @property
+    def own_lines(self) -> int:
+        """How many lines the player has said this round."""
+        return sum(own for own, _ in self.lines)
+
+    def own_demands(self) -> list[float]:
+        """The player's own share in each split it stated this round."""
+        return [r.split.mine for own, r in self.lines if own and r.split is not None]
+
+    def standing_offer(self) -> Split | None:
+        """The other side's latest split this round (from its side), if any."""
+        for own, reading in reversed(self.lines):
+            if not own and reading.split is not None:
+                return reading.split
+        return None
+
+    def next_number(self) -> int:
+        """The number the next offer takes: one more than the offers so far, or than the
+        highest number stated."""
+        splits = [r.split for _, r in self.lines if r.split is not None]
+        stated = [s.number for s in splits if s.number is not None]
+        return max(len(splits), *stated, 0) + 1
+
+
+def read_round(messages: Sequence[BaseMessage], first_opener: str, pie: float) -> RoundView:
+    """Split the history into the current round (from the last time its first opener was said)
+    and the feedback turns before every later round."""
+    texts = [message_text(m) for m in messages]
+    starts = [i for i, text in enumerate(texts) if text == first_opener]
+    body_start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
+    )
+    feedback: list[str] = []
+    for start in starts[1:]:
+        for i in range(start - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
+                break
+    lines = [
+        (message.type == "ai", read_line(text, pie))
+        for message, text in zip(messages[body_start:], texts[body_start:], strict=True)
+        if message.type in ("ai", "human")
+    ]
+    return RoundView(lines=lines, feedback=feedback)
+
+
+def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
+    """How often each lexicon group is mentioned over all feedback turns."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+
+
+class PieSplitPlayer(TextReplyModel):
+    """A rule-based proposer or responder (a simulator, not a language model)."""
+
+    strategy: Strategy
+    side: Speaker
+    scenario: PieSplitScenario
+    seed: int = 0
+    stream_seed: int | None = None
+    opening: float | None = None
+    reservation: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _opening: float = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        self._rng = random.Random(f"pie_split:{self.strategy}:{self.side}:{self.seed}")
+        if self.strategy == "fair":
+            self._opening = self._reservation = 0.5
+        else:
+            drawn_opening = self._rng.uniform(0.62, 0.8)
+            drawn_reservation = self._rng.uniform(0.3, 0.45)
+            self._opening = self.opening if self.opening is not None else drawn_opening
+            self._reservation = (
+                self.reservation if self.reservation is not None else drawn_reservation
+            )
+        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        if self._reservation > self._opening:
+            raise ValueError(
+                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
+                "a player never asks for less than it accepts"
+            )
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"pie_split:{self.side}:stream:{self.stream_seed}")
+        self._first_opener = opening_turns(self.scenario)[0]["text"]
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-pie-split-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+
+    # --- the strategy ---------------------------------------------------------------------
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees."""
+        last = messages[-1] if messages else None
+        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+            return "Understood. I will use this feedback in the next round."
+        pie = self.scenario.pie
+        view = read_round(messages, self._first_opener, pie)
+        lexicon = count_lexicon(view.feedback)
+        if self.strategy == "fair":
+            lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
+        opening, reservation, beta = self._adapted(lexicon)
+        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
+        own_left = (left + 1) // 2
+        last_line = own_left <= 1
+        rival_after = left >= 2
+        demand = self._demand(view, own_left, opening, reservation, beta)
+        number = view.next_number()
+        tolerance = 1e-6 * pie
+        offered = view.standing_offer()
+        if offered is not None and offered.adds_up(pie):
+            mine = offered.yours  # the other side's split, as it gives to me
+            if self.strategy == "fair":
+                good = mine >= pie / 2 - tolerance
+            else:
+                good = mine >= self.scenario.discount * demand - tolerance
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            if good and not too_early:
+                return self._accept(offered, lexicon)
+            if last_line and mine >= reservation * pie - tolerance:
+                return self._accept(offered, lexicon)
+        if last_line and not rival_after:
+            return self._say("walk", lexicon)
+        previous = view.own_demands()
+        intent = "open" if not previous else "hold" if demand == previous[-1] else "counter"
+        return self._say(intent, lexicon, number=number, mine=demand, yours=round(pie - demand, 6))
+
+    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+        """The opening demand, the reservation share and beta after the feedback so far."""
+        opening = self._opening + ANCHOR_SHIFT * lexicon["anchor"]
+        opening = 0.5 + (opening - 0.5) * EQUAL_PULL ** lexicon["equal"]
+        opening = min(max(opening, self._reservation), MOST_DEMANDED)
+        reservation = min(self._reservation + WALK_SHIFT * lexicon["walk"], opening)
+        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        return opening, reservation, beta
+
+    def _demand(
+        self, view: RoundView, own_left: int, opening: float, reservation: float, beta: float
+    ) -> float:
+        """The share of the pie (in the pie's units) this line asks for."""
+        pie = self.scenario.pie
+        step = share_step(pie)
+        if self.strategy == "fair":
+            return float(round(pie / 2 / step) * step)
+        spoken = view.own_lines
+        total = spoken + max(own_left, 1)
+        tau = min(1.0, spoken / max(1, total - 1))
+        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        amount = share * pie + self._rng.uniform(-0.5, 0.5) * step
+        amount = min(max(amount, reservation * pie), opening * pie)
+        amount = round(round(amount / step) * step, 6)
+        previous = view.own_demands()
+        if previous and amount > previous[-1]:
+            amount = previous[-1]  # demands only ever move towards the other side
+        return amount
+
+    def _accept(self, offered: Split, lexicon: dict[str, int]) -> str:
+        return self._say(
+            "accept", lexicon, number=offered.number, mine=offered.yours, yours=offered.mine
+        )
+
+    def _say(
+        self,
+        intent: str,
+        lexicon: dict[str, int],
+        *,
+        number: int | None = None,
+        mine: float | None = None,
+        yours: float | None = None,
+    ) -> str:
+        values = {
+            "number": number if number is not None else "",
+            "mine": format_amount(mine) if mine is not None else "",
+            "yours": format_amount(yours) if yours is not None else "",
+        }
+        text = self._rng.choice(REPLIES[intent]).format_map(values)
+        if lexicon["remind"] and intent in ("counter", "hold"):
+            text = f"{self._rng.choice(REPLIES['remind'])} {text}"
+        return text
+
+
+def build_player(request: ModelRequest) -> PieSplitPlayer:
+    """``scripted:<strategy>`` for the proposer (seller seat) or the responder (buyer seat)."""
+    if request.name not in STRATEGIES:
+        raise ValueError(
+            f"unknown pie-split simulator {request.name!r}; choose one of "
+            f"{', '.join(STRATEGIES)} or critic"
+        )
+    unknown = sorted(set(request.params) - {"opening", "reservation"})
+    if unknown:
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; pie-split players take opening, reservation "
+            "(shares of the pie between 0 and 1)"
+        )
+    for key in ("opening", "reservation"):
+        value = request.params.get(key)
+        if value is not None and not (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+        ):
+            raise ValueError(f"params.{key}: {value!r} is not a share of the pie between 0 and 1")
+    return PieSplitPlayer(
+        strategy=request.name,
+        side=request.side,
+        scenario=request.scenario,
+        seed=request.seed,
+        stream_seed=request.stream_seed,
+        **request.params,
+    )
+
+
+def build_scripted(request: ModelRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_player(request)
+
+
+def spoken_agreement(
+    scenario: PieSplitScenario,
+    offerer: Speaker,
+    mine: float,
+    number: int,
+    rng: random.Random,
+) -> list[Turn]:
+    """Offer ``number`` by ``offerer`` (``mine`` of the pie for itself) and the other side's
+    acceptance, in the simulators' own words (the conformance check's agreement windows)."""
+    yours = round(scenario.pie - mine, 6)
+    offer = {"number": number, "mine": format_amount(mine), "yours": format_amount(yours)}
+    accept = {**offer, "mine": offer["yours"], "yours": offer["mine"]}
+    intent = "open" if number == 1 else rng.choice(("counter", "hold"))
+    return [
+        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
+        Turn(
+            speaker=other_side(offerer),
+            text=rng.choice(REPLIES["accept"]).format_map(accept),
+        ),
+    ]

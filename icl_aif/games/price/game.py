@@ -1,0 +1,364 @@
+"""The single-item price game of seed 002: a seller and a buyer bargain over one item's price.
+
+Terms: ``{"price": P}``. Payoffs: the seller gets ``P - seller_cost``, the buyer
+``ceiling - P`` (its budget, else the list price); without a deal both get 0. The per-round figure
+is the deal price itself (``mean_price`` and the other ``price`` keys of every summary), and a
+round without a deal scores the improved side's walk-away price (the seller's cost, the buyer's
+ceiling). Templates: ``prompts/price/``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+
+from icl_aif.config import Anchor, CriticConstraint, ExperimentConfig, Scenario
+from icl_aif.errors import UsageError
+from icl_aif.games.base import (
+    Game,
+    Judge,
+    Measure,
+    ModelFor,
+    Round,
+    collapse_blank_lines,
+    no_deal_reason,
+)
+from icl_aif.games.price.scenario import (
+    PriceScenario,
+    PriceTerms,
+    opening_turns,
+    scenario_values,
+)
+from icl_aif.games.registry import register_game
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.transcript import Message, Speaker, Turn, format_money
+
+__all__ = ["PriceGame", "anchor_price", "critic_constraints", "player_brief"]
+
+PROMPTS = "price"
+
+
+def _scenario(scenario: Scenario) -> PriceScenario:
+    return cast(PriceScenario, scenario)
+
+
+def player_brief(prompts: PromptLibrary, scenario: PriceScenario, side: Speaker) -> str:
+    """The system prompt of the seller or the buyer."""
+    values = scenario_values(scenario)
+    if side == "buyer":
+        budget = "budget.txt" if scenario.buyer_budget is not None else "no_budget.txt"
+        values["budget"] = prompts.render(f"{PROMPTS}/players/{budget}", **values)
+    return prompts.render(f"{PROMPTS}/players/{side}.txt", **values)
+
+
+def deal_price(record: Round) -> float | None:
+    """The price of a round that ended in a deal: its terms' price, else (a record written
+    before terms) its ``price``; None without a deal or a bound price."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    price = terms.get("price") if isinstance(terms, Mapping) else record.get("price")
+    return float(price) if price is not None else None
+
+
+def anchor_price(
+    rounds: Sequence[Round], anchor: Anchor, improve: Speaker
+) -> tuple[float, int] | None:
+    """The price the next round should beat and the round it came from, or None if there is none."""
+    if not rounds:
+        return None
+    if anchor == "previous":
+        candidates = [rounds[-1]]
+    elif anchor == "first":
+        candidates = [rounds[0]]
+    else:
+        candidates = list(rounds)
+    deals = [
+        (price, int(record["round"]))
+        for record in candidates
+        if (price := deal_price(record)) is not None
+    ]
+    if not deals:
+        return None
+    # the best price for the improved side; the earliest round among equal prices
+    sign = 1.0 if improve == "seller" else -1.0
+    return max(deals, key=lambda d: (sign * d[0], -d[1]))
+
+
+def _trade_words(side: Speaker) -> dict[str, str]:
+    if side == "seller":
+        return {"trade": "sell", "traded": "sold", "direction": "more"}
+    return {"trade": "buy", "traded": "bought", "direction": "less"}
+
+
+def _anchor_label(anchor: Anchor, number: int) -> str:
+    if anchor == "best":
+        return f"your best round so far (round {number})"
+    return f"round {number}"
+
+
+def critic_constraints(
+    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
+) -> str:
+    """The critic's constraints that are on, one a line, in the order of
+    ``price/critic/constraints.txt``.
+
+    The file holds one ``NAME: TEXT`` a line (``#`` comments and blank lines skipped).
+    """
+    source = f"{PROMPTS}/critic/constraints.txt"
+    texts: dict[str, str] = {}
+    for raw in prompts.text(source).splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, text = line.partition(":")
+        if not sep or not text.strip():
+            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
+        texts[name.strip()] = text.strip()
+    missing = [n for n in names if n not in texts]
+    if missing:
+        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
+    wanted = set(names)
+    return "\n".join(
+        render_strict(text, values, source=f"{source} ({name})")
+        for name, text in texts.items()
+        if name in wanted
+    )
+
+
+@register_game
+class PriceGame(Game):
+    """A seller and a buyer bargain over the price of one item (seed 002, the core paper)."""
+
+    name = "price"
+    title = "Single-item price bargaining"
+    source = (
+        "seed 002 (Fu et al. 2023, Improving Language Model Negotiation with Self-Play and "
+        "In-Context Learning from AI Feedback)"
+    )
+    scenario_model = PriceScenario
+    terms_model = PriceTerms
+    judges = ("rules", "llm", "hybrid")
+    simulators = ("boulware", "linear", "conceder", "tit_for_tat", "critic")
+
+    # --- what each side is told ----------------------------------------------------------
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The openers with ``{item}``, ``{list_price}`` and ``{buyer_open}`` filled in."""
+        return opening_turns(_scenario(scenario))
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """The values the openers may name."""
+        return scenario_values(_scenario(scenario))
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``price/players/<side>.txt`` with the scenario's prices (the buyer's budget if any)."""
+        return player_brief(prompts, _scenario(scenario), side)
+
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """``deal at $15`` or ``no deal: the buyer walked away``."""
+        if record.get("outcome") == "deal":
+            price = deal_price(record)
+            return (
+                f"deal at {format_money(price)}"
+                if price is not None
+                else "deal at an unclear price"
+            )
+        if record.get("outcome") == "error":
+            return f"stopped by an error ({record.get('reason')})"
+        return f"no deal: {no_deal_reason(record, scenario.max_exchanges)}"
+
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The result (``price/round/result_*.txt``), the feedback and the price to beat."""
+        side = config.improve
+        last = rounds[-1]
+        words = {**_trade_words(side), **scenario_values(_scenario(config.scenario))}
+        price = deal_price(last)
+        if price is not None:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_deal.txt", **words, price=format_money(price)
+            )
+        else:
+            reason = no_deal_reason(last, config.scenario.max_exchanges)
+            result = prompts.render(f"{PROMPTS}/round/result_no_deal.txt", reason=reason)
+        next_round = last["round"] + 1
+        anchor = anchor_price(rounds, config.anchor, side)
+        if anchor is None:
+            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
+        else:
+            anchored, number = anchor
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_anchor.txt",
+                **words,
+                next_round=next_round,
+                anchor=format_money(anchored),
+                anchor_label=_anchor_label(config.anchor, number),
+            )
+        block = (
+            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
+        )
+        text = prompts.render(
+            f"{PROMPTS}/round/next_round.txt",
+            round=last["round"],
+            result=result,
+            feedback=block,
+            goal=goal,
+        )
+        return collapse_blank_lines(text)
+
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """``price/round/acknowledgement.txt`` with the aim (the price to beat, if any)."""
+        words = _trade_words(config.improve)
+        anchor = anchor_price(rounds, config.anchor, config.improve)
+        if anchor is None:
+            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
+        else:
+            aim = prompts.render(
+                f"{PROMPTS}/round/aim_anchor.txt", **words, anchor=format_money(anchor[0])
+            )
+        return prompts.render(
+            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
+        )
+
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """``price/critic/system.txt`` with the constraints that are on, then the request."""
+        side = config.improve
+        values = {
+            "role": side,
+            "item": _scenario(config.scenario).item,
+            "suggestions": config.feedback.suggestions,
+            "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
+        }
+        constraints = critic_constraints(prompts, config.feedback.constraints, values)
+        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
+        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
+        return [Message(role="system", content=system), Message(role="user", content=request)]
+
+    def check_templates(
+        self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
+    ) -> None:
+        """The shared checks, and a model judge's prompts and few-shot examples."""
+        super().check_templates(prompts, config, critic=critic)
+        if config.roles.moderator.uses_model:
+            from icl_aif.games.price.moderator.llm import FENCED, SYSTEM, load_examples, window_text
+
+            prompts.render(SYSTEM)
+            prompts.render(FENCED)
+            for example in load_examples(prompts, config.roles.moderator.examples):
+                window_text(prompts, example.turns, example.scenario)
+            opener = config.scenario.openers[0]
+            window_text(prompts, [Turn(speaker=opener.speaker, text=opener.text)], None)
+
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """A deal (an anchor price), a no deal after it, and a no deal alone (no anchor)."""
+        s = _scenario(scenario)
+        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
+        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": {"price": s.list_price}}
+        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
+        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal]]
+
+    # --- the judge and the terms ----------------------------------------------------------
+
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """Rules (no model), a few-shot model (``llm``), or rules with the model on ambiguous
+        windows (``hybrid``); see docs/moderator.md."""
+        from icl_aif.games.price.moderator.rules import RulesModerator
+
+        settings = config.roles.moderator
+        if settings.mode == "rules":
+            return RulesModerator()
+        from icl_aif.games.price.moderator.hybrid import HybridModerator
+        from icl_aif.games.price.moderator.llm import LLMModerator
+
+        role_config = settings.role_config()
+        llm = LLMModerator(model_for(role_config), role_config.model, config, prompts)
+        return llm if settings.mode == "llm" else HybridModerator(llm)
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+        """The item, the list price and the buyer's opening offer (public values)."""
+        s = _scenario(scenario)
+        return {"item": s.item, "list_price": s.list_price, "buyer_open": s.buyer_open}
+
+    def record_fields(self, terms: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``price`` beside ``terms``, as in records written before terms."""
+        return {"price": terms.get("price") if terms else None}
+
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """A counter-offer and its acceptance, worded by the scripted players, for prices drawn
+        from ``seed`` between the buyer's opening offer and the list price."""
+        from icl_aif.games.price.simulators import spoken_agreement
+
+        s = _scenario(scenario)
+        rng = random.Random(f"price:agreements:{seed}")
+        examples: list[tuple[list[Turn], dict[str, Any]]] = []
+        for offerer in ("seller", "buyer", "seller", "buyer"):
+            price = float(round(rng.uniform(s.buyer_open, s.list_price)))
+            turns = spoken_agreement(s, offerer, price, rng)
+            examples.append((turns, {"price": price}))
+        return examples
+
+    # --- payoffs ------------------------------------------------------------------------
+
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """The seller's profit over its cost, or the buyer's saving under its ceiling."""
+        outcome = record.get("outcome")
+        if outcome == "error":
+            return None
+        if outcome != "deal":
+            return self.walk_away(scenario, side)
+        price = deal_price(record)
+        if price is None:
+            return None
+        s = _scenario(scenario)
+        return price - s.seller_cost if side == "seller" else s.buyer_ceiling - price
+
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """Nothing gained: 0 for either side."""
+        return 0.0
+
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """The scripted players deal between the seller's cost and the buyer's ceiling."""
+        s = _scenario(scenario)
+        return (0.0, s.buyer_ceiling - s.seller_cost)
+
+    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+        """The price a round without a deal scores: the price at which ``side`` gains nothing
+        (the seller's cost; the buyer's budget, else the list price)."""
+        s = _scenario(scenario)
+        return s.seller_cost if side == "seller" else s.buyer_ceiling
+
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The deal price; a round without a deal scores :meth:`no_deal_value`."""
+        return Measure(
+            name="price",
+            label="deal price",
+            of=deal_price,
+            no_deal_value=config.no_deal_value,
+            money=True,
+        )
+
+    # --- simulators ----------------------------------------------------------------------
+
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """``scripted:STRATEGY`` players and ``scripted:critic``."""
+        from icl_aif.games.price.simulators import build_scripted
+
+        return build_scripted(request)

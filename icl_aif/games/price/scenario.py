@@ -1,0 +1,100 @@
+"""The single-item price game's scenario and the terms of its agreements (seed 002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from icl_aif.config import Opener, Scenario
+from icl_aif.transcript import Turn, format_money
+
+__all__ = [
+    "DEFAULT_OPENERS",
+    "PriceScenario",
+    "PriceTerms",
+    "ScenarioConfig",
+    "opening_turns",
+    "scenario_values",
+]
+
+DEFAULT_OPENERS = (
+    Opener(speaker="buyer", text="Hi, how much is the {item}?"),
+    Opener(speaker="seller", text="Hi, this is a good {item} and its price is {list_price}."),
+    Opener(speaker="buyer", text="Would you consider selling it for {buyer_open}?"),
+)
+
+
+class PriceScenario(Scenario):
+    """The item, its prices and how every round opens (openers expand ``{item}``,
+    ``{list_price}`` and ``{buyer_open}``)."""
+
+    item: str = Field("balloon", description="What is sold, as the prompts name it.")
+    list_price: float = Field(20.0, gt=0, description="The seller's asking price.")
+    buyer_open: float = Field(10.0, gt=0, description="The buyer's first offer.")
+    seller_cost: float = Field(8.0, ge=0, description="What the item cost the seller (private).")
+    buyer_budget: float | None = Field(
+        None, gt=0, description="The most the buyer may pay (private); none means no stated budget."
+    )
+    openers: tuple[Opener, ...] = DEFAULT_OPENERS
+
+    @field_validator("item")
+    @classmethod
+    def _check_item(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("name the item that is sold, e.g. balloon (the prompts say it)")
+        return value
+
+    @model_validator(mode="after")
+    def _check_prices(self) -> PriceScenario:
+        if self.buyer_open >= self.list_price:
+            raise ValueError("buyer_open must be below list_price")
+        if self.seller_cost > self.list_price:
+            raise ValueError(
+                f"seller_cost {self.seller_cost:g} is above list_price {self.list_price:g}: the "
+                "seller would lose money even at its asking price; lower seller_cost or raise "
+                "list_price"
+            )
+        if self.buyer_budget is not None and self.buyer_budget < self.buyer_open:
+            raise ValueError(
+                f"buyer_budget {self.buyer_budget:g} is below buyer_open {self.buyer_open:g}: the "
+                "buyer's first offer would break its own budget; raise buyer_budget or lower "
+                "buyer_open"
+            )
+        return self
+
+    @property
+    def buyer_ceiling(self) -> float:
+        """The most the buyer would pay: its budget, else the list price."""
+        return self.buyer_budget if self.buyer_budget is not None else self.list_price
+
+
+ScenarioConfig = PriceScenario
+"""The name this scenario had before games were plug-ins."""
+
+
+class PriceTerms(BaseModel):
+    """The terms of an agreement: the price (None when the judge saw a deal but bound no price)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    price: float | None
+
+
+def scenario_values(scenario: PriceScenario) -> dict[str, Any]:
+    """Template values for a scenario; prices come formatted (``$20``)."""
+    return {
+        "item": scenario.item,
+        "list_price": format_money(scenario.list_price),
+        "buyer_open": format_money(scenario.buyer_open),
+        "seller_cost": format_money(scenario.seller_cost),
+        "buyer_budget": (
+            format_money(scenario.buyer_budget) if scenario.buyer_budget is not None else ""
+        ),
+    }
+
+
+def opening_turns(scenario: PriceScenario) -> list[Turn]:
+    """The scripted lines that open every round."""
+    values = scenario_values(scenario)
+    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]

@@ -1,0 +1,111 @@
+"""How a game registers: the :func:`register_game` decorator and the lookup of games by name.
+
+Ours register in :mod:`icl_aif.games` (one line each). Another package adds its own from a module
+named in its ``icl_aif.games`` entry point; such modules are imported on the first lookup of a
+name that is not registered::
+
+    from icl_aif.games.base import Game
+    from icl_aif.games.registry import register_game
+
+    @register_game
+    class Auction(Game):
+        name = "auction"
+        ...
+
+``game: auction`` in an experiment then selects it, and ``icl-aif games`` lists it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TypeVar
+
+from icl_aif.games.base import Game
+from icl_aif.plugins import claim, load_entry_points
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "GAMES",
+    "find_game",
+    "forget_plugins",
+    "game_problem",
+    "get_game",
+    "load_plugins",
+    "register_game",
+]
+
+ENTRY_POINT_GROUP = "icl_aif.games"
+"""The entry point group through which another package adds games."""
+
+GAMES: dict[str, Game] = {}
+"""The registered games by name: ours first, then plugins' as they are loaded."""
+
+GameT = TypeVar("GameT", bound=type[Game])
+
+
+def register_game(cls: GameT) -> GameT:
+    """Register an instance of the decorated :class:`Game` subclass under its ``name``.
+
+    A name taken by another module is an error; the same module registering again (a reload)
+    replaces its entry.
+    """
+    name = getattr(cls, "name", "")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"game {cls.__name__}: set name to a word such as price or pie_split")
+    game = cls()
+    game.origin = cls.__module__  # type: ignore[attr-defined]
+    claim(GAMES, name, cls.__module__, "game")
+    GAMES[name] = game
+    return cls
+
+
+_plugins_lock = threading.RLock()
+_plugin_failures: list[str] | None = None
+_plugin_names: set[str] = set()
+
+
+def load_plugins() -> list[str]:
+    """Import every ``icl_aif.games`` entry point once; one line per plugin that failed."""
+    global _plugin_failures
+    with _plugins_lock:
+        if _plugin_failures is None:
+            before = set(GAMES)
+            _plugin_failures = []
+            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "game"))
+            _plugin_names.update(set(GAMES) - before)
+        return list(_plugin_failures)
+
+
+def forget_plugins() -> None:
+    """Unregister the games plugins added and load them again on the next lookup (for tests)."""
+    global _plugin_failures
+    with _plugins_lock:
+        for name in _plugin_names:
+            GAMES.pop(name, None)
+        _plugin_names.clear()
+        _plugin_failures = None
+
+
+def find_game(name: str) -> Game | None:
+    """The game called ``name``: registered already, else a plugin's; None if unknown."""
+    found = GAMES.get(name)
+    if found is None:
+        load_plugins()
+        found = GAMES.get(name)
+    return found
+
+
+def game_problem(name: str) -> str | None:
+    """Why ``name`` is not a registered game, in one line listing the games; None if it is."""
+    if find_game(name) is not None:
+        return None
+    allowed = " or ".join(repr(n) for n in GAMES)
+    return "; ".join([f"got {name!r}; allowed values: {allowed}", *load_plugins()])
+
+
+def get_game(name: str) -> Game:
+    """The game called ``name`` (a loaded config names one)."""
+    found = find_game(name)
+    if found is None:
+        raise ValueError(game_problem(name))
+    return found
