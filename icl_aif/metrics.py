@@ -65,8 +65,17 @@ def default_measure() -> Measure:
     ``no_deal_value`` is a placeholder: the functions that score a no deal take their own."""
     from icl_aif.games.base import Measure
     from icl_aif.games.price.game import deal_price
+    from icl_aif.games.price.moderator.prices import names_a_price
 
-    return Measure(name="price", label="deal price", of=deal_price, no_deal_value=0.0, money=True)
+    return Measure(
+        name="price",
+        label="deal price",
+        of=deal_price,
+        no_deal_value=0.0,
+        money=True,
+        silent_flag="no_price",
+        states=names_a_price,
+    )
 
 
 def _measure(measure: Measure | None) -> Measure:
@@ -123,7 +132,10 @@ def round_metrics(
         if t["speaker"] == improve
     ]
     reasons = Counter(r.get("reason") or "unknown" for r in records if r["outcome"] == "no_deal")
-    flagged = [(t["speaker"], turn_flags(t)) for r in records for t in r["turns"][openers:]]
+    quiet, states = _measure(measure).silent_flag, _measure(measure).states
+    flagged = [
+        (t["speaker"], turn_flags(t, quiet, states)) for r in records for t in r["turns"][openers:]
+    ]
     flags = Counter(f for _, fs in flagged for f in fs)
     improved_flags = Counter(f for side, fs in flagged if side == improve for f in fs)
     n = len(records)

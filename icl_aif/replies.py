@@ -3,9 +3,9 @@
 Every generated line (and every line a person types) goes through :func:`screen` in the speaker
 node before it becomes a turn. The full reply stays in ``calls.jsonl``; the turn holds what was
 said to the rival, and ``flags`` on the turn say what was done to it or noticed in it
-(docs/protocol.md, "Bad replies"). A clean turn has no ``flags`` key. ``no_price`` is not stored
-on turns (a line without a price is normal conversation): the summary counts it per round from
-the text (:func:`names_a_price`).
+(docs/protocol.md, "Bad replies"). A clean turn has no ``flags`` key. A game may count one more
+flag in the summary, never stored on turns: lines that state no terms (the price game's
+``no_price``: a line without a price is normal conversation; :class:`icl_aif.games.base.Measure`).
 
 ============== ===================================================================================
 flag           what the game does
@@ -22,7 +22,7 @@ flag           what the game does
 ``as_rival``   a line written under the rival's label ("Buyer: Deal at $20."): cut the same way
 ``out_of_role``  the reply leaves its role ("As an AI language model...", "I cannot negotiate"):
                kept as said, flagged for the analysis
-``no_price``   summary only: the line names no price; normal in conversation, for information
+``no_price``   summary only, the price game's: the line names no price; normal, for information
 ============== ===================================================================================
 
 Every pattern is compiled once; a clean line costs four regular-expression searches, each
@@ -32,17 +32,15 @@ linear in the length of the reply.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from icl_aif.games.price.moderator.prices import find_prices
 from icl_aif.transcript import Speaker, Turn
 
 __all__ = [
     "FLAGS",
     "NO_REPLY",
-    "SUMMARY_FLAGS",
     "Screened",
-    "names_a_price",
     "screen",
     "screened_turn",
     "turn_flags",
@@ -50,9 +48,6 @@ __all__ = [
 
 FLAGS = ("empty", "truncated", "to_moderator", "as_rival", "out_of_role")
 """Every flag a turn may carry, in the order a turn lists them."""
-
-SUMMARY_FLAGS = (*FLAGS, "no_price")
-"""What ``summary.json`` counts per round: the turn flags and the lines without a price."""
 
 NO_REPLY = "(no reply)"
 """What the table sees when a side said nothing."""
@@ -132,14 +127,6 @@ _OUT_OF_ROLE = re.compile(
     re.IGNORECASE,
 )
 
-# Anything that may be a price; only a line that has one of these is read by find_prices.
-_PRICE_HINT = re.compile(
-    r"[\d$€£]|\b(?:dollars?|bucks|usd|cents?|grand|one|two|three|four|five|six|seven|eight|nine|"
-    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
-    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)\b",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class Screened:
@@ -165,16 +152,14 @@ def _cut_at_authority(text: str) -> str | None:
     return text[:start]
 
 
-def names_a_price(text: str) -> bool:
-    """True when ``text`` names a price, as the rules moderator reads prices."""
-    return _PRICE_HINT.search(text) is not None and bool(find_prices(text))
-
-
-def turn_flags(turn: Turn) -> list[str]:
-    """What ``summary.json`` counts for a generated turn: its flags, and ``no_price``."""
+def turn_flags(
+    turn: Turn, silent_flag: str | None = None, states: Callable[[str], bool] | None = None
+) -> list[str]:
+    """What ``summary.json`` counts for a generated turn: its flags, and ``silent_flag`` (the
+    price game's ``no_price``) when the line is not empty and ``states`` finds no terms in it."""
     flags = list(turn.get("flags", ()))
-    if "empty" not in flags and not names_a_price(turn["text"]):
-        flags.append("no_price")
+    if silent_flag and states is not None and "empty" not in flags and not states(turn["text"]):
+        flags.append(silent_flag)
     return flags
 
 

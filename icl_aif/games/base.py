@@ -76,6 +76,9 @@ class Measure:
     game's ``name`` is ``price``: the keys every earlier summary has). ``of`` reads it from a round
     that ended in an agreement (None when the terms hold none); ``no_deal_value`` is what a round
     without an agreement scores in the unconditional score. ``money`` formats it as dollars.
+    ``silent_flag`` names the summary flag that counts the generated lines that state no terms
+    (the price game's ``no_price``; for information, never stored on turns) and ``states`` says
+    whether a line states terms; a game without them counts no such flag.
     """
 
     name: str
@@ -83,6 +86,8 @@ class Measure:
     of: Callable[[Round], float | None]
     no_deal_value: float
     money: bool = False
+    silent_flag: str | None = None
+    states: Callable[[str], bool] | None = None
 
 
 class Game(ABC):

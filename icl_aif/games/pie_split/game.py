@@ -26,6 +26,7 @@ from icl_aif.config import Anchor, CriticConstraint, ExperimentConfig, Scenario
 from icl_aif.errors import UsageError
 from icl_aif.games.base import Game, Judge, Measure, ModelFor, Round, collapse_blank_lines
 from icl_aif.games.pie_split.judge import PieSplitJudge
+from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import (
     ROLE_NAMES,
     PieSplitScenario,
@@ -355,7 +356,7 @@ class PieSplitGame(Game):
         """The improved side's payoff of a deal; a round without one scores
         ``config.no_deal_value`` (0 by default)."""
         side = config.improve
-        discount = _scenario(config.scenario).discount
+        discount, pie = _scenario(config.scenario).discount, _scenario(config.scenario).pie
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -367,6 +368,8 @@ class PieSplitGame(Game):
             of=of,
             no_deal_value=config.no_deal_value,
             money=False,
+            silent_flag="no_offer",
+            states=lambda text: read_split(text, pie) is not None,
         )
 
     # --- simulators ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from icl_aif.games.base import (
     collapse_blank_lines,
     no_deal_reason,
 )
+from icl_aif.games.price.moderator.prices import names_a_price
 from icl_aif.games.price.scenario import (
     PriceScenario,
     PriceTerms,
@@ -353,6 +354,8 @@ class PriceGame(Game):
             of=deal_price,
             no_deal_value=config.no_deal_value,
             money=True,
+            silent_flag="no_price",
+            states=names_a_price,
         )
 
     # --- simulators ----------------------------------------------------------------------

@@ -42,6 +42,7 @@ __all__ = [
     "PriceKind",
     "PriceMention",
     "find_prices",
+    "names_a_price",
     "normalize",
     "sentence_spans",
     "standing_offer",
@@ -687,3 +688,17 @@ def standing_offer(text: str) -> float | None:
     """The last price in ``text`` that puts a price on the table (kind offer or question)."""
     offers = [m.amount for m in find_prices(text) if m.kind in OFFER_KINDS]
     return offers[-1] if offers else None
+
+
+# Anything that may be a price; only a line that has one of these is read by :func:`find_prices`.
+_PRICE_HINT = re.compile(
+    r"[\d$€£]|\b(?:dollars?|bucks|usd|cents?|grand|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)\b",
+    re.IGNORECASE,
+)
+
+
+def names_a_price(text: str) -> bool:
+    """True when ``text`` names a price, as the rules moderator reads prices."""
+    return _PRICE_HINT.search(text) is not None and bool(find_prices(text))
