@@ -21,10 +21,11 @@ from icl_aif.games.pie_split.simulators import PieSplitPlayer, count_lexicon
 from icl_aif.games.registry import get_game
 from icl_aif.graphs import build_run_graph
 from icl_aif.protocol import moderator_window
-from icl_aif.records import read_games
+from icl_aif.records import read_games, read_json
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn
 from tests.conftest import ROOT, run
+from tests.test_cli import icl_aif
 
 GAME = get_game("pie_split")
 OPENER = (
@@ -437,3 +438,27 @@ def test_a_run_with_paired_arms(tmp_path: Path) -> None:
     for game in games:
         assert game["rounds"][0]["shared"] is True
         assert game["rounds"][0]["feedback_source"] == game["arm"]
+
+
+def test_the_arms_experiment_runs_offline_and_reports_in_html(tmp_path: Path) -> None:
+    """The shipped config, from the command line: the loop with arms, then the HTML report."""
+    out = tmp_path / "run"
+    result = icl_aif(
+        "run", ROOT / "experiments/pie_split_arms.yaml", "--offline", "--set", "runs=4",
+        "--out", out,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = read_json(out / "summary.json")
+    assert summary["measure"] == {
+        "name": "payoff",
+        "label": "improved side's payoff (share x discount^t)",
+        "money": False,
+    }
+    assert {row["arm"] for row in summary["arms"]} == {"ai", "human_pool", "constant", "none"}
+    assert all(0 < row["payoff_before"] <= 1 for row in summary["arms"])
+    assert read_json(out / "manifest.json")["game"] == "pie_split"
+    page = tmp_path / "report.html"
+    result = icl_aif("report", out, "--html", "--out", page)
+    assert result.returncode == 0, result.stderr
+    text = page.read_text(encoding="utf-8")
+    assert "payoff" in text and "$" not in text.split("<details", 1)[0]

@@ -23,9 +23,17 @@ from typing import Any, ClassVar, Protocol
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import ExperimentConfig, ModeratorMode, RoleConfig, Scenario
+from icl_aif.config import (
+    Anchor,
+    CriticConstraint,
+    ExperimentConfig,
+    ModeratorMode,
+    RoleConfig,
+    Scenario,
+)
+from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
-from icl_aif.templates import PromptLibrary
+from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.transcript import Message, Speaker, Turn, Verdict
 
 __all__ = [
@@ -34,7 +42,9 @@ __all__ = [
     "Measure",
     "ModelFor",
     "Round",
+    "anchor_label",
     "collapse_blank_lines",
+    "critic_constraints",
     "no_deal_reason",
     "turns_as_messages",
 ]
@@ -263,3 +273,37 @@ def no_deal_reason(record: Round, max_exchanges: int) -> str:
         "cap": f"the round reached its limit of {max_exchanges} exchanges",
     }
     return texts.get(reason, str(reason).replace("_", " "))
+
+
+def anchor_label(anchor: Anchor, number: int) -> str:
+    """How the next-round goal names the round to beat (``round 2``, ``your best round so far
+    (round 2)``)."""
+    if anchor == "best":
+        return f"your best round so far (round {number})"
+    return f"round {number}"
+
+
+def critic_constraints(
+    prompts: PromptLibrary, source: str, names: Sequence[CriticConstraint], values: dict[str, Any]
+) -> str:
+    """The critic's constraints that are on, one a line, in the order of the template ``source``
+    (a game's ``<game>/critic/constraints.txt``: one ``NAME: TEXT`` a line, ``#`` comments and
+    blank lines skipped), each rendered strictly with ``values``."""
+    texts: dict[str, str] = {}
+    for raw in prompts.text(source).splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, text = line.partition(":")
+        if not sep or not text.strip():
+            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
+        texts[name.strip()] = text.strip()
+    missing = [n for n in names if n not in texts]
+    if missing:
+        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
+    wanted = set(names)
+    return "\n".join(
+        render_strict(text, values, source=f"{source} ({name})")
+        for name, text in texts.items()
+        if name in wanted
+    )

@@ -7,10 +7,10 @@ Seats: the ``seller`` seat is the **proposer** (it makes the first offer), the `
 Terms: ``{"seller_share": p_s, "buyer_share": p_b, "exchanges": t}`` with ``p_s + p_b = 1`` (the
 shares of the pie as proportions) and ``t`` the number of offers made in the round before the
 accepted one (an agreement on offer ``N`` has ``t = N - 1``). Payoffs: ``share * discount ** t``
-for each side (the paper's ``p_A * 0.9^t``); without an agreement both get 0 (the paper gives
--0.5; here a walk-away is worth nothing). The per-round figure is the improved side's payoff of a
-deal (``mean_payoff`` and the other ``payoff`` keys of a summary); a round without a deal scores
-0. Templates: ``prompts/pie_split/``.
+for each side (the paper's ``p_A * 0.9^t``); without an agreement both get
+``scenario.no_deal_payoff`` (the paper's -0.5). The per-round figure is the improved side's payoff
+of a deal (``mean_payoff`` and the other ``payoff`` keys of a summary); a round without a deal
+scores ``no_deal_payoff`` too. Templates: ``prompts/pie_split/``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,17 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
-from icl_aif.config import Anchor, CriticConstraint, ExperimentConfig, Scenario
-from icl_aif.errors import UsageError
-from icl_aif.games.base import Game, Judge, Measure, ModelFor, Round, collapse_blank_lines
+from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.games.base import (
+    Game,
+    Judge,
+    Measure,
+    ModelFor,
+    Round,
+    anchor_label,
+    collapse_blank_lines,
+    critic_constraints,
+)
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import (
@@ -38,7 +46,7 @@ from icl_aif.games.pie_split.scenario import (
 )
 from icl_aif.games.registry import register_game
 from icl_aif.models.base import ModelRequest
-from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Speaker, Turn, other_side
 
 __all__ = ["PieSplitGame", "anchor_payoff", "deal_terms", "side_payoff"]
@@ -108,37 +116,6 @@ def _no_deal_reason(record: Round, scenario: PieSplitScenario) -> str:
         "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
     }
     return texts.get(reason, str(reason).replace("_", " "))
-
-
-def _anchor_label(anchor: Anchor, number: int) -> str:
-    if anchor == "best":
-        return f"your best round so far (round {number})"
-    return f"round {number}"
-
-
-def critic_constraints(
-    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
-) -> str:
-    """The critic's constraints that are on, one a line, in the order of
-    ``pie_split/critic/constraints.txt`` (``NAME: TEXT`` lines; ``#`` comments skipped)."""
-    source = f"{PROMPTS}/critic/constraints.txt"
-    texts: dict[str, str] = {}
-    for raw in prompts.text(source).splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, sep, text = line.partition(":")
-        if not sep or not text.strip():
-            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
-        texts[name.strip()] = text.strip()
-    missing = [n for n in names if n not in texts]
-    if missing:
-        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
-    return "\n".join(
-        render_strict(text, values, source=f"{source} ({name})")
-        for name, text in texts.items()
-        if name in set(names)
-    )
 
 
 @register_game
@@ -233,7 +210,7 @@ class PieSplitGame(Game):
                 f"{PROMPTS}/round/goal_anchor.txt",
                 next_round=next_round,
                 anchor=_payoff_text(anchor[0]),
-                anchor_label=_anchor_label(config.anchor, anchor[1]),
+                anchor_label=anchor_label(config.anchor, anchor[1]),
             )
         block = (
             prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
@@ -275,7 +252,9 @@ class PieSplitGame(Game):
             "no_deal_payoff": f"{s.no_deal_payoff:g}",
             "suggestions": config.feedback.suggestions,
         }
-        constraints = critic_constraints(prompts, config.feedback.constraints, values)
+        constraints = critic_constraints(
+            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
+        )
         system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
         request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
         return [Message(role="system", content=system), Message(role="user", content=request)]
@@ -354,7 +333,7 @@ class PieSplitGame(Game):
 
     def measure(self, config: ExperimentConfig) -> Measure:
         """The improved side's payoff of a deal; a round without one scores
-        ``config.no_deal_value`` (0 by default)."""
+        ``config.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
         side = config.improve
         discount, pie = _scenario(config.scenario).discount, _scenario(config.scenario).pie
 

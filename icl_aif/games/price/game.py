@@ -15,15 +15,16 @@ from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.config import Anchor, CriticConstraint, ExperimentConfig, Scenario
-from icl_aif.errors import UsageError
+from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
     Game,
     Judge,
     Measure,
     ModelFor,
     Round,
+    anchor_label,
     collapse_blank_lines,
+    critic_constraints,
     no_deal_reason,
 )
 from icl_aif.games.price.moderator.prices import names_a_price
@@ -35,10 +36,10 @@ from icl_aif.games.price.scenario import (
 )
 from icl_aif.games.registry import register_game
 from icl_aif.models.base import ModelRequest
-from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Speaker, Turn, format_money
 
-__all__ = ["PriceGame", "anchor_price", "critic_constraints", "player_brief"]
+__all__ = ["PriceGame", "anchor_price", "deal_price", "player_brief"]
 
 PROMPTS = "price"
 
@@ -94,41 +95,6 @@ def _trade_words(side: Speaker) -> dict[str, str]:
     if side == "seller":
         return {"trade": "sell", "traded": "sold", "direction": "more"}
     return {"trade": "buy", "traded": "bought", "direction": "less"}
-
-
-def _anchor_label(anchor: Anchor, number: int) -> str:
-    if anchor == "best":
-        return f"your best round so far (round {number})"
-    return f"round {number}"
-
-
-def critic_constraints(
-    prompts: PromptLibrary, names: Sequence[CriticConstraint], values: dict[str, Any]
-) -> str:
-    """The critic's constraints that are on, one a line, in the order of
-    ``price/critic/constraints.txt``.
-
-    The file holds one ``NAME: TEXT`` a line (``#`` comments and blank lines skipped).
-    """
-    source = f"{PROMPTS}/critic/constraints.txt"
-    texts: dict[str, str] = {}
-    for raw in prompts.text(source).splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, sep, text = line.partition(":")
-        if not sep or not text.strip():
-            raise UsageError(f"{source}: expected NAME: TEXT lines, got {line!r}")
-        texts[name.strip()] = text.strip()
-    missing = [n for n in names if n not in texts]
-    if missing:
-        raise UsageError(f"{source}: no text for constraint(s) {', '.join(missing)}")
-    wanted = set(names)
-    return "\n".join(
-        render_strict(text, values, source=f"{source} ({name})")
-        for name, text in texts.items()
-        if name in wanted
-    )
 
 
 @register_game
@@ -203,7 +169,7 @@ class PriceGame(Game):
                 **words,
                 next_round=next_round,
                 anchor=format_money(anchored),
-                anchor_label=_anchor_label(config.anchor, number),
+                anchor_label=anchor_label(config.anchor, number),
             )
         block = (
             prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
@@ -244,7 +210,9 @@ class PriceGame(Game):
             "suggestions": config.feedback.suggestions,
             "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
         }
-        constraints = critic_constraints(prompts, config.feedback.constraints, values)
+        constraints = critic_constraints(
+            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
+        )
         system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
         request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
         return [Message(role="system", content=system), Message(role="user", content=request)]
