@@ -118,6 +118,8 @@ class Game(ABC):
     terms_model: ClassVar[type[BaseModel]]
     judges: ClassVar[tuple[ModeratorMode, ...]] = ("rules",)
     simulators: ClassVar[tuple[str, ...]] = ("critic",)
+    origin: str = ""
+    """The module that registered the game (set by the registry)."""
 
     # --- what each side is told -------------------------------------------------------------
 

@@ -53,7 +53,7 @@ def register_game(cls: GameT) -> GameT:
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"game {cls.__name__}: set name to a word such as price or pie_split")
     game = cls()
-    game.origin = cls.__module__  # type: ignore[attr-defined]
+    game.origin = cls.__module__
     claim(GAMES, name, cls.__module__, "game")
     GAMES[name] = game
     return cls

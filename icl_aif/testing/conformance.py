@@ -137,8 +137,8 @@ def _registered(game: Game) -> Iterator[None]:
     if before is game:
         yield
         return
-    if not hasattr(game, "origin"):
-        game.origin = type(game).__module__  # type: ignore[attr-defined]
+    if not game.origin:
+        game.origin = type(game).__module__
     GAMES[name] = game
     try:
         yield
