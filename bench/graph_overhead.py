@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 from throughput import bench_config  # the sibling script (run as python bench/...)
 
 from icl_aif import graphs, nodes
-from icl_aif.context import GameContext
+from icl_aif.context import GameContext, context_of
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import run_experiment
 from icl_aif.state import RunState
@@ -60,7 +60,8 @@ def plain_loop_round_node(round_graph: Any) -> Any:
             apply(await speakers[speaker](current, plain))
             apply(await nodes.moderate(current, plain))  # type: ignore[arg-type]
             speaker = await nodes.route_turn(current)  # type: ignore[arg-type]
-        record = nodes.round_record(current)  # type: ignore[arg-type]
+        game = context_of(runtime.context).game
+        record = nodes.round_record(current, game)  # type: ignore[arg-type]
         update: dict[str, Any] = {"rounds": [*rounds, record]}
         if record["outcome"] == "error":
             update["error"] = record["reason"]
