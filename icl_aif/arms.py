@@ -110,6 +110,7 @@ async def play_branched_game(
             game_record(
                 game_id=prefix.game_id,
                 seed=prefix.seed,
+                drawn=prefix.drawn,  # every arm plays the game's own draws
                 arm=arm,
                 arm_seed=arm_seed,
                 branch_after=config.branch_after,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from icl_aif.config import ExperimentConfig
 from icl_aif.feedback_sources import find_source
 from icl_aif.games.registry import get_game
+from icl_aif.protocol import RANDOM_PERSONA, check_persona, persona_names, player_brief
 from icl_aif.templates import PromptLibrary, render_strict
 
 __all__ = ["check_inputs"]
@@ -27,6 +28,15 @@ def check_inputs(config: ExperimentConfig, prompts: PromptLibrary) -> None:
 
 def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
     game = get_game(config.game)
+    check_persona(prompts, config.rival_persona)
+    if config.rival_persona is not None:  # the rival's brief with its persona renders
+        names = persona_names(prompts) if config.rival_persona == RANDOM_PERSONA else []
+        for name in names or [config.rival_persona]:
+            player_brief(prompts, config.model_copy(update={"rival_persona": name}), config.rival)
+    if config.last_turn_accept:
+        prompts.render("clauses/last_turn_accept.txt")
+    if config.countdown:
+        prompts.render("clauses/countdown.txt", left=2, s="s")
     values = game.opener_values(config.scenario)
     for number, opener in enumerate(config.scenario.openers, start=1):
         render_strict(opener.text, values, source=f"scenario.openers[{number}]")

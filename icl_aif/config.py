@@ -404,6 +404,29 @@ class ExperimentConfig(_Strict):
     person: Speaker | None = Field(
         None, description="The side a person plays at the terminal (icl-aif play --as)."
     )
+    move_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="Times a player whose line the game refuses as an invalid move is asked "
+        "again (with the game's message); one more invalid line ends the round (no_deal, reason "
+        "invalid_moves). Games without move rules accept every line.",
+    )
+    rival_persona: str | None = Field(
+        None,
+        description="A persona the rival plays (prompts/personas/NAME.txt, added to its brief): "
+        "a name, random (one drawn per game from the game's seed), or none.",
+    )
+    countdown: bool = Field(
+        False,
+        description="Tell every player how many exchanges are left before each of its lines "
+        "(seed 003).",
+    )
+    last_turn_accept: bool = Field(
+        False,
+        description="Tell every player to accept the standing offer on its last line rather than "
+        "end without a deal (seed 003).",
+    )
     game: str = Field(
         "price",
         description="The bargaining game (icl-aif games lists them); it picks the schema of "
@@ -693,10 +716,11 @@ def _with_improved_model(data: dict[str, Any]) -> dict[str, Any]:
 
 def sweep_axes(data: dict[str, Any]) -> tuple[dict[str, tuple[Any, ...]], dict[str, Any]]:
     """The lists at sweepable paths (``roles.<player or critic>.model``, ``improve``,
-    ``scenario.<field>`` but openers) and ``data`` with each replaced by its first value."""
+    ``improved_model``, ``rival_persona``, ``scenario.<field>`` but openers) and ``data`` with
+    each replaced by its first value."""
     axes: dict[str, tuple[Any, ...]] = {}
     base = _deep_copy(data)
-    for key in ("improve", "improved_model"):
+    for key in ("improve", "improved_model", "rival_persona"):
         if isinstance(base.get(key), list):
             axes[key] = tuple(base[key])
     roles = base.get("roles")

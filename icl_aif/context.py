@@ -21,6 +21,7 @@ from icl_aif.games.base import Game, Judge
 from icl_aif.games.registry import get_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
+from icl_aif.protocol import RANDOM_PERSONA, persona_names
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Speaker
@@ -115,14 +116,16 @@ class GameContext:
     arm_seed: int | None = field(init=False)
     model_ids: dict[str, str] = field(init=False)
     rng: random.Random = field(init=False)
+    drawn: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.config, dict):
             self.config = config_from_dict(self.config, source="context.config")
-        config = self.config
         self.game_id = game_id_for(self.index)
-        self.seed = derive_seed(config.seed, "game", self.index)
+        self.seed = derive_seed(self.config.seed, "game", self.index)
         self.arm_seed = None if self.arm is None else derive_seed(self.seed, "arm", self.arm)
+        self.config, self.drawn = game_config(self.config, self.seed, self.prompts)
+        config = self.config
         roles = config.model_roles()  # a side a person plays has no model; the critic only for ai
         for role, role_config in roles.items():
             if role not in self.models:
@@ -132,8 +135,10 @@ class GameContext:
                     config, role, role_config, seed=seed, stream_seed=stream
                 )
         self.model_ids = {role: role_config.model for role, role_config in roles.items()}
-        if self.moderator is None:
-            self.moderator = build_moderator(config, self.prompts)
+        if self.moderator is None or (
+            "scenario" in self.drawn and config.roles.moderator.mode == "rules"
+        ):
+            self.moderator = build_moderator(config, self.prompts)  # a drawn scenario's own judge
         self.rng = random.Random(
             derive_seed(self.seed if self.arm_seed is None else self.arm_seed, "protocol")
         )
@@ -188,6 +193,27 @@ class GameContext:
     def scenario_info(self) -> dict[str, Any] | None:
         """What the judge may know of the scenario (the game's public values)."""
         return self.game.judge_info(self.config.scenario)
+
+
+def game_config(
+    config: ExperimentConfig, seed: int, prompts: PromptLibrary
+) -> tuple[ExperimentConfig, dict[str, Any]]:
+    """``config`` as one game plays it, and what was drawn for the game (the ``games.jsonl``
+    keys ``scenario`` and ``persona``; empty when nothing was): the scenario the game draws from
+    ``seed`` (:meth:`icl_aif.games.base.Game.sample_scenario`) and the rival's persona when
+    ``rival_persona`` is ``random``. A paired arm plays the game's own draws (the same seed)."""
+    drawn: dict[str, Any] = {}
+    update: dict[str, Any] = {}
+    scenario = get_game(config.game).sample_scenario(config.scenario, derive_seed(seed, "scenario"))
+    if scenario != config.scenario:
+        update["scenario"] = scenario
+        drawn["scenario"] = scenario.model_dump(mode="json")
+    if config.rival_persona == RANDOM_PERSONA:
+        names = persona_names(prompts)
+        update["rival_persona"] = random.Random(derive_seed(seed, "persona")).choice(names)
+    if config.rival_persona is not None:
+        drawn["persona"] = update.get("rival_persona", config.rival_persona)
+    return (config.model_copy(update=update) if update else config), drawn
 
 
 @cache

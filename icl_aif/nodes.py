@@ -52,11 +52,32 @@ def speaker_node(side: Speaker) -> Any:
             messages = protocol.improved_view(state.get("history", []), side, turns)
         else:
             messages = protocol.rival_view(ctx.prompts, config, side, turns)
+        messages = protocol.with_countdown(ctx.prompts, config, messages, turns)
+        game = ctx.game
+        invalid = 0
         try:
-            text = await ctx.call_model(side, state["round"], messages)
+            while True:
+                text = await ctx.call_model(side, state["round"], messages)
+                turn = _table_turn(config, side, text)
+                problem = game.invalid_move(config.scenario, side, turn["text"], turns)
+                if problem is None:
+                    break
+                invalid += 1
+                if invalid > config.move_retries:  # the round ends: the last try is on the table
+                    return {
+                        "turns": [turn],
+                        "invalid_moves": invalid,
+                        "status": "no_deal",
+                        "reason": "invalid_moves",
+                    }
+                messages = [  # the player sees its try and why it is not a move, and tries again
+                    *messages,
+                    Message(role="assistant", content=turn["text"]),
+                    Message(role="user", content=problem),
+                ]
         except ModelCallError as exc:
-            return {"status": None, "error": str(exc)}
-        return {"turns": [_table_turn(config, side, text)]}
+            return {"status": None, "error": str(exc), "invalid_moves": invalid}
+        return {"turns": [turn], "invalid_moves": invalid}
 
     speak.__name__ = f"speak_{side}"
     return speak
@@ -71,6 +92,8 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     """Judge the round after the last utterance; reaching the cap is no deal, never a deal,
     and the round is marked ``truncated`` (the cap ended it, not the players)."""
     if state.get("error"):  # the speaker's model failed: the round ends with that error
+        return {}
+    if state.get("reason") == "invalid_moves":  # the speaker's invalid tries ended the round
         return {}
     ctx = context_of(runtime.context)
     turns = state["turns"]
@@ -116,6 +139,8 @@ def round_record(state: RoundState, game: Game) -> RoundRecord:
     record.update(game.record_fields(terms))  # type: ignore[typeddict-item]
     if state.get("truncated") and not error:
         record["truncated"] = True
+    if state.get("invalid_moves"):
+        record["invalid_moves"] = state["invalid_moves"]
     return record
 
 

@@ -60,6 +60,7 @@ async def play_game(
     return game_record(
         game_id=ctx.game_id,
         seed=ctx.seed,
+        drawn=ctx.drawn,
         rounds=rounds,
         error=error,
         started_at=started,

@@ -20,10 +20,12 @@ with roles ``system``, ``user`` and ``assistant``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from icl_aif.config import ContextMode, ExperimentConfig
+from icl_aif.errors import UsageError
 from icl_aif.games.base import turns_as_messages
 from icl_aif.games.registry import get_game
 from icl_aif.templates import PromptLibrary
@@ -41,6 +43,7 @@ class RoundRecord(TypedDict, total=False):
     price: float | None  # the price game's deal price, kept beside terms (records before terms)
     reason: str | None
     truncated: bool  # only on a round the exchange cap ended (docs/records.md)
+    invalid_moves: int  # lines the game refused as moves, retried; only when some were
     decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
     parse: str | None
     feedback: str | None
@@ -58,9 +61,62 @@ def opening_turns(config: ExperimentConfig) -> list[Turn]:
     return get_game(config.game).opening_turns(config.scenario)
 
 
+RANDOM_PERSONA = "random"
+"""``rival_persona: random``: a persona drawn per game from the game's seed."""
+
+PERSONAS = "personas"
+"""The folder of persona texts under ``prompts/``: one ``NAME.txt`` per persona."""
+
+
+def persona_names(prompts: PromptLibrary) -> list[str]:
+    """The personas a rival may play (``prompts/personas/*.txt``), sorted; an error when none."""
+    folder = prompts.root / PERSONAS
+    names = sorted(p.stem for p in folder.glob("*.txt")) if folder.is_dir() else []
+    if not names:
+        raise UsageError(f"rival_persona: {folder} holds no persona (NAME.txt files)")
+    return names
+
+
+def check_persona(prompts: PromptLibrary, name: str | None) -> None:
+    """Fail in one line unless ``name`` (``rival_persona``) is none, random or a persona file."""
+    if name is None:
+        return
+    names = persona_names(prompts)
+    if name != RANDOM_PERSONA and name not in names:
+        allowed = ", ".join([RANDOM_PERSONA, *names])
+        raise UsageError(f"rival_persona: got {name!r}; allowed values: {allowed} (or null)")
+
+
 def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Speaker) -> str:
-    """The system prompt of the seller or the buyer (the game's brief)."""
-    return get_game(config.game).brief(prompts, config.scenario, side)
+    """The system prompt of the seller or the buyer: the game's brief, then the rival's persona
+    (``rival_persona``: ``prompts/personas/NAME.txt``) and the last-turn clause
+    (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) when they are on."""
+    parts = [get_game(config.game).brief(prompts, config.scenario, side)]
+    if config.rival_persona is not None and side == config.rival:
+        parts.append(prompts.text(f"{PERSONAS}/{config.rival_persona}.txt").strip())
+    if config.last_turn_accept:
+        parts.append(prompts.render("clauses/last_turn_accept.txt").strip())
+    return "\n\n".join(parts)
+
+
+def with_countdown(
+    prompts: PromptLibrary,
+    config: ExperimentConfig,
+    messages: Sequence[Message],
+    turns: Sequence[Turn],
+) -> list[Message]:
+    """``messages`` with the countdown (``countdown``: ``prompts/clauses/countdown.txt``, the
+    exchanges left before the cap) after the last one, the other side's line; unchanged when
+    the countdown is off. The note is in the player's view only, never on the table."""
+    if not config.countdown or not messages:
+        return list(messages)
+    left = max(1, math.ceil((2 * config.scenario.max_exchanges - len(turns)) / 2))
+    note = prompts.render("clauses/countdown.txt", left=left, s="" if left == 1 else "s")
+    last = messages[-1]
+    return [
+        *messages[:-1],
+        Message(role=last["role"], content=f"{last['content']}\n\n{note.strip()}"),
+    ]
 
 
 def initial_history(

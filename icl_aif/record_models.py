@@ -93,6 +93,9 @@ class RoundRecord(_Record):
     reason: str | None = None
     truncated: bool = False
     """True when the exchange cap ended the round (``no_deal``, reason ``cap``); absent otherwise."""
+    invalid_moves: int = 0
+    """Lines the game refused as invalid moves (each asked again); absent when none. A round
+    that ran out of tries ends ``no_deal`` with reason ``invalid_moves``."""
     decided_by: str | None = None
     parse: str | None = None
     feedback: str | None = None
@@ -110,6 +113,10 @@ class GameRecord(_Record):
     game_id: str
     cell: str | None = None
     seed: int
+    scenario: dict[str, Any] | None = None
+    """The scenario this game played when its game draws one per game; absent otherwise."""
+    persona: str | None = None
+    """The rival's persona (``rival_persona``); absent without one."""
     arm: str | None = None
     arm_seed: int | None = None
     branch_after: int | None = None
@@ -184,6 +191,8 @@ class ManifestRecord(_Record):
     feedback: dict[str, Any] = {}
     context: dict[str, Any] = {}
     person: str | None = None
+    players: dict[str, Any] = {}
+    """``rival_persona``, ``countdown``, ``last_turn_accept``, ``move_retries`` (format 2)."""
     prompts: dict[str, str] = {}
     started_at: str | None = None
     finished_at: str | None = None
@@ -265,10 +274,12 @@ def game_record(
     arm: str | None = None,
     arm_seed: int | None = None,
     branch_after: int | None = None,
+    drawn: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A game's ``games.jsonl`` record as plain data (:class:`GameRecord`'s keys; the arm keys
-    only with ``arm``): ``status`` is ``error`` when ``error`` is set."""
-    record: dict[str, Any] = {"game_id": game_id, "seed": seed}
+    only with ``arm``; ``drawn``: what was drawn for the game, ``scenario`` and ``persona``, only
+    when something was): ``status`` is ``error`` when ``error`` is set."""
+    record: dict[str, Any] = {"game_id": game_id, "seed": seed, **(drawn or {})}
     if arm is not None:
         record.update(arm=arm, arm_seed=arm_seed, branch_after=branch_after)
     record.update(

@@ -520,6 +520,12 @@ def base_manifest(
             "last_rounds": config.last_rounds if config.context == "last_rounds" else None,
         },
         "person": config.person,
+        "players": {  # what every player is told beside the game's brief (docs/records.md)
+            "rival_persona": config.rival_persona,
+            "countdown": config.countdown,
+            "last_turn_accept": config.last_turn_accept,
+            "move_retries": config.move_retries,
+        },
         "prompts": prompts,
         "started_at": now(),
         "finished_at": None,

@@ -322,9 +322,58 @@ def summary_markdown(summary: dict[str, Any], name: str) -> str:
         "",
         *table(summary["per_round_effective"]),
         "",
+        *game_figures_markdown(summary, summary["per_round"]),
         *usage_markdown(summary),
     ]
     return "\n".join(lines)
+
+
+def game_cell(kind: str, value: Any) -> str:
+    """One cell of the game's own figures (:class:`icl_aif.games.base.Column` ``kind``)."""
+    if value is None:
+        return "-"
+    if kind == "rate":
+        return f"{value:.1%}"
+    if kind == "money":
+        return f"${value:.2f}"
+    if kind == "count":
+        return str(int(value))
+    return f"{value:.3f}"
+
+
+def game_figures(
+    summary: dict[str, Any], per_round: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[list[str]]]:
+    """The game's own per-round figures (``game_columns`` of the summary): headers and rows;
+    no headers for a game without any."""
+    columns = summary.get("game_columns") or []
+    if not columns:
+        return [], []
+    headers = ["round", *(c["header"] for c in columns)]
+    body = [
+        [str(r["round"]), *(game_cell(c["kind"], r.get(c["key"])) for c in columns)]
+        for r in per_round
+    ]
+    return headers, body
+
+
+def game_figures_markdown(
+    summary: dict[str, Any], per_round: Sequence[dict[str, Any]]
+) -> list[str]:
+    """The game's own figures per round as a Markdown section; none without any."""
+    headers, body = game_figures(summary, per_round)
+    if not headers:
+        return []
+    return ["### The game's own figures per round", "", *_markdown(headers, body), ""]
+
+
+def game_figures_table(summary: dict[str, Any], title: str | None = None) -> Table | None:
+    """The game's own figures per round for the terminal, or None for a game without any."""
+    headers, body = game_figures(summary, summary["per_round"])
+    if not headers:
+        return None
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    return _filled(table, headers, body)
 
 
 # --- paired arms and sweeps --------------------------------------------------------------------
@@ -591,7 +640,11 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     if "arms" in summary:
         title = f"{title}: feedback arms, {summary['finished_runs']} games"
         return [(arm_table(summary, title), arm_legend(summary, terminal=True))]
-    return [(round_table(summary, title=title), legend(measure, terminal=True))]
+    tables = [(round_table(summary, title=title), legend(measure, terminal=True))]
+    figures = game_figures_table(summary, f"{title}: the game's own figures")
+    if figures is not None:
+        tables.append((figures, "the game's own figures per round (docs/games.md says each)"))
+    return tables
 
 
 def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
@@ -616,7 +669,7 @@ def _arms_markdown(summary: dict[str, Any], measure: MeasureLike) -> list[str]:
     for part in summary["per_arm"]:
         lines += [f"### Arm {part['arm']}: per round", ""]
         lines += [*_markdown([h for h, _ in columns], rows(part["per_round"], columns, measure))]
-        lines += [""]
+        lines += ["", *game_figures_markdown(summary, part["per_round"])]
     return lines
 
 

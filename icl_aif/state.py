@@ -19,6 +19,7 @@ class RoundState(TypedDict, total=False):
     terms: dict[str, Any] | None  # the game's terms of an agreement, None without one
     reason: str | None
     truncated: bool  # the exchange cap ended the round (a no deal with reason cap)
+    invalid_moves: Annotated[int, operator.add]  # lines the game refused as moves (then retried)
     decided_by: str | None  # who judged the last line: rules or llm (see docs/records.md)
     parse: str | None  # how the model's reply was read, when the llm decided
     error: str | None

@@ -13,6 +13,7 @@ runner itself computes and renders nothing (the package wires this in: ``icl_aif
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,29 @@ def summarize_cell(config: ExperimentConfig, games: list[dict[str, Any]]) -> dic
         )
         with_scores(summary, games, no_deal_value=measure.no_deal_value, seed=seed, measure=measure)
     summary["no_deal_value"] = measure.no_deal_value
+    add_game_figures(summary, config, games)
     return summary
+
+
+def add_game_figures(
+    summary: dict[str, Any], config: ExperimentConfig, games: list[dict[str, Any]]
+) -> None:
+    """The game's own per-round figures (:meth:`icl_aif.games.base.Game.round_metrics`) on every
+    per-round row, each arm's from its own games, and ``game_columns`` saying how to show them;
+    nothing for a game without any."""
+    game = get_game(config.game)
+    if not game.columns:
+        return
+    summary["game_columns"] = [asdict(column) for column in game.columns]
+    if config.arms:
+        parts = [
+            (part, [g for g in games if g.get("arm") == part["arm"]]) for part in summary["per_arm"]
+        ]
+    else:
+        parts = [(summary, games)]
+    for part, mine in parts:
+        for row in part["per_round"]:
+            row.update(game.round_metrics(config, mine, row["round"]))
 
 
 def summarize_experiment(

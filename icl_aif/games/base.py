@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
@@ -37,6 +37,7 @@ from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.transcript import Message, Speaker, Turn, Verdict
 
 __all__ = [
+    "Column",
     "Game",
     "Judge",
     "Measure",
@@ -75,6 +76,17 @@ class Judge(Protocol):
     ) -> Verdict:
         """The state after the window's last turn."""
         ...
+
+
+@dataclass(frozen=True)
+class Column:
+    """A per-round figure a game adds to the summary (``summary.json``'s per-round rows carry
+    ``key``) and to the per-round tables (headed ``header``): ``kind`` says how it is printed
+    (``rate``: 0.25 as 25.0%; ``number``: 3 decimals; ``money``: $12.50; ``count``: an integer)."""
+
+    key: str
+    header: str
+    kind: Literal["rate", "number", "money", "count"] = "number"
 
 
 @dataclass(frozen=True)
@@ -190,6 +202,25 @@ class Game(ABC):
     def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
         """Made-up finished rounds that take every branch of the between-round templates."""
 
+    # --- one game's scenario, and moves ----------------------------------------------------
+
+    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+        """The scenario one game plays: ``scenario`` (the config's) with the values the game draws
+        per game from ``seed`` (Deal or No Deal: item counts and each side's values), or
+        ``scenario`` itself (the default: every game plays the config's). The engine plays the
+        game with it (briefs, judge, simulators, payoffs) and records it on the game's line as
+        ``scenario`` when it differs from the config's."""
+        return scenario
+
+    def invalid_move(
+        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+    ) -> str | None:
+        """Why ``side``'s line ``text`` (said after ``turns``) is not a valid move of the game
+        (a malformed or impossible proposal), as the message the player is shown before it tries
+        again; None for a valid line (the default: every line is). After ``move_retries``
+        invalid tries in a row the round ends: ``no_deal``, reason ``invalid_moves``."""
+        return None
+
     # --- the judge and the terms --------------------------------------------------------------
 
     @abstractmethod
@@ -237,6 +268,24 @@ class Game(ABC):
     @abstractmethod
     def measure(self, config: ExperimentConfig) -> Measure:
         """The per-round figure of ``config``'s improved side that the tables report."""
+
+    columns: ClassVar[tuple[Column, ...]] = ()
+    """The per-round figures :meth:`round_metrics` adds, as the tables show them."""
+
+    def round_metrics(
+        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+    ) -> dict[str, Any]:
+        """The game's own figures of round ``number`` over ``games`` (``games.jsonl`` records,
+        each with the ``scenario`` it played when the game draws one: :meth:`game_scenario`),
+        keyed as :attr:`columns` says: for example Deal or No Deal's Pareto-optimal rate and each
+        side's mean score. Rounds that ended in an error are left out. None by default."""
+        return {}
+
+    def game_scenario(self, config: ExperimentConfig, game: Mapping[str, Any]) -> Scenario:
+        """The scenario a recorded game played: its own ``scenario`` (drawn per game), else the
+        config's."""
+        drawn = game.get("scenario")
+        return config.scenario if drawn is None else self.scenario_model.model_validate(drawn)
 
     # --- simulators ----------------------------------------------------------------------------
 
