@@ -61,6 +61,7 @@ def build_model(
         side=side,
         scenario=config.scenario,
         game=config.game,
+        persona=config.rival_persona if role == config.rival else None,
         seed=seed,
         stream_seed=stream_seed,
         suggestions=config.feedback.suggestions,

@@ -606,6 +606,67 @@ def sweep_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return headers, body
 
 
+def rival_axis(summary: dict[str, Any]) -> str | None:
+    """The sweep's one axis when it varies only the rival (``rival_persona`` or
+    ``roles.<rival>.model``, the improved player fixed: cross-play), else None."""
+    cells = [c for c in summary.get("cells", []) if "per_round" in c]
+    if not cells or len(cells) != len(summary.get("cells", [])):
+        return None
+    paths = {p for c in cells for p in c["settings"]}
+    if len(paths) != 1:
+        return None
+    (path,) = paths
+    rival = "buyer" if cells[0].get("improve") == "seller" else "seller"
+    return path if path in ("rival_persona", f"roles.{rival}.model") else None
+
+
+def cross_play_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Cross-play (:func:`rival_axis`): one row per rival, the first and the last round side by
+    side, each with its deal rate and mean measure (95% bootstrap CI); no headers for another
+    sweep."""
+    axis = rival_axis(summary)
+    if axis is None:
+        return [], []
+    top = summary_measure(summary)
+    measures = _cell_measures(summary)
+    header = measure_header(top)
+    first, last = 1, len(summary["cells"][0]["per_round"])
+    headers = [short_setting(axis), "games"]
+    for number in (first, last):
+        headers += [f"DR r{number}", f"{header} r{number}", "95% CI"]
+    body = []
+    for c in summary["cells"]:
+        measure = measures.get(c.get("cell"), top)
+        n = measure.name
+        by_round = {r["round"]: r for r in c["per_round"]}
+        row = [str(c["settings"][axis]), str(by_round[first].get("games", "-"))]
+        for number in (first, last):
+            r = by_round.get(number, {})
+            row += [
+                cell("deal_rate", r.get("deal_rate")),
+                cell(f"mean_{n}", r.get(f"mean_{n}"), measure),
+                cell(f"{n}_ci95", r.get(f"{n}_ci95"), measure),
+            ]
+        body.append(row)
+    return headers, body
+
+
+CROSS_PLAY_LEGEND = (
+    "Cross-play: one row per rival, the improved player fixed. DR: deal rate of the round (rN: "
+    "round N) over the runs whose round ended in a deal or no deal; {header}: mean {label} over "
+    "deals with its 95% bootstrap CI."
+)
+
+
+def cross_play_table(summary: dict[str, Any], title: str | None = None) -> Table | None:
+    """The cross-play table of a sweep over the rival only, or None for another sweep."""
+    headers, body = cross_play_rows(summary)
+    if not headers:
+        return None
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    return _filled(table, headers, body)
+
+
 def sweep_table(summary: dict[str, Any], title: str | None = None) -> Table:
     """The combined table of a sweep (:func:`sweep_rows`)."""
     headers, body = sweep_rows(summary)
@@ -628,6 +689,12 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     if "cells" in summary:
         heading = f"{title}: {len(summary['cells'])} cells"
         tables = [(sweep_table(summary, heading), sweep_legend(measure))]
+        crossed = cross_play_table(summary, f"{title}: cross-play, one row per rival")
+        if crossed is not None:
+            legend_text = CROSS_PLAY_LEGEND.format(
+                header=measure_header(measure), label=measure.label
+            )
+            tables.append((crossed, legend_text))
         measures = _cell_measures(summary)
         for c in summary["cells"]:
             if "arms" in c:
@@ -684,6 +751,11 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
         headers, body = sweep_rows(summary)
         lines += ["## Sweep: every cell", "", *_markdown(headers, body), ""]
         lines += [sweep_legend(measure), ""]
+        crossed, crossed_body = cross_play_rows(summary)
+        if crossed:
+            lines += ["## Cross-play: one row per rival", "", *_markdown(crossed, crossed_body), ""]
+            lines += [CROSS_PLAY_LEGEND.format(header=measure_header(measure), label=measure.label)]
+            lines += [""]
         measures = _cell_measures(summary)
         for c in summary["cells"]:
             own = measures.get(c.get("cell"), measure)

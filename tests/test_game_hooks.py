@@ -229,3 +229,23 @@ def test_a_persona_sweep_has_one_row_per_persona(tmp_path: Path) -> None:
         {"rival_persona": "rude"},
         {"rival_persona": "overly_kind"},
     ]
+
+
+def test_a_persona_sweep_reads_as_cross_play_one_row_per_persona(tmp_path: Path) -> None:
+    from icl_aif.report import cross_play_rows
+
+    config = config_from_dict(
+        {"name": "cross", "runs": 8, "rounds": 2, "rival_persona": ["stubborn", "desperate"]}
+    )
+    result = run(config, tmp_path / "run")
+    headers, body = cross_play_rows(result.summary)
+    assert headers[:3] == ["rival_persona", "games", "DR r1"] and headers[-2:] == [
+        "price r2",
+        "95% CI",
+    ]
+    assert [row[0] for row in body] == ["stubborn", "desperate"]
+    # the scripted rival (the buyer) plays its persona: a desperate one pays more than a stubborn one
+    stubborn, desperate = (float(row[3].lstrip("$")) for row in body)
+    assert desperate > stubborn
+    markdown = (result.directory / "summary.md").read_text(encoding="utf-8")
+    assert "## Cross-play: one row per rival" in markdown

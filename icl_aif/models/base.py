@@ -24,8 +24,9 @@ class ModelRequest:
     depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
     random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
     game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
-    ``game`` names the game and ``scenario`` is its scenario, passed through untouched for the
-    game's simulators (``scripted:``); the model layer never reads them.
+    ``game`` names the game and ``scenario`` is its scenario, and ``persona`` the rival's persona
+    (``rival_persona``, on the rival's request only), passed through untouched for the game's
+    simulators (``scripted:``); the model layer never reads them.
     """
 
     spec: str
@@ -36,6 +37,7 @@ class ModelRequest:
     scenario: Any
     seed: int
     game: str = "price"
+    persona: str | None = None
     stream_seed: int | None = None
     suggestions: int = 3
     temperature: float | None = None

@@ -32,6 +32,10 @@ feedback turn in its history (a feedback turn is the user message just before a 
 | accept too early, accept the first                               | no acceptance before the 3rd turn   |
 | quality, value, worth / flaw, alternative                        | a sentence about value in replies   |
 | close the deal, concede faster, meet in the middle, split the difference | concession exponent x 1.5    |
+
+Personas. A rival given a persona (``rival_persona``) plays it as lexicon mentions on top of its
+feedback's (:data:`PERSONAS`): ``stubborn`` firm x2; ``aggressive`` anchor and walk x1;
+``desperate`` close x2; ``overly_kind`` close x1; ``rude`` firm and value x1.
 """
 
 from __future__ import annotations
@@ -66,6 +70,16 @@ LEXICON: dict[str, tuple[str, ...]] = {
     "value": ("quality", "value", "worth", "flaw", "alternative"),
     "close": ("close the deal", "concede faster", "meet in the middle", "split the difference"),
 }
+
+PERSONAS: dict[str, dict[str, int]] = {
+    "stubborn": {"firm": 2},
+    "aggressive": {"anchor": 1, "walk": 1},
+    "desperate": {"close": 2},
+    "overly_kind": {"close": 1},
+    "rude": {"firm": 1, "value": 1},
+}
+"""How a rival's persona (``rival_persona``) moves a scripted player: lexicon mentions it plays
+as if its feedback had made them (a persona of another name changes nothing)."""
 
 # How much one mention of a lexicon group moves a player (see the table above).
 FIRM_FACTOR = 0.8  # concession exponent multiplier: firmer
@@ -186,6 +200,7 @@ class ScriptedNegotiator(TextReplyModel):
     stream_seed: int | None = None
     floor: float | None = None
     ceiling: float | None = None
+    persona: str | None = None
 
     _rng: random.Random = PrivateAttr()
     _reservation: float = PrivateAttr()
@@ -228,6 +243,8 @@ class ScriptedNegotiator(TextReplyModel):
             return "Understood. I will use this feedback in the next round."
         reading = read_conversation(messages, self._first_opener)
         lexicon = count_lexicon(reading.feedback)
+        for group, mentions in PERSONAS.get(self.persona or "", {}).items():
+            lexicon[group] += mentions
         sign = 1.0 if self.side == "seller" else -1.0  # +1: higher is better for me
         start = self.scenario.list_price if self.side == "seller" else self.scenario.buyer_open
         reservation = self._tougher_reservation(lexicon["walk"], sign, start)
@@ -337,6 +354,7 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
         scenario=request.scenario,
         seed=request.seed,
         stream_seed=request.stream_seed,
+        persona=request.persona,
         **request.params,
     )
 
