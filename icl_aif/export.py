@@ -49,19 +49,21 @@ FILTERS: tuple[ChatFilter, ...] = ("all", "deals", "above_mean")
 FORMATS = ("chat", "preference")
 Brief = Callable[[dict[str, Any], int, Side], str]
 """The system message of a side: ``(game record, round, side) -> brief``."""
-Score = Callable[[dict[str, Any]], float | None]
-"""A round's score for one side: ``record -> score`` (None: the round has none)."""
+Score = Callable[[dict[str, Any], dict[str, Any]], float | None]
+"""A round's score for one side: ``(game record, round record) -> score`` (None: the round has
+none)."""
 
 
 def side_score(config: ExperimentConfig, side: Side) -> Score:
     """``side``'s score of a round of ``config``'s game: its payoff (the walk-away value for a
-    round without an agreement), None for an error or an agreement whose terms were not bound."""
+    round without an agreement), None for an error or an agreement whose terms were not bound;
+    in the scenario the game played (drawn per game by some games: ``Game.game_scenario``)."""
     game = get_game(config.game)
 
-    def score(record: dict[str, Any]) -> float | None:
+    def score(played: dict[str, Any], record: dict[str, Any]) -> float | None:
         if record["outcome"] not in ("deal", "no_deal"):
             return None
-        payoff = game.payoff(config.scenario, side, record)
+        payoff = game.payoff(game.game_scenario(config, played), side, record)
         return float(payoff) if payoff is not None else None
 
     return score
@@ -116,7 +118,7 @@ def chat_examples(
     if keep not in FILTERS:
         raise UsageError(f"--filter {keep!r}: allowed values: {', '.join(FILTERS)}")
     round_score = side_score(config, side)
-    scores = [round_score(r) for g in games for r in g["rounds"]]
+    scores = [round_score(g, r) for g in games for r in g["rounds"]]
     scored = [s for s in scores if s is not None]
     mean = sum(scored) / len(scored) if scored else None
     seen_shared: set[tuple[str, str, int]] = set()
@@ -127,7 +129,7 @@ def chat_examples(
                 if key in seen_shared:
                     continue
                 seen_shared.add(key)
-            score = round_score(record)
+            score = round_score(game, record)
             if keep == "deals" and not (record["outcome"] == "deal" and score is not None):
                 continue
             if keep == "above_mean" and (score is None or mean is None or score <= mean):
@@ -221,7 +223,7 @@ def _continuation(game: dict[str, Any], shared: int, side: Side) -> list[Message
 
 
 def _continuation_score(game: dict[str, Any], shared: int, round_score: Score) -> float | None:
-    scores = [round_score(r) for r in game["rounds"][shared:]]
+    scores = [round_score(game, r) for r in game["rounds"][shared:]]
     known = [s for s in scores if s is not None]
     return sum(known) / len(known) if known else None
 
