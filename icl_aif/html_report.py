@@ -23,6 +23,7 @@ from icl_aif.report import (
     MeasureLike,
     cost_line,
     failure_line,
+    game_figures,
     legend,
     measure_header,
     round_columns,
@@ -157,8 +158,24 @@ def _rounds_section(summary: dict[str, Any], measure: MeasureLike) -> str:
         + f"<h3>Effective runs (every round a deal: {_e(summary.get('effective_runs'))} runs)</h3>"
         + '<div id="table-effective">'
         + _table(headers, rows(effective, columns, measure))
-        + f'</div><p class="note">{_e(legend(measure))}</p></section>'
+        + f'</div><p class="note">{_e(legend(measure))}</p>'
+        + _game_figures(summary)
+        + "</section>"
     )
+
+
+def _game_figures(summary: dict[str, Any]) -> str:
+    """The game's own per-round figures (``game_columns``), each arm's with paired arms; empty
+    for a game without any."""
+    parts = [(None, summary)] if "per_round" in summary else []
+    parts += [(part.get("arm"), part) for part in summary.get("per_arm") or []]
+    html = ""
+    for arm, part in parts:
+        headers, body = game_figures(summary, part.get("per_round") or [])
+        if headers:
+            where = f" (arm {arm})" if arm is not None else ""
+            html += f"<h3>The game's own figures{_e(where)}</h3>" + _table(headers, body)
+    return html
 
 
 def _usage_section(summary: dict[str, Any]) -> str:

@@ -249,3 +249,14 @@ def test_a_persona_sweep_reads_as_cross_play_one_row_per_persona(tmp_path: Path)
     assert desperate > stubborn
     markdown = (result.directory / "summary.md").read_text(encoding="utf-8")
     assert "## Cross-play: one row per rival" in markdown
+
+
+def test_the_html_report_shows_the_games_own_figures(tmp_path: Path) -> None:
+    from icl_aif.html_report import write_html_report
+
+    config = replayed(["eighteen", "How about $18?"], ["Deal at $18."], runs=2)
+    result = run(config, tmp_path / "run")
+    page = write_html_report(result.directory, tmp_path / "page.html")
+    text = page.read_text(encoding="utf-8")
+    assert "The game&#x27;s own figures" in text or "The game's own figures" in text
+    assert '<th class="">refused</th>' in text
