@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from icl_aif.games.registry import get_game
 from icl_aif.metrics import deal_values, round_metrics
 from icl_aif.report import PRICE, MeasureLike, measure_header
 
@@ -41,6 +42,8 @@ PRICE_VS_DEAL_RATE = "price_vs_deal_rate.png"
 RESPONSE_CHARS = "response_chars_by_round.png"
 PLOT_FILES = (HISTOGRAM, PRICE_DEAL_RATE, PRICE_VS_DEAL_RATE, RESPONSE_CHARS)
 """The files :func:`write_plots` writes, in the order the HTML report shows them."""
+GAME_FIGURES = "game_figures_by_round.png"
+"""One more file for a game with figures of its own (``Game.columns``): one panel per figure."""
 
 _DPI = 100
 _MAX_DOLLAR_TICKS = 25  # a histogram over a wider price range gets fewer whole-dollar ticks
@@ -203,12 +206,55 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
         seed=config.seed,
         measure=measure,
     )
-    return plot_pngs(
-        series,
-        value_range=measure_range(config, measure, series),
-        title=f"{name} ({config.improve} improved)",
-        measure=measure,
+    title = f"{name} ({config.improve} improved)"
+    pngs = plot_pngs(
+        series, value_range=measure_range(config, measure, series), title=title, measure=measure
     )
+    game = get_game(config.game)
+    if game.columns:
+        figure = game_figures_figure(config, read_games(directory), title)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=_DPI, metadata=_PNG_METADATA)
+        pngs[GAME_FIGURES] = buffer.getvalue()
+    return pngs
+
+
+def game_figures_figure(config: Any, games: Sequence[dict[str, Any]], title: str) -> Figure:
+    """The game's own per-round figures (``Game.columns``, from ``Game.round_metrics``): one
+    panel per figure, one line per sweep cell and feedback arm (as the other figures)."""
+    game = get_game(config.game)
+
+    def label(record: dict[str, Any]) -> str:
+        return "/".join(str(record[k]) for k in ("cell", "arm") if record.get(k) is not None)
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in games:
+        groups.setdefault(label(record) or str(config.name), []).append(record)
+    from matplotlib.figure import Figure
+
+    columns = game.columns
+    ncols = min(3, len(columns))
+    nrows = math.ceil(len(columns) / ncols)
+    figure = Figure(figsize=(4.2 * ncols, 3.2 * nrows), dpi=_DPI, layout="constrained")
+    axes = figure.subplots(nrows, ncols, squeeze=False).flatten()
+    for spare in axes[len(columns) :]:
+        spare.set_visible(False)
+    rounds = range(1, config.rounds + 1)
+    for axis, column in zip(axes, columns, strict=False):
+        for key, mine in groups.items():
+            points = [(n, game.round_metrics(config, mine, n).get(column.key)) for n in rounds]
+            xs = [n for n, v in points if v is not None]
+            ys = [
+                float(v) * (100 if column.kind == "rate" else 1) for n, v in points if v is not None
+            ]
+            axis.plot(xs, ys, marker="o", label=key)
+        axis.set_title(column.header + (" (%)" if column.kind == "rate" else ""), fontsize="medium")
+        axis.set_xticks(list(rounds))
+        axis.set_xlabel("round")
+        if len(groups) > 1:
+            axis.legend(fontsize="small")
+    figure.suptitle(f"{title}: the game's own figures")
+    return figure
 
 
 def plots_for_run(directory: Path) -> list[Path]:

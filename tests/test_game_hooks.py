@@ -260,3 +260,12 @@ def test_the_html_report_shows_the_games_own_figures(tmp_path: Path) -> None:
     text = page.read_text(encoding="utf-8")
     assert "The game&#x27;s own figures" in text or "The game's own figures" in text
     assert '<th class="">refused</th>' in text
+
+
+def test_the_plots_add_a_figure_of_the_games_own_figures(tmp_path: Path) -> None:
+    from icl_aif.plots import GAME_FIGURES, PLOT_FILES, run_plot_pngs
+
+    config = replayed(["eighteen", "How about $18?"], ["Deal at $18."], runs=2)
+    pngs = run_plot_pngs(run(config, tmp_path / "run").directory)
+    assert list(pngs) == [*PLOT_FILES, GAME_FIGURES]
+    assert pngs[GAME_FIGURES].startswith(b"\x89PNG")

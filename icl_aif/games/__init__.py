@@ -2,7 +2,10 @@
 registered by name (``game:`` in an experiment; ``icl-aif games`` lists them).
 
 - ``price``: single-item price bargaining (seed 002), the default;
-- ``pie_split``: two players divide a pie that shrinks with every exchange (seed 003).
+- ``dond``: Deal or No Deal, dividing books, hats and balls valued privately (seeds 000, 001);
+- ``pie_split``: two players divide a pie that shrinks with every exchange (seed 003);
+- ``resource_split``: two players divide three resources they value differently (seed 003);
+- ``size_price``: a seller and a buyer agree on a quantity and a unit price (seed 004).
 
 Another package adds a game through the ``icl_aif.games`` entry point (see docs/games.md).
 """
@@ -10,7 +13,7 @@ Another package adds a game through the ``icl_aif.games`` entry point (see docs/
 from icl_aif.games import price  # the default game: registered, and listed, first
 
 # isort: split
-from icl_aif.games import pie_split, simulators
+from icl_aif.games import dond, pie_split, resource_split, simulators, size_price
 from icl_aif.games.base import Game, Judge, Measure
 from icl_aif.games.registry import GAMES, find_game, get_game, register_game
 
@@ -19,10 +22,13 @@ __all__ = [
     "Game",
     "Judge",
     "Measure",
+    "dond",
     "find_game",
     "get_game",
     "pie_split",
     "price",
     "register_game",
+    "resource_split",
     "simulators",
+    "size_price",
 ]

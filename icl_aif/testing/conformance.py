@@ -330,29 +330,22 @@ def _check_finished(result: Played, config: ExperimentConfig, label: str) -> Non
 
 
 def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
-    """Each side's payoff of every round played: a finite number within
+    """Each side's payoff of every round played, in the scenario its game played (drawn per game
+    by some games: :meth:`Game.game_scenario`): a finite number within
     :meth:`Game.payoff_bounds` after a deal (whose terms fit :attr:`Game.terms_model`), the
     side's :meth:`Game.walk_away` value without one."""
-    bounds: dict[Speaker, tuple[float, float]] = {}
-    walk_away: dict[Speaker, float] = {}
-    for side in SPEAKERS:
-        low, high = game.payoff_bounds(scenario, side)
-        if not (_is_finite(low) and _is_finite(high) and low <= high):
-            _fail(f"payoff_bounds(scenario, {side!r}) is ({low!r}, {high!r})")
-        bounds[side] = (low, high)
-        value = game.walk_away(scenario, side)
-        if not _is_finite(value):
-            _fail(f"walk_away(scenario, {side!r}) is {value!r}")
-        walk_away[side] = value
-    for label, _, result in played.runs:
+    _limits(game, scenario)
+    for label, config, result in played.runs:
         for record_of_game in result.games:
+            own = game.game_scenario(config, record_of_game)
+            bounds, walk_away = _limits(game, own)
             for record in record_of_game["rounds"]:
                 where = f"{label}, game {record_of_game['game_id']}, round {record['round']}"
                 deal = record["outcome"] == "deal"
                 if deal:
                     _check_terms(game, record.get("terms"), f"{where}: terms")
                 for side in SPEAKERS:
-                    payoff = game.payoff(scenario, side, record)
+                    payoff = game.payoff(own, side, record)
                     if payoff is None or not _is_finite(payoff):
                         _fail(f"{where} ({record['outcome']}): the {side}'s payoff is {payoff!r}")
                     if deal:
@@ -368,6 +361,24 @@ def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
                             f"{where} (no_deal, {record.get('reason')}): the {side}'s payoff "
                             f"{payoff!r} is not its walk_away value {walk_away[side]!r}"
                         )
+
+
+def _limits(
+    game: Game, scenario: Scenario
+) -> tuple[dict[Speaker, tuple[float, float]], dict[Speaker, float]]:
+    """Each side's payoff bounds and walk-away value in ``scenario``, checked finite."""
+    bounds: dict[Speaker, tuple[float, float]] = {}
+    walk_away: dict[Speaker, float] = {}
+    for side in SPEAKERS:
+        low, high = game.payoff_bounds(scenario, side)
+        if not (_is_finite(low) and _is_finite(high) and low <= high):
+            _fail(f"payoff_bounds(scenario, {side!r}) is ({low!r}, {high!r})")
+        bounds[side] = (low, high)
+        value = game.walk_away(scenario, side)
+        if not _is_finite(value):
+            _fail(f"walk_away(scenario, {side!r}) is {value!r}")
+        walk_away[side] = value
+    return bounds, walk_away
 
 
 def _check_terms(game: Game, terms: Any, what: str) -> None:

@@ -1,0 +1,511 @@
+"""Deal or No Deal (seeds 000 and 001, after Lewis et al. 2017): two players divide books, hats
+and balls that each values privately, under an objective weight lambda.
+
+Seats: the ``seller`` seat is **Alice**, the ``buyer`` seat **Bob**. Every line is a tagged move
+(:mod:`icl_aif.games.dond.moves`): ``[message] ...``, ``[propose] 1 book, 2 hats, 0 balls`` (the
+items the speaker keeps) or ``[walk away]``. Once a side has proposed, the other must answer with
+a proposal; two proposals that give out exactly all the items are the deal
+(:mod:`icl_aif.games.dond.judge`).
+
+Terms: ``{"seller": {"books": 1, "hats": 2, "balls": 0}, "buyer": {...}}``: each seat's items.
+Scores: a side's own score is sum(count x value) of its items by its own values. Payoffs (the
+seeds' objective ``R1 := X + lambda * Y``, lambda in [-1, 1], with X a side's own score, Y the
+other's, and the mirror image for player 2): own score + lambda x the other's score; without an
+agreement both get 0. The per-round figure is the
+improved side's payoff (the papers' "score" is the reward under the objective: at most 10 with
+lambda 0 and 19 with lambda 1). Templates: ``prompts/dond/``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import ValidationError
+
+from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.errors import UsageError
+from icl_aif.games.base import (
+    Column,
+    Game,
+    Judge,
+    Measure,
+    ModelFor,
+    Round,
+    anchor_label,
+    collapse_blank_lines,
+    critic_constraints,
+)
+from icl_aif.games.dond.judge import DondJudge
+from icl_aif.games.dond.moves import move_problem
+from icl_aif.games.dond.scenario import (
+    ROLE_NAMES,
+    TOTAL_VALUE,
+    DondScenario,
+    DondTerms,
+    Items,
+    all_splits,
+    draw_context,
+    items_text,
+    opening_turns,
+    pareto_optimal,
+    scenario_values,
+    score,
+    terms_of,
+    values_text,
+)
+from icl_aif.games.registry import register_game
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary
+from icl_aif.transcript import Message, Speaker, Turn, other_side
+
+__all__ = ["DondGame", "anchor_payoff", "deal_terms", "side_payoff", "side_score"]
+
+PROMPTS = "dond"
+
+
+def _scenario(scenario: Scenario) -> DondScenario:
+    return cast(DondScenario, scenario)
+
+
+def deal_terms(record: Round) -> DondTerms | None:
+    """The terms of a round that ended in a deal; None without a deal or readable terms."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    if not isinstance(terms, Mapping):
+        return None
+    try:
+        return DondTerms.model_validate(terms)
+    except ValidationError:
+        return None
+
+
+def side_score(terms: DondTerms, side: Speaker) -> int:
+    """``side``'s own score: its items by its own values, as the terms record it."""
+    return terms.score(side)
+
+
+def side_payoff(scenario: DondScenario, terms: DondTerms, side: Speaker) -> float:
+    """``side``'s own score plus lambda (``scenario.objective_weight``) times the other's."""
+    own = side_score(terms, side)
+    other = side_score(terms, other_side(side))
+    return float(own + scenario.objective_weight * other)
+
+
+def anchor_payoff(
+    rounds: Sequence[Round], anchor: Anchor, side: Speaker, scenario: DondScenario
+) -> tuple[float, int] | None:
+    """The payoff the next round should beat and the round it came from (``previous``, ``first``
+    or ``best``, the earliest among equals); None when that round had no deal."""
+    if not rounds:
+        return None
+    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
+    deals = [
+        (side_payoff(scenario, terms, side), int(record["round"]))
+        for record in candidates
+        if (terms := deal_terms(record)) is not None
+    ]
+    if not deals:
+        return None
+    return max(deals, key=lambda d: (d[0], -d[1]))
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _no_deal_reason(record: Round, scenario: DondScenario) -> str:
+    """Why a round ended without an agreement, naming the player that ended it."""
+    reason = record.get("reason") or "unknown"
+    turns = record.get("turns") or []
+    last = ROLE_NAMES.get(turns[-1]["speaker"], "a player") if turns else "a player"
+    texts = {
+        "walk_away": f"{last} walked away",
+        "refusal": f"{last} refused to go on",
+        "mismatch": "the two proposals did not fit together",
+        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
+        "invalid_moves": "the round was stopped after repeated invalid moves",
+    }
+    return texts.get(reason, str(reason).replace("_", " "))
+
+
+def _objective_file(weight: float) -> str:
+    if weight == 0:
+        return "objective_own"
+    if weight == 1:
+        return "objective_joint"
+    if weight == -1:
+        return "objective_zero_sum"
+    return "objective_weighted"
+
+
+@register_game
+class DondGame(Game):
+    """Deal or No Deal with an objective weight (seeds 000 and 001: language model self-play in
+    cooperative, semi-competitive and strictly competitive games)."""
+
+    name = "dond"
+    title = "Deal or No Deal"
+    source = (
+        "seeds 000 and 001 (Liao, Tomlin and Klein: language model self-play in non-zero-sum "
+        "games), after Lewis et al. 2017"
+    )
+    scenario_model = DondScenario
+    terms_model = DondTerms
+    judges = ("rules",)
+    simulators = ("boulware", "linear", "conceder", "fair", "critic")
+    columns = (
+        Column("seller_score", "Alice's score", "number"),
+        Column("buyer_score", "Bob's score", "number"),
+        Column("pareto_rate", "Pareto-optimal", "rate"),
+        Column("invalid_move_rate", "invalid moves", "rate"),
+        Column("abort_rate", "aborted", "rate"),
+    )
+
+    # --- what each side is told ----------------------------------------------------------
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The openers with ``{items}`` and the other public values filled in."""
+        return opening_turns(_scenario(scenario))
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """``items`` (``3 books, 1 hat and 2 balls``), ``books``, ``hats``, ``balls``,
+        ``max_exchanges``, ``max_lines``."""
+        return scenario_values(_scenario(scenario))
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``dond/players/brief.txt`` with ``side``'s values, the objective and the rules."""
+        s = _scenario(scenario)
+        rival = ROLE_NAMES[other_side(side)]
+        weight = s.objective_weight
+        objective = prompts.render(
+            f"{PROMPTS}/players/{_objective_file(weight)}.txt", rival=rival, weight=_number(weight)
+        ).strip()
+        mismatch = prompts.render(f"{PROMPTS}/players/mismatch_{s.mismatch}.txt").strip()
+        return prompts.render(
+            f"{PROMPTS}/players/brief.txt",
+            **scenario_values(s),
+            player=ROLE_NAMES[side],
+            rival=rival,
+            values=values_text(s.values(side)),
+            total=score(s.counts, s.values(side)),
+            objective=objective,
+            mismatch=mismatch,
+        )
+
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """``deal: seller gets 3 books, 1 hat and 0 balls (score 10), buyer gets 0 books, 0 hats
+        and 2 balls (score 6); payoffs 10 and 6; Pareto-optimal`` or ``no deal: Bob walked
+        away``."""
+        s = _scenario(scenario)
+        outcome = record.get("outcome")
+        if outcome == "deal":
+            terms = deal_terms(record)
+            if terms is None:
+                return "deal on items that could not be read"
+            pareto = (
+                "Pareto-optimal"
+                if pareto_optimal(s, terms)
+                else "not Pareto-optimal: another split gives one side more and the other no less"
+            )
+            return (
+                f"deal: seller gets {items_text(terms.seller)} (score "
+                f"{side_score(terms, 'seller')}), buyer gets {items_text(terms.buyer)} (score "
+                f"{side_score(terms, 'buyer')}); payoffs "
+                f"{_number(side_payoff(s, terms, 'seller'))} and "
+                f"{_number(side_payoff(s, terms, 'buyer'))}; {pareto}"
+            )
+        if outcome == "error":
+            return f"stopped by an error ({record.get('reason')})"
+        return f"no deal: {_no_deal_reason(record, s)}"
+
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
+        s = _scenario(config.scenario)
+        side = config.improve
+        rival = other_side(side)
+        last = rounds[-1]
+        terms = deal_terms(last)
+        if terms is not None:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_deal.txt",
+                own_items=items_text(terms.of(side)),
+                own_score=side_score(terms, side),
+                other_items=items_text(terms.of(rival)),
+                other_score=side_score(terms, rival),
+                rival=ROLE_NAMES[rival],
+                payoff=_number(side_payoff(s, terms, side)),
+            )
+        elif last.get("outcome") == "deal":
+            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
+        else:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
+            )
+        next_round = last["round"] + 1
+        anchor = anchor_payoff(rounds, config.anchor, side, s)
+        if anchor is None:
+            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
+        else:
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_anchor.txt",
+                next_round=next_round,
+                anchor=_number(anchor[0]),
+                anchor_label=anchor_label(config.anchor, anchor[1]),
+            )
+        block = (
+            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
+        )
+        text = prompts.render(
+            f"{PROMPTS}/round/next_round.txt",
+            round=last["round"],
+            result=result,
+            feedback=block,
+            goal=goal,
+        )
+        return collapse_blank_lines(text)
+
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
+        anchor = anchor_payoff(rounds, config.anchor, config.improve, _scenario(config.scenario))
+        if anchor is None:
+            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
+        else:
+            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_number(anchor[0]))
+        return prompts.render(
+            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
+        )
+
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
+        both ask for ``feedback.suggestions`` suggestions."""
+        s = _scenario(config.scenario)
+        values = {
+            "role": ROLE_NAMES[config.improve],
+            "seat": config.improve,
+            "items": items_text(s.counts),
+            "suggestions": config.feedback.suggestions,
+        }
+        constraints = critic_constraints(
+            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
+        )
+        system = prompts.render(
+            f"{PROMPTS}/critic/system.txt",
+            **values,
+            values=values_text(s.values(config.improve)),
+            weight=_number(s.objective_weight),
+            mismatch=prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
+            constraints=constraints,
+        )
+        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
+        return [Message(role="system", content=system), Message(role="user", content=request)]
+
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
+        a deal whose terms could not be read."""
+        s = _scenario(scenario)
+        turns = [{"speaker": t["speaker"], "text": t["text"]} for t in opening_turns(s)]
+        c = s.counts
+        terms = terms_of(
+            s, Items(books=c.books, hats=0, balls=0), Items(books=0, hats=c.hats, balls=c.balls)
+        )
+        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
+        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "mismatch"}
+        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
+        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+
+    def check_templates(
+        self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
+    ) -> None:
+        """The defaults' templates, and every objective and mismatch wording."""
+        super().check_templates(prompts, config, critic=critic)
+        for weight in (0.0, 1.0, -1.0, 0.5):
+            for mismatch in ("end", "continue"):
+                scenario = _scenario(config.scenario).model_copy(
+                    update={"objective_weight": weight, "mismatch": mismatch}
+                )
+                self.brief(prompts, scenario, "seller")
+                prompts.render(f"{PROMPTS}/critic/mismatch_{mismatch}.txt")
+
+    # --- one game's scenario, and moves ----------------------------------------------------
+
+    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+        """With ``sample: true``, the counts and both sides' values drawn from ``seed``
+        (:func:`~icl_aif.games.dond.scenario.draw_context`; ``sample`` is false in the result,
+        which holds a fixed context); the scenario itself otherwise."""
+        s = _scenario(scenario)
+        if not s.sample:
+            return s
+        counts, seller, buyer = draw_context(seed)
+        return s.model_copy(
+            update={
+                "sample": False,
+                "counts": counts,
+                "seller_values": seller,
+                "buyer_values": buyer,
+            }
+        )
+
+    def invalid_move(
+        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+    ) -> str | None:
+        """What is wrong with the line (:func:`~icl_aif.games.dond.moves.move_problem`): no or
+        several tags, a message after the other side's proposal, a proposal before any talk, a
+        proposal that cannot be read, names unknown items, claims more than there are or gives
+        out more or fewer than all the items."""
+        return move_problem(_scenario(scenario).counts, side, text, turns)
+
+    # --- the judge and the terms ----------------------------------------------------------
+
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """The rules judge (:class:`~icl_aif.games.dond.judge.DondJudge`); it compares the last
+        two lines, so it needs a window of at least 2."""
+        if config.roles.moderator.window < 2:
+            raise UsageError(
+                "roles.moderator.window: Deal or No Deal's judge compares two proposals; set it "
+                "to 2 or more"
+            )
+        return DondJudge(_scenario(config.scenario))
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+        """The context and the mismatch rule. The values are private to the players, but the
+        rules judge is the game's environment, which scores a deal (as in seeds 000 and 001,
+        where the environment computes the rewards), so the terms carry both scores."""
+        s = _scenario(scenario)
+        return {
+            "counts": s.counts.model_dump(),
+            "seller_values": s.seller_values.model_dump(),
+            "buyer_values": s.buyer_values.model_dump(),
+            "mismatch": s.mismatch,
+        }
+
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """An offer in a message, the other side's proposal of its share and the offerer's
+        matching proposal, worded by the simulators, for splits drawn from ``seed``."""
+        from icl_aif.games.dond.simulators import spoken_agreement
+
+        s = _scenario(scenario)
+        rng = random.Random(f"dond:agreements:{seed}")
+        splits = list(all_splits(s.counts))
+        examples: list[tuple[list[Turn], dict[str, Any]]] = []
+        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        for offerer in offerers:
+            seller, buyer = rng.choice(splits)
+            mine = seller if offerer == "seller" else buyer
+            turns = spoken_agreement(s, offerer, mine, rng)
+            examples.append((turns, terms_of(s, seller, buyer)))
+        return examples
+
+    # --- payoffs ------------------------------------------------------------------------
+
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """Own score + lambda x the other's after a deal; 0 without one; None for an error or
+        a deal whose terms cannot be read."""
+        outcome = record.get("outcome")
+        if outcome == "error":
+            return None
+        if outcome != "deal":
+            return self.walk_away(scenario, side)
+        terms = deal_terms(record)
+        if terms is None:
+            return None
+        return side_payoff(_scenario(scenario), terms, side)
+
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """0 for either side (seeds 000, 001: no agreement, zero points)."""
+        return 0.0
+
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """The least and the most ``side``'s payoff can be: with ``sample: true`` over every
+        context that can be drawn (each score 0 to 10: 0 to 10 with lambda 0, at most 20 with
+        lambda 1, from -10 with lambda -1), else over every split of the fixed context."""
+        s = _scenario(scenario)
+        weight = s.objective_weight
+        if s.sample:
+            return (min(0.0, weight * TOTAL_VALUE), TOTAL_VALUE + max(0.0, weight) * TOTAL_VALUE)
+        payoffs = [
+            side_payoff(s, DondTerms.model_validate(terms_of(s, seller, buyer)), side)
+            for seller, buyer in all_splits(s.counts)
+        ]
+        return (min(payoffs), max(payoffs))
+
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The improved side's payoff of a deal; a round without one scores
+        ``config.no_deal_value`` (0 by default)."""
+        side = config.improve
+        scenario = _scenario(config.scenario)
+
+        def of(record: Round) -> float | None:
+            terms = deal_terms(record)
+            return None if terms is None else side_payoff(scenario, terms, side)
+
+        return Measure(
+            name="payoff",
+            label="improved side's payoff (own score + lambda x other's score)",
+            of=of,
+            no_deal_value=config.no_deal_value,
+            money=False,
+        )
+
+    def round_metrics(
+        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+    ) -> dict[str, Any]:
+        """Round ``number``'s mean own score of each seat (0 without a deal), the share of deals
+        that are Pareto-optimal, the share of the players' tries the game refused as invalid
+        moves, and the share of rounds stopped for invalid moves (rounds that ended in an error
+        left out; each game scored on the scenario it played)."""
+        scores: dict[Speaker, list[float]] = {"seller": [], "buyer": []}
+        pareto: list[bool] = []
+        invalid = tries = aborted = rounds = 0
+        for game in games:
+            scenario = _scenario(self.game_scenario(config, game))
+            openers = len(scenario.openers)
+            for record in game.get("rounds", ()):
+                if record.get("round") != number or record.get("outcome") == "error":
+                    continue
+                rounds += 1
+                terms = deal_terms(record)
+                for side in ("seller", "buyer"):
+                    own = 0 if terms is None else side_score(terms, side)
+                    scores[side].append(float(own))
+                if terms is not None:
+                    pareto.append(pareto_optimal(scenario, terms))
+                refused = int(record.get("invalid_moves") or 0)
+                stopped = record.get("reason") == "invalid_moves"  # its last try is on the table
+                lines = max(0, len(record.get("turns") or ()) - openers)
+                invalid += refused
+                tries += refused + lines - (1 if stopped and lines else 0)
+                aborted += stopped
+        return {
+            "seller_score": round(fmean(scores["seller"]), 4) if rounds else None,
+            "buyer_score": round(fmean(scores["buyer"]), 4) if rounds else None,
+            "pareto_rate": round(sum(pareto) / len(pareto), 4) if pareto else None,
+            "invalid_move_rate": round(invalid / tries, 4) if tries else None,
+            "abort_rate": round(aborted / rounds, 4) if rounds else None,
+        }
+
+    # --- simulators ----------------------------------------------------------------------
+
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
+        from icl_aif.games.dond.simulators import build_scripted
+
+        return build_scripted(request)

@@ -1,0 +1,446 @@
+"""Deal or No Deal's rule-based players: ``scripted:boulware|linear|conceder|fair``.
+
+A player knows the collection and its own values; it estimates the other side's values from the
+items the other side asks for (every type starts equal, and each offer or proposal of the other
+side adds weight to the types it claims), scaled so that the collection is worth 10 to it.
+Its utility of keeping ``mine`` is its own score plus lambda (``objective_weight``) times the
+other side's estimated score of the rest.
+
+- ``boulware``, ``linear``, ``conceder``: an aspiration that falls over the round from an opening
+  share (75-95%, drawn) of the best utility to a reservation share (40-60%), with the concession
+  exponent beta (0.3, 1 and 3, jittered). Each message offers a split at the aspiration
+  (``[message] How about this: I get 2 books, 1 hat and 0 balls and you get ...``): by default the
+  one whose utility is closest above it, after ``trade`` feedback the one that leaves the other
+  side the most (by the estimate). When the other side's latest offer reaches the aspiration, the
+  player proposes its own share of that offer (``[propose] ...``). A proposal of the other side
+  is answered with its exact complement (a deal) when it reaches the reservation, else with a
+  walk-away (``mismatch: end``) or the player's own split (``continue``). With two lines left in
+  the round it proposes (the other's offer if it reaches the reservation, else its own split);
+  on the round's last line it walks away.
+- ``fair``: always offers the split that maximises the smaller of the two scores (its own, the
+  other's estimated), then their sum, and accepts any share worth at least that own score or
+  half of its total.
+
+Feedback: the players count these phrases in the feedback turns of their history and change:
+
+| group  | phrases                                            | effect                            |
+|--------|----------------------------------------------------|-----------------------------------|
+| firm   | hold firm, concede slowly, smaller concessions     | beta x 0.7, reservation +0.05     |
+| close  | concede faster, settle sooner, meet in the middle  | beta x 1.6, reservation -0.08     |
+| anchor | ask for more, open high, ambitious                 | opening +0.05 (at most 1)         |
+| walk   | walk away, raise your minimum                      | reservation +0.05                 |
+| trade  | value least, trade, what they value                | offers leave the other the most   |
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import PrivateAttr
+
+from icl_aif.games.dond.critic import build_critic
+from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
+from icl_aif.games.dond.scenario import (
+    ITEMS,
+    TOTAL_VALUE,
+    DondScenario,
+    Items,
+    all_splits,
+    items_text,
+    opening_turns,
+    score,
+)
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.transcript import Speaker, Turn, other_side
+
+__all__ = [
+    "LEXICON",
+    "REPLIES",
+    "STRATEGIES",
+    "DondPlayer",
+    "RoundView",
+    "build_player",
+    "build_scripted",
+    "count_lexicon",
+    "spoken_agreement",
+]
+
+Strategy = Literal["boulware", "linear", "conceder", "fair"]
+STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
+"""Each strategy's concession exponent beta (``fair`` does not concede)."""
+
+LEXICON: dict[str, tuple[str, ...]] = {
+    "firm": ("hold firm", "concede slowly", "smaller concessions"),
+    "close": ("concede faster", "settle sooner", "meet in the middle"),
+    "anchor": ("ask for more", "open high", "ambitious"),
+    "walk": ("walk away", "raise your minimum"),
+    "trade": ("value least", "trade", "what they value"),
+}
+"""The feedback phrases a player reacts to, by group (see the module's table)."""
+
+FIRM_FACTOR = 0.7
+CLOSE_FACTOR = 1.6
+FIRM_SHIFT = 0.05
+CLOSE_SHIFT = 0.08
+ANCHOR_SHIFT = 0.05
+WALK_SHIFT = 0.05
+
+_ROUND_OVER = re.compile(r"Round \d+ is over\.")
+
+REPLIES: dict[str, tuple[str, ...]] = {
+    "open": (
+        "[message] How about this: I get {mine} and you get {yours}.",
+        "[message] I'd like to start here: I get {mine} and you get {yours}. Does that work?",
+    ),
+    "counter": (
+        "[message] I can move a little: I get {mine} and you get {yours}.",
+        "[message] Let me offer something else: I get {mine} and you get {yours}.",
+    ),
+    "hold": (
+        "[message] I still think this is right: I get {mine} and you get {yours}.",
+        "[message] My offer stands: I get {mine} and you get {yours}.",
+    ),
+    "propose": (
+        "[propose] {mine}",
+        "[propose] I get {mine}; you get {yours}",
+    ),
+    "walk": (
+        "[walk away] We are too far apart, so I end it here.",
+        "[walk away] That leaves me too little; no deal.",
+    ),
+}
+"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
+
+
+def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
+    """How often each lexicon group is mentioned over all feedback turns."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """What a player takes from the conversation: the current round's lines as turns (with
+    their moves) and the feedback turns before its later rounds."""
+
+    turns: list[Turn]
+    moves: list[Move]
+    feedback: list[str]
+
+
+def read_round(messages: Sequence[BaseMessage], first_opener: str, side: Speaker) -> RoundView:
+    """The current round (from the last time its first opener was said) and the feedback."""
+    texts = [message_text(m) for m in messages]
+    starts = [i for i, text in enumerate(texts) if text == first_opener]
+    body_start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
+    )
+    feedback: list[str] = []
+    for start in starts[1:]:
+        for i in range(start - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
+                break
+    turns = [
+        Turn(speaker=side if m.type == "ai" else other_side(side), text=text)
+        for m, text in zip(messages[body_start:], texts[body_start:], strict=True)
+        if m.type in ("ai", "human")
+    ]
+    return RoundView(turns=turns, moves=[read_move(t["text"]) for t in turns], feedback=feedback)
+
+
+def _rest(counts: Items, mine: Items) -> Items | None:
+    rest = [counts.of(i) - mine.of(i) for i in ITEMS]
+    return None if min(rest) < 0 else Items.of_tuple(rest)
+
+
+class DondPlayer(TextReplyModel):
+    """A rule-based Deal or No Deal player (a simulator, not a language model)."""
+
+    strategy: Strategy
+    side: Speaker
+    scenario: DondScenario
+    seed: int = 0
+    stream_seed: int | None = None
+    opening: float | None = None
+    reservation: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _opening: float = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        self._rng = random.Random(f"dond:{self.strategy}:{self.side}:{self.seed}")
+        drawn_opening = self._rng.uniform(0.75, 0.95)
+        drawn_reservation = self._rng.uniform(0.4, 0.6)
+        self._opening = self.opening if self.opening is not None else drawn_opening
+        self._reservation = self.reservation if self.reservation is not None else drawn_reservation
+        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        if self._reservation > self._opening:
+            raise ValueError(
+                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
+                "a player never asks for less than it accepts"
+            )
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"dond:{self.side}:stream:{self.stream_seed}")
+        self._first_opener = opening_turns(self.scenario)[0]["text"]
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-dond-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+
+    # --- what the player believes ---------------------------------------------------------
+
+    def _estimate(self, view: RoundView) -> tuple[float, float, float]:
+        """The other side's values per item, from the types it has claimed this round."""
+        counts = self.scenario.counts
+        weights = [1.0, 1.0, 1.0]
+        for turn, move in zip(view.turns, view.moves, strict=True):
+            claim = move.claim if move.kind == "propose" else _message_claim(move)
+            if turn["speaker"] == self.side or claim is None or claim.mine is None:
+                continue
+            for k, item in enumerate(ITEMS):
+                if counts.of(item):
+                    weights[k] += min(claim.mine.of(item), counts.of(item)) / counts.of(item)
+        total = sum(w * c for w, c in zip(weights, counts.as_tuple(), strict=True))
+        scale = TOTAL_VALUE / total if total else 0.0
+        b, h, a = (w * scale for w in weights)
+        return (b, h, a)
+
+    def _other_score(self, rest: Items, estimate: tuple[float, float, float]) -> float:
+        return sum(n * v for n, v in zip(rest.as_tuple(), estimate, strict=True))
+
+    def _utility(self, mine: Items, estimate: tuple[float, float, float]) -> float:
+        rest = _rest(self.scenario.counts, mine)
+        assert rest is not None
+        own = score(mine, self.scenario.values(self.side))
+        return own + self.scenario.objective_weight * self._other_score(rest, estimate)
+
+    # --- the strategy ---------------------------------------------------------------------
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees."""
+        last = messages[-1] if messages else None
+        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+            return "Understood. I will use this feedback in the next round."
+        view = read_round(messages, self._first_opener, self.side)
+        lexicon = count_lexicon(view.feedback)
+        if self.strategy == "fair":
+            lexicon = dict.fromkeys(lexicon, 0)
+        estimate = self._estimate(view)
+        counts = self.scenario.counts
+        splits = [mine for mine, _ in all_splits(counts)]
+        utilities = {mine: self._utility(mine, estimate) for mine in splits}
+        best = max(utilities.values())
+        opening, reservation, beta = self._adapted(lexicon)
+        left = 2 * self.scenario.max_exchanges - len(view.turns)  # lines left, this one included
+        own_lines = sum(t["speaker"] == self.side for t in view.turns)
+        own_left = max((left + 1) // 2, 1)
+        values = self.scenario.values(self.side)
+        if self.strategy == "fair":
+            demand = self._fair_split(splits, estimate)
+            worth = {mine: float(score(mine, values)) for mine in splits}
+            target = floor = min(worth[demand], TOTAL_VALUE / 2)
+        else:
+            tau = min(1.0, own_lines / max(1, own_lines + own_left - 1))
+            share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+            target = share * best
+            floor = reservation * best
+            demand = self._demand(utilities, target, estimate, trade=lexicon["trade"] > 0)
+            worth = utilities
+
+        def acceptable(mine: Items) -> bool:
+            return worth[mine] >= target - 1e-9
+
+        def last_chance(mine: Items) -> bool:
+            return worth[mine] >= floor - 1e-9
+
+        pending = last_pending(view.turns)
+        if pending is not None and pending["speaker"] != self.side:
+            offered = self._offered(read_move(pending["text"]))
+            if offered is not None and last_chance(offered):
+                return self._say("propose", lexicon, mine=offered)
+            if self.scenario.mismatch == "continue" and left >= 2:
+                return self._say("propose", lexicon, mine=demand)
+            return self._say("walk", lexicon)
+        if left <= 1:
+            return self._say("walk", lexicon)
+        previous = view.moves[-1].kind if view.moves else None
+        may_propose = previous not in (None, "propose")
+        offered = self._latest_offer(view)
+        if may_propose and offered is not None and acceptable(offered):
+            return self._say("propose", lexicon, mine=offered)
+        if may_propose and left == 2:
+            if offered is not None and last_chance(offered):
+                return self._say("propose", lexicon, mine=offered)
+            return self._say("propose", lexicon, mine=demand)
+        mine_before = [
+            claim.mine
+            for turn, move in zip(view.turns, view.moves, strict=True)
+            if turn["speaker"] == self.side
+            and (claim := _message_claim(move)) is not None
+            and claim.mine is not None
+        ]
+        intent = "open" if not mine_before else "hold" if mine_before[-1] == demand else "counter"
+        return self._say(intent, lexicon, mine=demand)
+
+    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+        """The opening share, the reservation share and beta after the feedback so far."""
+        opening = min(1.0, self._opening + ANCHOR_SHIFT * lexicon["anchor"])
+        reservation = (
+            self._reservation
+            + FIRM_SHIFT * lexicon["firm"]
+            + WALK_SHIFT * lexicon["walk"]
+            - CLOSE_SHIFT * lexicon["close"]
+        )
+        reservation = min(max(reservation, 0.1), opening)
+        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        return opening, reservation, beta
+
+    def _demand(
+        self,
+        utilities: dict[Items, float],
+        target: float,
+        estimate: tuple[float, float, float],
+        *,
+        trade: bool,
+    ) -> Items:
+        """The split this line offers: at or above the aspiration ``target``."""
+        candidates = [m for m, u in utilities.items() if u >= target - 1e-9]
+        if not candidates:
+            top = max(utilities.values())
+            candidates = [m for m, u in utilities.items() if u == top]
+        if trade:
+            rests = {m: _rest(self.scenario.counts, m) for m in candidates}
+
+            def key(m: Items) -> tuple[float, float]:
+                rest = rests[m]
+                assert rest is not None
+                return (self._other_score(rest, estimate), utilities[m])
+
+            top_key = max(key(m) for m in candidates)
+            chosen = [m for m in candidates if key(m) == top_key]
+        else:
+            low = min(utilities[m] for m in candidates)
+            chosen = [m for m in candidates if utilities[m] == low]
+        return self._rng.choice(chosen)
+
+    def _fair_split(self, splits: list[Items], estimate: tuple[float, float, float]) -> Items:
+        """The split with the largest smaller score (own, other's estimated), then sum."""
+        values = self.scenario.values(self.side)
+
+        def key(mine: Items) -> tuple[float, float]:
+            rest = _rest(self.scenario.counts, mine)
+            assert rest is not None
+            own, other = score(mine, values), self._other_score(rest, estimate)
+            return (round(min(own, other), 6), round(own + other, 6))
+
+        top = max(key(m) for m in splits)
+        return self._rng.choice([m for m in splits if key(m) == top])
+
+    def _offered(self, move: Move) -> Items | None:
+        """What ``move`` of the other side leaves this player, if it names a readable split."""
+        claim = move.claim if move.kind == "propose" else _message_claim(move)
+        if claim is None or claim.mine is None:
+            return None
+        return _rest(self.scenario.counts, claim.mine)
+
+    def _latest_offer(self, view: RoundView) -> Items | None:
+        for turn, move in zip(reversed(view.turns), reversed(view.moves), strict=True):
+            if turn["speaker"] != self.side and (offered := self._offered(move)) is not None:
+                return offered
+        return None
+
+    def _say(self, intent: str, lexicon: dict[str, int], *, mine: Items | None = None) -> str:
+        values = {"mine": "", "yours": ""}
+        if mine is not None:
+            rest = _rest(self.scenario.counts, mine)
+            assert rest is not None
+            values = {"mine": items_text(mine), "yours": items_text(rest)}
+        return self._rng.choice(REPLIES[intent]).format_map(values)
+
+
+def _message_claim(move: Move) -> Claim | None:
+    """The split a message offers, if it names both shares (``I get ... and you get ...``)."""
+    if move.kind != "message":
+        return None
+    claim = read_claim(move.body)
+    if claim.problem is not None or claim.mine is None or claim.yours is None:
+        return None
+    return claim
+
+
+def build_player(request: ModelRequest) -> DondPlayer:
+    """``scripted:<strategy>`` for either seat."""
+    if request.name not in STRATEGIES:
+        raise ValueError(
+            f"unknown Deal or No Deal simulator {request.name!r}; choose one of "
+            f"{', '.join(STRATEGIES)} or critic"
+        )
+    unknown = sorted(set(request.params) - {"opening", "reservation"})
+    if unknown:
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; Deal or No Deal players take opening, "
+            "reservation (shares of the best utility between 0 and 1)"
+        )
+    for key in ("opening", "reservation"):
+        value = request.params.get(key)
+        if value is not None and not (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+        ):
+            raise ValueError(f"params.{key}: {value!r} is not a share between 0 and 1")
+    return DondPlayer(
+        strategy=request.name,
+        side=request.side,
+        scenario=request.scenario,
+        seed=request.seed,
+        stream_seed=request.stream_seed,
+        **request.params,
+    )
+
+
+def build_scripted(request: ModelRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_player(request)
+
+
+def spoken_agreement(
+    scenario: DondScenario, offerer: Speaker, mine: Items, rng: random.Random
+) -> list[Turn]:
+    """``offerer``'s offer of a split (keeping ``mine``), the other side's proposal of its share
+    and ``offerer``'s matching proposal, in the simulators' own words."""
+    rest = _rest(scenario.counts, mine)
+    assert rest is not None
+    said = {"mine": items_text(mine), "yours": items_text(rest)}
+    mirrored = {"mine": said["yours"], "yours": said["mine"]}
+    intent = rng.choice(("open", "counter", "hold"))
+    return [
+        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(said)),
+        Turn(
+            speaker=other_side(offerer),
+            text=rng.choice(REPLIES["propose"]).format_map(mirrored),
+        ),
+        Turn(speaker=offerer, text=rng.choice(REPLIES["propose"]).format_map(said)),
+    ]

@@ -1,0 +1,487 @@
+"""The resource split of seed 003: two players divide resources A, B and C that each values
+differently.
+
+Seats: the ``seller`` seat is **player 1** (it makes the first offer), the ``buyer`` seat
+**player 2**; both may offer, accept or walk away after that. Offers name every resource for both
+sides (``Offer: I take A=6 B=2 C=5, you take A=4 B=8 C=5.``, see
+:mod:`icl_aif.games.resource_split.offers`).
+
+Scenario: the units of each resource (10 each, the paper's ``n_1 + n_2 = 10``), each side's
+private utilities (integers 0-10, drawn per game by :meth:`ResourceSplitGame.sample_scenario`
+unless the config fixes them), ``no_deal_payoff`` (-0.5) and ``max_exchanges`` (4).
+
+Terms: ``{"seller": {"A": 6, "B": 2, "C": 5}, "buyer": {"A": 4, "B": 8, "C": 5},
+"seller_reward": r_1, "buyer_reward": r_2}``. Rewards (the paper's game reward): each side's
+worth of its units over the worth of everything, ``sum n_r u_r / sum amount_r u_r`` in [0, 1];
+without an agreement both get ``no_deal_payoff``. The per-round figure is the improved side's
+reward (``mean_reward`` and the other ``reward`` keys of a summary). Moves that break the format
+(a split that does not add up, a malformed offer, an acceptance with nothing to accept) are
+refused by :meth:`ResourceSplitGame.invalid_move` and counted per round. Templates:
+``prompts/resource_split/``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from functools import cache
+from statistics import fmean
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import ValidationError
+
+from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.games.base import (
+    Column,
+    Game,
+    Judge,
+    Measure,
+    ModelFor,
+    Round,
+    anchor_label,
+    collapse_blank_lines,
+    critic_constraints,
+)
+from icl_aif.games.registry import register_game
+from icl_aif.games.resource_split.judge import (
+    ResourceSplitJudge,
+    judge_values,
+    standing_offer,
+    terms_of,
+)
+from icl_aif.games.resource_split.offers import Split, read_line, read_split
+from icl_aif.games.resource_split.scenario import (
+    RESOURCES,
+    ROLE_NAMES,
+    Bundle,
+    ResourceSplitScenario,
+    ResourceSplitTerms,
+    amounts_of,
+    complete,
+    draw_scenario,
+    opening_turns,
+    scenario_values,
+)
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary
+from icl_aif.transcript import Message, Speaker, Turn, other_side
+
+__all__ = ["ResourceSplitGame", "anchor_reward", "deal_terms"]
+
+PROMPTS = "resource_split"
+
+
+def _scenario(scenario: Scenario) -> ResourceSplitScenario:
+    return cast(ResourceSplitScenario, scenario)
+
+
+def deal_terms(record: Round) -> ResourceSplitTerms | None:
+    """The terms of a round that ended in a deal; None without a deal or readable terms."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    if not isinstance(terms, Mapping):
+        return None
+    try:
+        return ResourceSplitTerms.model_validate(terms)
+    except ValidationError:
+        return None
+
+
+def anchor_reward(
+    rounds: Sequence[Round], anchor: Anchor, side: Speaker
+) -> tuple[float, int] | None:
+    """The reward the next round should beat and the round it came from (``previous``: the last
+    round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
+    when that round had no deal."""
+    if not rounds:
+        return None
+    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
+    deals = [
+        (terms.reward(side), int(record["round"]))
+        for record in candidates
+        if (terms := deal_terms(record)) is not None
+    ]
+    if not deals:
+        return None
+    return max(deals, key=lambda d: (d[0], -d[1]))
+
+
+def _reward_text(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _no_deal_reason(record: Round, scenario: ResourceSplitScenario) -> str:
+    """Why a round ended without an agreement, naming the player that ended it."""
+    reason = record.get("reason") or "unknown"
+    turns = record.get("turns") or []
+    last = ROLE_NAMES.get(turns[-1]["speaker"], "a player") if turns else "a player"
+    texts = {
+        "walk_away": f"{last} walked away",
+        "refusal": f"{last} refused to go on",
+        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
+        "invalid_moves": "the round was stopped after repeated invalid moves",
+    }
+    return texts.get(reason, str(reason).replace("_", " "))
+
+
+@cache
+def _move_prompts() -> PromptLibrary:
+    """The templates of the messages :meth:`ResourceSplitGame.invalid_move` returns."""
+    return PromptLibrary()
+
+
+def _move_message(
+    prompts: PromptLibrary, kind: str, scenario: ResourceSplitScenario, **values: Any
+) -> str:
+    amounts = amounts_of(scenario)
+    return prompts.render(
+        f"{PROMPTS}/moves/{kind}.txt",
+        amounts=", ".join(f"{r} {amounts.get(r)}" for r in RESOURCES),
+        **values,
+    )
+
+
+def invalid_move_message(
+    prompts: PromptLibrary,
+    scenario: ResourceSplitScenario,
+    side: Speaker,
+    text: str,
+    turns: Sequence[Turn],
+) -> str | None:
+    """Why ``text`` is no valid move of ``side`` after ``turns`` (see
+    :meth:`ResourceSplitGame.invalid_move`), worded by ``prompts/resource_split/moves/``."""
+    amounts = amounts_of(scenario)
+    reading = read_line(text)
+    rival = ROLE_NAMES[other_side(side)]
+    if reading.split is not None and not reading.split.adds_up(amounts):
+        totals = reading.split.totals()
+        problem = "; ".join(
+            f"{r} adds up to {totals.get(r)}, not {amounts.get(r)}"
+            for r in RESOURCES
+            if totals.get(r) != amounts.get(r)
+        )
+        return _move_message(prompts, "bad_total", scenario, problem=problem)
+    if reading.malformed:
+        return _move_message(prompts, "malformed", scenario)
+    if reading.accepts:
+        readings = [read_line(t["text"]) for t in turns]
+        standing = standing_offer(turns, readings, other_side(side))
+        if standing is None or not standing.adds_up(amounts):
+            return _move_message(prompts, "no_offer", scenario, rival=rival)
+        if reading.split is not None and reading.split.swapped() != standing:
+            return _move_message(
+                prompts,
+                "mismatch",
+                scenario,
+                rival=rival,
+                theirs=standing.mine.text(),
+                yours=standing.yours.text(),
+            )
+    return None
+
+
+@register_game
+class ResourceSplitGame(Game):
+    """Two players divide three resources that each values differently (seed 003: an RL-tuned
+    negotiator's resource split)."""
+
+    name = "resource_split"
+    title = "Resource split"
+    source = "seed 003 (fine-tuning LLM negotiators with RL: the resource split game)"
+    scenario_model = ResourceSplitScenario
+    terms_model = ResourceSplitTerms
+    judges = ("rules",)
+    simulators = ("boulware", "linear", "conceder", "fair", "critic")
+    columns = (
+        Column("invalid_moves", "invalid moves", "count"),
+        Column("aborts", "aborts", "count"),
+        Column("mean_seller_reward", "seller reward", "number"),
+        Column("mean_buyer_reward", "buyer reward", "number"),
+        Column("win_rate", "win %", "rate"),
+    )
+
+    # --- what each side is told ----------------------------------------------------------
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The openers with the amounts and the other scenario values filled in."""
+        return opening_turns(complete(scenario))
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """``amount_A``, ``amount_B``, ``amount_C``, ``max_exchanges``, ``max_lines``,
+        ``no_deal_payoff``."""
+        return scenario_values(complete(scenario))
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``resource_split/players/<side>.txt`` with the amounts and ``side``'s own utilities
+        (player 1's for the seller seat, player 2's for the buyer seat)."""
+        played = complete(scenario)
+        own = played.seller_utilities if side == "seller" else played.buyer_utilities
+        assert own is not None and played.amounts is not None
+        return prompts.render(
+            f"{PROMPTS}/players/{side}.txt",
+            **scenario_values(played),
+            **{f"utility_{r}": own.get(r) for r in RESOURCES},
+            max_value=sum(played.amounts.get(r) * own.get(r) for r in RESOURCES),
+        )
+
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """``deal: seller takes A=6 B=2 C=5 (reward 0.520), buyer takes A=4 B=8 C=5 (reward
+        0.610)`` or ``no deal: player 2 walked away``."""
+        outcome = record.get("outcome")
+        if outcome == "deal":
+            terms = deal_terms(record)
+            if terms is None:
+                return "deal on a split that could not be read"
+            return (
+                f"deal: seller takes {terms.seller.text()} "
+                f"(reward {_reward_text(terms.seller_reward)}), buyer takes "
+                f"{terms.buyer.text()} (reward {_reward_text(terms.buyer_reward)})"
+            )
+        if outcome == "error":
+            return f"stopped by an error ({record.get('reason')})"
+        return f"no deal: {_no_deal_reason(record, _scenario(scenario))}"
+
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The result (``round/result_*.txt``), the feedback and the reward to beat."""
+        s = _scenario(config.scenario)
+        side = config.improve
+        last = rounds[-1]
+        terms = deal_terms(last)
+        if terms is not None:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_deal.txt",
+                own=terms.share(side).text(),
+                other=terms.share(other_side(side)).text(),
+                rival=ROLE_NAMES[other_side(side)],
+                reward=_reward_text(terms.reward(side)),
+            )
+        elif last.get("outcome") == "deal":
+            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
+        else:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_no_deal.txt",
+                reason=_no_deal_reason(last, s),
+                no_deal_payoff=f"{s.no_deal_payoff:g}",
+            )
+        next_round = last["round"] + 1
+        anchor = anchor_reward(rounds, config.anchor, side)
+        if anchor is None:
+            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
+        else:
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_anchor.txt",
+                next_round=next_round,
+                anchor=_reward_text(anchor[0]),
+                anchor_label=anchor_label(config.anchor, anchor[1]),
+            )
+        block = (
+            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
+        )
+        text = prompts.render(
+            f"{PROMPTS}/round/next_round.txt",
+            round=last["round"],
+            result=result,
+            feedback=block,
+            goal=goal,
+        )
+        return collapse_blank_lines(text)
+
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """``round/acknowledgement.txt`` with the aim (the reward to beat, if any)."""
+        anchor = anchor_reward(rounds, config.anchor, config.improve)
+        if anchor is None:
+            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
+        else:
+            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_reward_text(anchor[0]))
+        return prompts.render(
+            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
+        )
+
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
+        both ask for ``feedback.suggestions`` suggestions."""
+        s = _scenario(config.scenario)
+        values = {
+            "role": ROLE_NAMES[config.improve],
+            "seat": config.improve,
+            "no_deal_payoff": f"{s.no_deal_payoff:g}",
+            "suggestions": config.feedback.suggestions,
+        }
+        constraints = critic_constraints(
+            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
+        )
+        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
+        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
+        return [Message(role="system", content=system), Message(role="user", content=request)]
+
+    def check_templates(
+        self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
+    ) -> None:
+        """The inherited checks, and the messages of refused moves."""
+        super().check_templates(prompts, config, critic=critic)
+        played = complete(config.scenario)
+        for kind, values in (
+            ("bad_total", {"problem": "A adds up to 9, not 10"}),
+            ("malformed", {}),
+            ("no_offer", {"rival": "player 2"}),
+            ("mismatch", {"rival": "player 2", "theirs": "A=1 B=1 C=1", "yours": "A=1 B=1 C=1"}),
+        ):
+            _move_message(prompts, kind, played, **values)
+
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """A deal (a reward to beat), a no deal after it, a no deal alone (nothing to beat) and
+        a deal whose terms could not be read."""
+        s = _scenario(scenario)
+        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
+        terms = ResourceSplitTerms(
+            seller=Bundle(A=6, B=2, C=5),
+            buyer=Bundle(A=4, B=8, C=5),
+            seller_reward=0.5,
+            buyer_reward=0.6,
+        ).model_dump()
+        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
+        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
+        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
+        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+
+    # --- one game's scenario, and moves -----------------------------------------------------
+
+    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+        """``scenario`` with every value it leaves ``null`` drawn from ``seed``: each side's
+        utilities (integers 0-10, the two sides' different, each valuing something there is)
+        and, with ``amounts: null``, the amounts (1-10 units each)."""
+        return draw_scenario(_scenario(scenario), seed)
+
+    def invalid_move(
+        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+    ) -> str | None:
+        """The message for a split whose shares of some resource do not add up to its amount, a
+        malformed offer (resources named, or ``Offer:``, without all three for both sides), an
+        acceptance with no valid standing offer of the other side in ``turns``, or an acceptance
+        that restates another split than that offer; None for any other line."""
+        return invalid_move_message(_move_prompts(), complete(scenario), side, text, turns)
+
+    # --- the judge and the terms ----------------------------------------------------------
+
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """The rules judge (:class:`~icl_aif.games.resource_split.judge.ResourceSplitJudge`);
+        the values of each game reach it through :meth:`judge_info`."""
+        return ResourceSplitJudge(complete(config.scenario), window=config.roles.moderator.window)
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+        """The amounts and both sides' utilities, with which the judge states each seat's reward
+        in the terms (a rules judge: no model reads them)."""
+        return judge_values(complete(scenario))
+
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """An offer and its acceptance, worded by the simulators, for splits drawn from ``seed``
+        (each side offering twice)."""
+        from icl_aif.games.resource_split.simulators import rest_of, spoken_agreement
+
+        played = complete(scenario)
+        amounts = amounts_of(played)
+        rng = random.Random(f"resource_split:agreements:{seed}")
+        examples: list[tuple[list[Turn], dict[str, Any]]] = []
+        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        for offerer in offerers:
+            mine = Bundle(**{r: rng.randint(0, amounts.get(r)) for r in RESOURCES})
+            yours = rest_of(amounts, mine)
+            turns = spoken_agreement(offerer, mine, yours, rng)
+            examples.append((turns, terms_of(Split(mine, yours), offerer, played)))
+        return examples
+
+    # --- payoffs ------------------------------------------------------------------------
+
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """``side``'s reward of a deal (as its terms state it, under the utilities of the game
+        that agreed it); ``scenario.no_deal_payoff`` without one; None for an error or a deal
+        whose terms cannot be read."""
+        outcome = record.get("outcome")
+        if outcome == "error":
+            return None
+        if outcome != "deal":
+            return self.walk_away(scenario, side)
+        terms = deal_terms(record)
+        return None if terms is None else terms.reward(side)
+
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
+        return _scenario(scenario).no_deal_payoff
+
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """From nothing to everything: (0, 1)."""
+        return (0.0, 1.0)
+
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The improved side's reward of a deal; a round without one scores
+        ``config.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
+        side = config.improve
+
+        def of(record: Round) -> float | None:
+            terms = deal_terms(record)
+            return None if terms is None else terms.reward(side)
+
+        return Measure(
+            name="reward",
+            label="improved side's reward (its worth of the split / worth of everything)",
+            of=of,
+            no_deal_value=config.no_deal_value,
+            money=False,
+            silent_flag="no_offer",
+            states=lambda text: read_split(text) is not None,
+        )
+
+    def round_metrics(
+        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+    ) -> dict[str, Any]:
+        """Round ``number``'s invalid moves (summed over games), aborts (rounds ended for
+        invalid moves), each side's mean reward (no deal: ``no_deal_payoff``) and the improved
+        side's win rate (a reward above the other side's, the paper's "games won")."""
+        improved, rival = config.improve, other_side(config.improve)
+        rewards: dict[Speaker, list[float]] = {"seller": [], "buyer": []}
+        wins: list[bool] = []
+        invalid = aborts = 0
+        for game in games:
+            for record in game.get("rounds") or []:
+                if record.get("round") != number or record.get("outcome") == "error":
+                    continue
+                invalid += int(record.get("invalid_moves") or 0)
+                aborts += record.get("reason") == "invalid_moves"
+                scenario = self.game_scenario(config, game)
+                got = {side: self.payoff(scenario, side, record) for side in rewards}
+                if got["seller"] is None or got["buyer"] is None:
+                    continue
+                for side in rewards:
+                    rewards[side].append(cast(float, got[side]))
+                wins.append(cast(float, got[improved]) > cast(float, got[rival]))
+        return {
+            "invalid_moves": invalid,
+            "aborts": aborts,
+            "mean_seller_reward": fmean(rewards["seller"]) if rewards["seller"] else None,
+            "mean_buyer_reward": fmean(rewards["buyer"]) if rewards["buyer"] else None,
+            "win_rate": fmean(wins) if wins else None,
+        }
+
+    # --- simulators ----------------------------------------------------------------------
+
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
+        from icl_aif.games.resource_split.simulators import build_scripted
+
+        return build_scripted(request)

@@ -1,0 +1,443 @@
+"""Rule-based resource-split players: simulators, not language models.
+
+They read the round the way the judge does (:mod:`icl_aif.games.resource_split.offers`) and
+answer in the format the briefs teach: every offer names all three resources for both sides
+(``Offer: I take A=10 B=3 C=0, you take A=0 B=7 C=10.``), every acceptance restates the offer it
+accepts (``I accept: you take A=0 B=7 C=10, I take A=10 B=3 C=0.``), so the judge binds it from a
+window of one line.
+
+A player knows its own utilities (the game's scenario) and not the other side's. It demands a
+share of its own **maximum value** (the worth to it of everything) and builds the offer that
+reaches it by taking the resources it values most first: whole resources in order of its utility
+per unit, then the units of the next one that close the gap; what it values at 0 it gives away.
+Strategies (time-dependent concession of the demanded share, Faratin et al. 1998):
+
+- ``boulware``: concedes little until its last lines (concession exponent beta = 0.3);
+- ``linear``: concedes at a constant rate (beta = 1);
+- ``conceder``: concedes most of the way early (beta = 3);
+- ``fair``: offers half of every resource and accepts any split worth at least half its maximum.
+
+With ``tau`` the share of its lines in the round already spoken, a player demands
+``opening + (reservation - opening) * tau ** (1 / beta)`` of its maximum value (never more than
+its previous demand). It accepts the other side's standing split when that split is worth at
+least its demand now. On its last line it accepts a split worth at least its reservation (its
+last-line minimum, lowered by the ``last_line`` feedback);
+otherwise it makes a final offer when the other side still has a line after it, and walks away
+when it has none (``fair``: from a split worth less than half).
+
+Private values are drawn once per game from the model's seed: the opening demand between 75% and
+92% of the maximum (``params.opening`` fixes it) and the reservation between 30% and 45%
+(``params.reservation``). A paired arm's ``stream_seed`` then reseeds the random choices (the
+wording, a jitter of 2% of the maximum on each demand) and keeps the private values.
+
+Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
+turn in its history (the user message just before a round's opening line); ``fair`` only reacts
+to ``remind``:
+
+| group     | phrases (case-insensitive)                                   | effect per mention                |
+|-----------|--------------------------------------------------------------|-----------------------------------|
+| firm      | hold firm, concede slowly, smaller concessions, small steps  | beta x 0.8 (concedes later)       |
+| close     | concede faster, settle early, close the deal                 | beta x 1.5 (concedes sooner)      |
+| anchor    | open high, ask for more, ambitious first offer               | opening demand + 5% of the max    |
+| last_line | any deal beats no deal, accept on your last line             | last-line minimum x 0.5           |
+| walk      | walk away, raise your minimum                                | reservation + 5% of the max       |
+| trade     | value most, value least                                      | concedes first what the other side claims most |
+| no_early  | accept too early, accept the first                           | no acceptance on its first line   |
+| remind    | remind, running out                                          | a sentence about the lines left   |
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import PrivateAttr
+
+from icl_aif.games.resource_split.critic import build_critic
+from icl_aif.games.resource_split.offers import LineReading, Split, read_line
+from icl_aif.games.resource_split.scenario import (
+    RESOURCES,
+    Bundle,
+    ResourceSplitScenario,
+    amounts_of,
+    complete,
+    max_value,
+    opening_turns,
+    utilities,
+    value_of,
+)
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.transcript import Speaker, Turn, other_side
+
+__all__ = [
+    "LEXICON",
+    "REPLIES",
+    "STRATEGIES",
+    "ResourceSplitPlayer",
+    "RoundView",
+    "build_player",
+    "build_scripted",
+    "count_lexicon",
+    "demand_bundle",
+    "even_bundle",
+    "read_round",
+    "spoken_agreement",
+]
+
+Strategy = Literal["boulware", "linear", "conceder", "fair"]
+STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
+"""Each strategy's concession exponent beta (``fair`` does not concede)."""
+
+LEXICON: dict[str, tuple[str, ...]] = {
+    "firm": ("hold firm", "concede slowly", "smaller concessions", "small steps"),
+    "close": ("concede faster", "settle early", "close the deal"),
+    "anchor": ("open high", "ask for more", "ambitious first offer"),
+    "last_line": ("any deal beats no deal", "accept on your last line"),
+    "walk": ("walk away", "raise your minimum"),
+    "trade": ("value most", "value least"),
+    "no_early": ("accept too early", "accept the first"),
+    "remind": ("remind", "running out"),
+}
+"""The feedback phrases a player reacts to, by group (see the module's table)."""
+
+FIRM_FACTOR = 0.8
+CLOSE_FACTOR = 1.5
+ANCHOR_SHIFT = 0.05
+WALK_SHIFT = 0.05
+LAST_LINE_FACTOR = 0.5
+MOST_DEMANDED = 0.98
+JITTER = 0.02
+
+_ROUND_OVER = re.compile(r"Round \d+ is over\.")
+
+REPLIES: dict[str, tuple[str, ...]] = {
+    "open": (
+        "Offer: I take {mine}, you take {yours}.",
+        "Here is my opening offer: I take {mine}, you take {yours}.",
+    ),
+    "counter": (
+        "I can give a little ground. Offer: I take {mine}, you take {yours}.",
+        "How about this instead: I take {mine}, you take {yours}.",
+        "Offer: I take {mine}, you take {yours}. That moves toward you.",
+    ),
+    "hold": (
+        "I'll stay where I am. Offer: I take {mine}, you take {yours}.",
+        "My offer stands: I take {mine}, you take {yours}.",
+    ),
+    "accept": (
+        "I accept: you take {yours}, I take {mine}.",
+        "Deal. I accept: you take {yours}, I take {mine}.",
+        "Agreed: you take {yours}, I take {mine}.",
+    ),
+    "walk": (
+        "That leaves me too little, so I walk away. No deal.",
+        "We are too far apart; I walk away.",
+    ),
+    "remind": (
+        "Only {left} lines are left before we both lose out.",
+        "Time is running short: {left} lines remain for a deal.",
+    ),
+}
+"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """What a player takes from the conversation it receives: the current round's lines
+    (``own`` True for its own) and the feedback turns before its earlier rounds."""
+
+    lines: list[tuple[bool, LineReading]]
+    feedback: list[str]
+
+    @property
+    def own_lines(self) -> int:
+        """How many lines the player has said this round."""
+        return sum(own for own, _ in self.lines)
+
+    def own_splits(self) -> list[Split]:
+        """The splits the player stated this round (from its side)."""
+        return [r.split for own, r in self.lines if own and r.split is not None]
+
+    def standing_offer(self) -> Split | None:
+        """The other side's latest split this round (from its side), if any."""
+        for own, reading in reversed(self.lines):
+            if not own and reading.split is not None:
+                return reading.split
+        return None
+
+
+def read_round(messages: Sequence[BaseMessage], first_opener: str) -> RoundView:
+    """Split the history into the current round (from the last time its first opener was said;
+    a countdown may follow it in the same message) and the feedback turns before every later
+    round."""
+    texts = [message_text(m) for m in messages]
+    starts = [i for i, text in enumerate(texts) if text.startswith(first_opener)]
+    body_start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
+    )
+    feedback: list[str] = []
+    for start in starts[1:]:
+        for i in range(start - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
+                break
+    lines = [
+        (message.type == "ai", read_line(text))
+        for message, text in zip(messages[body_start:], texts[body_start:], strict=True)
+        if message.type in ("ai", "human")
+    ]
+    return RoundView(lines=lines, feedback=feedback)
+
+
+def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
+    """How often each lexicon group is mentioned over all feedback turns."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+
+
+def demand_bundle(
+    amounts: Bundle, own: Bundle, target: int, claims: dict[str, float] | None = None
+) -> Bundle:
+    """The units worth at least ``target`` under the utilities ``own`` (everything worth
+    something when ``target`` is out of reach), taking resources in order of utility per unit;
+    with ``claims`` (the share of each resource the other side asked for), a resource it claims
+    is taken later among those worth alike."""
+
+    def key(r: str) -> tuple[float, str]:
+        weight = own.get(r) * (1.5 - claims.get(r, 0.5)) if claims else float(own.get(r))
+        return (-weight, r)
+
+    taken = dict.fromkeys(RESOURCES, 0)
+    have = 0
+    for r in sorted(RESOURCES, key=key):
+        utility = own.get(r)
+        if utility == 0 or have >= target:
+            continue
+        units = min(amounts.get(r), math.ceil((target - have) / utility))
+        taken[r] = units
+        have += units * utility
+    return Bundle(**taken)
+
+
+def even_bundle(amounts: Bundle) -> Bundle:
+    """Half of every resource; of an odd amount the extra unit goes alternately to each side,
+    starting with the speaker."""
+    taken: dict[str, int] = {}
+    odd = 0
+    for r in RESOURCES:
+        half, extra = divmod(amounts.get(r), 2)
+        taken[r] = half + (extra if odd % 2 == 0 else 0)
+        odd += extra
+    return Bundle(**taken)
+
+
+def rest_of(amounts: Bundle, units: Bundle) -> Bundle:
+    """What is left of ``amounts`` after ``units``."""
+    return Bundle(**{r: amounts.get(r) - units.get(r) for r in RESOURCES})
+
+
+class ResourceSplitPlayer(TextReplyModel):
+    """A rule-based player 1 or player 2 (a simulator, not a language model)."""
+
+    strategy: Strategy
+    side: Speaker
+    scenario: ResourceSplitScenario
+    seed: int = 0
+    stream_seed: int | None = None
+    opening: float | None = None
+    reservation: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _played: ResourceSplitScenario = PrivateAttr()
+    _opening: float = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        self._played = complete(self.scenario)
+        self._rng = random.Random(f"resource_split:{self.strategy}:{self.side}:{self.seed}")
+        if self.strategy == "fair":
+            self._opening = self._reservation = 0.5
+        else:
+            drawn_opening = self._rng.uniform(0.75, 0.92)
+            drawn_reservation = self._rng.uniform(0.3, 0.45)
+            self._opening = self.opening if self.opening is not None else drawn_opening
+            self._reservation = (
+                self.reservation if self.reservation is not None else drawn_reservation
+            )
+        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        if self._reservation > self._opening:
+            raise ValueError(
+                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
+                "a player never asks for less than it accepts"
+            )
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"resource_split:{self.side}:stream:{self.stream_seed}")
+        self._first_opener = opening_turns(self._played)[0]["text"]
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-resource-split-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+
+    # --- the strategy ---------------------------------------------------------------------
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees."""
+        last = messages[-1] if messages else None
+        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+            return "Understood. I will use this feedback in the next round."
+        played = self._played
+        amounts, own = amounts_of(played), utilities(played, self.side)
+        top = max_value(played, self.side)
+        view = read_round(messages, self._first_opener)
+        lexicon = count_lexicon(view.feedback)
+        if self.strategy == "fair":
+            lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
+        opening, reservation, last_floor, beta = self._adapted(lexicon)
+        left = 2 * played.max_exchanges - len(view.lines)  # lines left, this one included
+        own_left = (left + 1) // 2
+        last_line = own_left <= 1
+        rival_after = left >= 2
+        demand = self._demand(view, own_left, opening, reservation, beta)
+        offered = view.standing_offer()
+        if offered is not None and offered.adds_up(amounts):
+            worth = value_of(offered.yours, own) / top  # the other side's split, my part
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            if worth >= demand - 1e-9 and not too_early:
+                return self._accept(offered, lexicon, left)
+            if last_line and worth >= last_floor - 1e-9:
+                return self._accept(offered, lexicon, left)
+        if last_line and not rival_after:
+            return self._say("walk", lexicon, left)
+        if self.strategy == "fair":
+            mine = even_bundle(amounts)
+        else:
+            claims = _claims(view, amounts) if lexicon["trade"] else None
+            mine = demand_bundle(amounts, own, math.ceil(demand * top - 1e-9), claims)
+        previous = view.own_splits()
+        intent = "open" if not previous else "hold" if mine == previous[-1].mine else "counter"
+        return self._say(intent, lexicon, left, mine=mine, yours=rest_of(amounts, mine))
+
+    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float, float]:
+        """The opening demand, the reservation, the least it accepts on its last line and beta
+        after the feedback so far."""
+        opening = min(self._opening + ANCHOR_SHIFT * lexicon["anchor"], MOST_DEMANDED)
+        reservation = min(self._reservation + WALK_SHIFT * lexicon["walk"], opening)
+        last_floor = reservation * LAST_LINE_FACTOR ** lexicon["last_line"]
+        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        return opening, reservation, last_floor, beta
+
+    def _demand(
+        self, view: RoundView, own_left: int, opening: float, reservation: float, beta: float
+    ) -> float:
+        """The share of its maximum value this line asks for."""
+        if self.strategy == "fair":
+            return 0.5
+        spoken = view.own_lines
+        total = spoken + max(own_left, 1)
+        tau = min(1.0, spoken / max(1, total - 1))
+        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        share = min(max(share + self._rng.uniform(-JITTER, JITTER), reservation), opening)
+        own, top = utilities(self._played, self.side), max_value(self._played, self.side)
+        asked = [value_of(s.mine, own) / top for s in view.own_splits()]
+        if asked and share > asked[-1]:
+            share = asked[-1]  # demands only ever move towards the other side
+        return share
+
+    def _accept(self, offered: Split, lexicon: dict[str, int], left: int) -> str:
+        return self._say("accept", lexicon, left, mine=offered.yours, yours=offered.mine)
+
+    def _say(
+        self,
+        intent: str,
+        lexicon: dict[str, int],
+        left: int,
+        *,
+        mine: Bundle | None = None,
+        yours: Bundle | None = None,
+    ) -> str:
+        values = {
+            "mine": mine.text() if mine is not None else "",
+            "yours": yours.text() if yours is not None else "",
+        }
+        text = self._rng.choice(REPLIES[intent]).format_map(values)
+        if lexicon["remind"] and intent in ("counter", "hold"):
+            remind = self._rng.choice(REPLIES["remind"]).format_map({"left": left - 1})
+            text = f"{remind} {text}"
+        return text
+
+
+def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
+    """The share of each resource the other side's latest split asked for (0.5 before any)."""
+    offered = view.standing_offer()
+    if offered is None:
+        return dict.fromkeys(RESOURCES, 0.5)
+    return {r: offered.mine.get(r) / amounts.get(r) if amounts.get(r) else 0.5 for r in RESOURCES}
+
+
+def build_player(request: ModelRequest) -> ResourceSplitPlayer:
+    """``scripted:<strategy>`` for player 1 (seller seat) or player 2 (buyer seat)."""
+    if request.name not in STRATEGIES:
+        raise ValueError(
+            f"unknown resource-split simulator {request.name!r}; choose one of "
+            f"{', '.join(STRATEGIES)} or critic"
+        )
+    unknown = sorted(set(request.params) - {"opening", "reservation"})
+    if unknown:
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; resource-split players take opening, "
+            "reservation (shares of their maximum value between 0 and 1)"
+        )
+    for key in ("opening", "reservation"):
+        value = request.params.get(key)
+        if value is not None and not (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+        ):
+            raise ValueError(f"params.{key}: {value!r} is not a share between 0 and 1")
+    return ResourceSplitPlayer(
+        strategy=request.name,
+        side=request.side,
+        scenario=request.scenario,
+        seed=request.seed,
+        stream_seed=request.stream_seed,
+        **request.params,
+    )
+
+
+def build_scripted(request: ModelRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_player(request)
+
+
+def spoken_agreement(
+    offerer: Speaker, mine: Bundle, yours: Bundle, rng: random.Random
+) -> list[Turn]:
+    """An offer by ``offerer`` (``mine`` for itself, ``yours`` for the other side) and the other
+    side's acceptance, in the simulators' own words (the conformance check's agreement windows)."""
+    offer = {"mine": mine.text(), "yours": yours.text()}
+    accept = {"mine": yours.text(), "yours": mine.text()}
+    intent = rng.choice(("open", "counter", "hold"))
+    return [
+        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
+        Turn(speaker=other_side(offerer), text=rng.choice(REPLIES["accept"]).format_map(accept)),
+    ]

@@ -1,0 +1,484 @@
+"""The size-price bargaining game of seed 004: agree on a quantity and a unit price at once.
+
+A wholesale seller (the ``seller`` seat, unit cost ``c``) and a retail buyer (the ``buyer`` seat,
+the ``k``-th unit worth ``v/k`` to it) trade offers ``OFFER: 12 units at $9.50 each`` until one
+side accepts the other's standing offer (see :mod:`icl_aif.games.size_price.offers` and
+:mod:`icl_aif.games.size_price.judge`).
+
+Terms: ``{"quantity": n, "unit_price": p}``. Payoffs (seed 004): seller ``(p - c) n``, buyer
+``v H(n) - p n``; without an agreement both get 0.
+
+The per-round figure (:meth:`SizePriceGame.measure`) is seed 004's: the improved side's
+**bargaining power** ``alpha`` of the agreement under the generalized Nash bargaining solution
+with ``d = 0``, which is its share of the joint surplus the agreement realised,
+``u_side / (u_seller + u_buyer)`` (derived in
+:func:`~icl_aif.games.size_price.scenario.bargaining_power`; 0.5 balanced, 1 the whole surplus).
+A round without an agreement scores 0 in the unconditional score (nothing captured). The game's
+extra per-round columns (:meth:`SizePriceGame.round_metrics`) are the mean quantity and unit price
+of the deals, each side's mean payoff, and the improved side's normalised earnings (its payoff
+over the largest joint surplus ``S*``, 0 without a deal: seed 004's normalised earnings, a total
+profit over the most the game instance can pay) and the efficiency (the joint surplus realised
+over ``S*``). Templates: ``prompts/size_price/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import ValidationError
+
+from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.games.base import (
+    Column,
+    Game,
+    Judge,
+    Measure,
+    ModelFor,
+    Round,
+    anchor_label,
+    collapse_blank_lines,
+    critic_constraints,
+)
+from icl_aif.games.registry import register_game
+from icl_aif.games.size_price.judge import SizePriceJudge, standing_offer
+from icl_aif.games.size_price.offers import Offer, read_line
+from icl_aif.games.size_price.scenario import (
+    ROLE_NAMES,
+    SizePriceScenario,
+    SizePriceTerms,
+    bargaining_power,
+    efficient_quantity,
+    format_price,
+    joint_surplus,
+    max_surplus,
+    opening_turns,
+    public_values,
+    scenario_values,
+    side_payoff,
+)
+from icl_aif.models.base import ModelRequest
+from icl_aif.templates import PromptLibrary
+from icl_aif.transcript import Message, Speaker, Turn, other_side
+
+__all__ = ["SizePriceGame", "anchor_payoff", "deal_terms"]
+
+PROMPTS = "size_price"
+
+GAIN: dict[Speaker, str] = {"seller": "profit", "buyer": "expected benefit"}
+"""What each side's payoff is called in the prompts."""
+
+
+def _scenario(scenario: Scenario) -> SizePriceScenario:
+    return cast(SizePriceScenario, scenario)
+
+
+def deal_terms(record: Round) -> SizePriceTerms | None:
+    """The terms of a round that ended in a deal; None without a deal or readable terms."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    if not isinstance(terms, Mapping):
+        return None
+    try:
+        return SizePriceTerms.model_validate(terms)
+    except ValidationError:
+        return None
+
+
+def anchor_payoff(
+    rounds: Sequence[Round], anchor: Anchor, side: Speaker, scenario: SizePriceScenario
+) -> tuple[float, int] | None:
+    """The payoff the next round should beat and the round it came from (``previous``: the last
+    round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
+    when that round had no deal."""
+    if not rounds:
+        return None
+    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
+    deals = [
+        (side_payoff(scenario, side, terms), int(record["round"]))
+        for record in candidates
+        if (terms := deal_terms(record)) is not None
+    ]
+    if not deals:
+        return None
+    return max(deals, key=lambda d: (d[0], -d[1]))
+
+
+def _units(quantity: int) -> str:
+    return f"{quantity} unit{'s' if quantity != 1 else ''}"
+
+
+def _no_deal_reason(record: Round, scenario: SizePriceScenario) -> str:
+    """Why a round ended without an agreement, naming the role that ended it."""
+    reason = record.get("reason") or "unknown"
+    turns = record.get("turns") or []
+    last = ROLE_NAMES.get(turns[-1]["speaker"], "a side") if turns else "a side"
+    texts = {
+        "walk_away": f"the {last} walked away",
+        "refusal": f"the {last} refused to go on",
+        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
+        "invalid_moves": f"the {last} kept making invalid moves",
+    }
+    return texts.get(reason, str(reason).replace("_", " "))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+@register_game
+class SizePriceGame(Game):
+    """A wholesale seller and a retail buyer agree on a quantity and a unit price (seed 004's
+    size-price bargaining game)."""
+
+    name = "size_price"
+    title = "Size-price bargaining"
+    source = "seed 004 (GameTalk: the size-price bargaining game, appendix E.3)"
+    scenario_model = SizePriceScenario
+    terms_model = SizePriceTerms
+    judges = ("rules",)
+    simulators = ("boulware", "linear", "conceder", "critic")
+
+    # --- what each side is told ----------------------------------------------------------
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        """The openers with ``{product}`` and the other public values filled in."""
+        return opening_turns(_scenario(scenario))
+
+    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+        """``product``, ``max_quantity``, ``max_exchanges``, ``max_lines`` (no private value)."""
+        return public_values(_scenario(scenario))
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+        """``size_price/players/<side>.txt``: the seller's (its unit cost) or the buyer's (its
+        unit value)."""
+        return prompts.render(
+            f"{PROMPTS}/players/{side}.txt", **scenario_values(_scenario(scenario))
+        )
+
+    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+        """``deal on 6 units at $71.04 each: seller's profit $186.24, buyer's expected benefit
+        $186.26 (bargaining power: seller 0.50, buyer 0.50)`` or ``no deal: the retail buyer
+        walked away``."""
+        s = _scenario(scenario)
+        outcome = record.get("outcome")
+        if outcome == "deal":
+            terms = deal_terms(record)
+            if terms is None:
+                return "deal on terms that could not be read"
+            seller = bargaining_power(s, "seller", terms)
+            power = (
+                "no surplus to share"
+                if seller is None
+                else f"bargaining power: seller {seller:.2f}, buyer {1 - seller:.2f}"
+            )
+            return (
+                f"deal on {_units(terms.quantity)} at {format_price(terms.unit_price)} each: "
+                f"seller's profit {format_price(side_payoff(s, 'seller', terms))}, buyer's "
+                f"expected benefit {format_price(side_payoff(s, 'buyer', terms))} ({power})"
+            )
+        if outcome == "error":
+            return f"stopped by an error ({record.get('reason')})"
+        return f"no deal: {_no_deal_reason(record, s)}"
+
+    def next_round_instruction(
+        self,
+        prompts: PromptLibrary,
+        config: ExperimentConfig,
+        rounds: Sequence[Round],
+        feedback: str | None,
+    ) -> str:
+        """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
+        s = _scenario(config.scenario)
+        side = config.improve
+        last = rounds[-1]
+        terms = deal_terms(last)
+        if terms is not None:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_deal.txt",
+                units=_units(terms.quantity),
+                unit_price=format_price(terms.unit_price),
+                gain=GAIN[side],
+                payoff=format_price(side_payoff(s, side, terms)),
+            )
+        elif last.get("outcome") == "deal":
+            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
+        else:
+            result = prompts.render(
+                f"{PROMPTS}/round/result_no_deal.txt",
+                reason=_no_deal_reason(last, s),
+                gain=GAIN[side],
+            )
+        next_round = last["round"] + 1
+        anchor = anchor_payoff(rounds, config.anchor, side, s)
+        if anchor is None:
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round, gain=GAIN[side]
+            )
+        else:
+            goal = prompts.render(
+                f"{PROMPTS}/round/goal_anchor.txt",
+                next_round=next_round,
+                gain=GAIN[side],
+                target=format_price(anchor[0]),
+                anchor_label=anchor_label(config.anchor, anchor[1]),
+            )
+        block = (
+            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
+        )
+        text = prompts.render(
+            f"{PROMPTS}/round/next_round.txt",
+            round=last["round"],
+            result=result,
+            feedback=block,
+            goal=goal,
+        )
+        return collapse_blank_lines(text)
+
+    def scripted_acknowledgement(
+        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+    ) -> str:
+        """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
+        side = config.improve
+        anchor = anchor_payoff(rounds, config.anchor, side, _scenario(config.scenario))
+        if anchor is None:
+            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
+        else:
+            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", target=format_price(anchor[0]))
+        return prompts.render(
+            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
+        )
+
+    def critic_messages(
+        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+    ) -> list[Message]:
+        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
+        both ask for ``feedback.suggestions`` suggestions. The critic is told the improved
+        side's own private value only."""
+        s = _scenario(config.scenario)
+        side = config.improve
+        values = {
+            **public_values(s),
+            "role": ROLE_NAMES[side],
+            "rival": ROLE_NAMES[other_side(side)],
+            "seat": side,
+            "gain": GAIN[side],
+            "private": prompts.render(f"{PROMPTS}/critic/private_{side}.txt", **scenario_values(s)),
+            "suggestions": config.feedback.suggestions,
+        }
+        constraints = critic_constraints(
+            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
+        )
+        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
+        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
+        return [Message(role="system", content=system), Message(role="user", content=request)]
+
+    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+        """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
+        a deal whose terms could not be read."""
+        s = _scenario(scenario)
+        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
+        terms = SizePriceTerms(
+            quantity=efficient_quantity(s), unit_price=round(s.unit_cost * 1.5, 2)
+        ).model_dump()
+        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
+        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
+        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
+        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+
+    # --- moves ----------------------------------------------------------------------------
+
+    def invalid_move(
+        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+    ) -> str | None:
+        """Why ``side``'s line is not a valid move: a malformed offer, an impossible one (a
+        quantity that is not a whole number from 1 to ``max_quantity``, a negative price), or
+        an acceptance with no standing offer of the other side, of an invalid one, or that
+        restates other terms than the standing offer's. None for a valid line."""
+        s = _scenario(scenario)
+        reading = read_line(text)
+        syntax = 'Write an offer as "OFFER: Q units at $P each", Q a whole number of units.'
+        if reading.malformed:
+            return f"Your offer could not be read. {syntax}"
+        if reading.proposes and reading.offer is not None:
+            problem = reading.offer.problem(s.max_quantity)
+            if problem is not None:
+                return f"Your offer is invalid: {problem}. {syntax}"
+            return None
+        if not reading.accepts:
+            return None
+        rival = other_side(side)
+        readings = [read_line(t["text"]) for t in turns]
+        standing = standing_offer(readings, [t["speaker"] for t in turns], rival)
+        if standing is None or standing.offer is None:
+            return (
+                f"There is no offer of the {ROLE_NAMES[rival]} to accept yet. Make an offer "
+                'instead: "OFFER: Q units at $P each".'
+            )
+        offer: Offer = standing.offer
+        problem = offer.problem(s.max_quantity)
+        if problem is not None:
+            return (
+                f"The {ROLE_NAMES[rival]}'s standing offer is invalid ({problem}): make an offer."
+            )
+        restated = reading.offer
+        if restated is not None and not restated.same(offer):
+            return (
+                f"You accepted {restated.text()}, but the {ROLE_NAMES[rival]}'s standing offer "
+                f'is {offer.text()}. Accept it with "ACCEPT" or make a new offer.'
+            )
+        return None
+
+    # --- the judge and the terms ----------------------------------------------------------
+
+    def build_judge(
+        self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
+    ) -> Judge:
+        """The rules judge (:class:`~icl_aif.games.size_price.judge.SizePriceJudge`)."""
+        return SizePriceJudge(
+            window=config.roles.moderator.window,
+            max_quantity=_scenario(config.scenario).max_quantity,
+        )
+
+    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+        """The quantity bound (public); the judge is told no private value."""
+        return {"max_quantity": _scenario(scenario).max_quantity}
+
+    def agreement_examples(
+        self, scenario: Scenario, seed: int
+    ) -> list[tuple[list[Turn], dict[str, Any]]]:
+        """An offer and its acceptance, worded by the simulators, for quantities and prices
+        drawn from ``seed`` (each side offering twice, once as its first offer)."""
+        import random
+
+        from icl_aif.games.size_price.judge import terms_of
+        from icl_aif.games.size_price.simulators import spoken_agreement
+
+        s = _scenario(scenario)
+        rng = random.Random(f"size_price:agreements:{seed}")
+        n_star = efficient_quantity(s)
+        examples: list[tuple[list[Turn], dict[str, Any]]] = []
+        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        for number, offerer in enumerate(offerers):
+            quantity = rng.randint(1, n_star)
+            price = round(rng.uniform(s.unit_cost, s.unit_cost + max_surplus(s) / n_star), 2)
+            offer = Offer(quantity=float(quantity), unit_price=price)
+            turns = spoken_agreement(offerer, offer, number < 2, rng)
+            examples.append((turns, terms_of(offer)))
+        return examples
+
+    # --- payoffs ------------------------------------------------------------------------
+
+    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+        """``side``'s payoff after a deal (seller ``(p - c) n``, buyer ``v H(n) - p n``); 0
+        without one; None for an error or a deal whose terms cannot be read."""
+        outcome = record.get("outcome")
+        if outcome == "error":
+            return None
+        if outcome != "deal":
+            return self.walk_away(scenario, side)
+        terms = deal_terms(record)
+        if terms is None:
+            return None
+        return side_payoff(_scenario(scenario), side, terms)
+
+    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+        """0 for either side (seed 004)."""
+        return 0.0
+
+    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+        """A round without a deal scores a bargaining power of 0: it captured nothing."""
+        return 0.0
+
+    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+        """From 0 (the simulators accept nothing that pays them less) to ``S*``, the largest
+        joint surplus (the other side accepts nothing that pays it less than 0)."""
+        return (0.0, max_surplus(_scenario(scenario)))
+
+    def measure(self, config: ExperimentConfig) -> Measure:
+        """The improved side's bargaining power ``alpha`` of a deal (seed 004's metric; None for
+        a deal without surplus); a round without a deal scores ``config.no_deal_value`` (0 by
+        default)."""
+        side = config.improve
+        s = _scenario(config.scenario)
+
+        def of(record: Round) -> float | None:
+            terms = deal_terms(record)
+            if terms is None:
+                return None
+            alpha = bargaining_power(s, side, terms)
+            return None if alpha is None else round(alpha, 6)
+
+        return Measure(
+            name="bargaining_power",
+            label="improved side's bargaining power alpha (generalized Nash, d = 0)",
+            of=of,
+            no_deal_value=config.no_deal_value,
+            money=False,
+            silent_flag="no_offer",
+            states=lambda text: read_line(text).offer is not None,
+        )
+
+    columns = (
+        Column("mean_quantity", "quantity", "number"),
+        Column("mean_unit_price", "unit price", "money"),
+        Column("mean_seller_payoff", "seller payoff", "money"),
+        Column("mean_buyer_payoff", "buyer payoff", "money"),
+        Column("normalised_earnings", "norm. earnings", "number"),
+        Column("efficiency", "efficiency", "number"),
+    )
+
+    def round_metrics(
+        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+    ) -> dict[str, Any]:
+        """Round ``number``'s figures over the rounds that ended in a deal or no deal:
+        ``mean_quantity`` and ``mean_unit_price`` over the deals; ``mean_seller_payoff``,
+        ``mean_buyer_payoff``, ``normalised_earnings`` (the improved side's payoff over ``S*``)
+        and ``efficiency`` (both payoffs together over ``S*``) over all of them, a no deal
+        counting 0. None where no round counts."""
+        side = config.improve
+        quantities: list[float] = []
+        prices: list[float] = []
+        seller: list[float] = []
+        buyer: list[float] = []
+        normalised: list[float] = []
+        efficiency: list[float] = []
+        for game in games:
+            s = _scenario(self.game_scenario(config, game))
+            best = max_surplus(s)
+            for record in game.get("rounds") or []:
+                if record.get("round") != number or record.get("outcome") == "error":
+                    continue
+                terms = deal_terms(record)
+                if record.get("outcome") == "deal" and terms is None:
+                    continue  # a deal whose terms could not be read pays nothing we can count
+                if terms is None:
+                    values = {"seller": 0.0, "buyer": 0.0}
+                    realised = 0.0
+                else:
+                    quantities.append(terms.quantity)
+                    prices.append(terms.unit_price)
+                    values = {k: side_payoff(s, k, terms) for k in ("seller", "buyer")}
+                    realised = joint_surplus(s, terms.quantity)
+                seller.append(values["seller"])
+                buyer.append(values["buyer"])
+                normalised.append(values[side] / best)
+                efficiency.append(realised / best)
+        return {
+            "mean_quantity": _mean(quantities),
+            "mean_unit_price": _mean(prices),
+            "mean_seller_payoff": _mean(seller),
+            "mean_buyer_payoff": _mean(buyer),
+            "normalised_earnings": _mean(normalised),
+            "efficiency": _mean(efficiency),
+        }
+
+    # --- simulators ----------------------------------------------------------------------
+
+    def simulator(self, request: ModelRequest) -> BaseChatModel:
+        """``scripted:boulware|linear|conceder`` players and ``scripted:critic``."""
+        from icl_aif.games.size_price.simulators import build_scripted
+
+        return build_scripted(request)

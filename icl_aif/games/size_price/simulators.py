@@ -1,0 +1,389 @@
+"""Rule-based size-price players: simulators, not language models.
+
+They read the round the way the judge does (:mod:`icl_aif.games.size_price.offers`) and answer in
+the briefs' format: every offer tagged (``OFFER: 6 units at $92.00 each.``), every acceptance
+restating the offer it accepts (``I accept: 6 units at $92.00 each.``), so the judge binds it from a
+window of one line. The simulators read the whole scenario (both unit values): they are
+opponents for a language model and for the engine's tests, not players of a hidden-value game.
+
+Both concede a **share of the most the two can earn together** ``S* = S(n*)`` (see
+:mod:`icl_aif.games.size_price.scenario`), from an opening share to a reservation share
+(time-dependent concession, Faratin et al. 1998): with ``tau`` the share of its lines in the round
+already spoken, a player's next offer is worth ``opening + (reservation - opening) * tau **
+(1 / beta)`` of ``S*`` to it, with beta per strategy:
+
+- ``boulware``: concedes little until its last lines (beta = 0.3);
+- ``linear``: concedes at a constant rate (beta = 1);
+- ``conceder``: concedes most of the way early (beta = 3).
+
+Offers. The **seller** starts high in price: ``n*`` units (the quantity whose surplus it takes a
+share of is largest there) at ``c + share * S* / n*`` each. The **buyer** starts low: the price
+``p = c + (1 - share) * S* / n*`` (which would leave it ``share`` of ``S*`` at ``n*``) and the
+quantity it demands at that price, ``floor(v / p)``, where the marginal value ``v/k`` meets the
+price (at most ``n*``); its final offer (on its last line) is ``n*`` units, the bundle the seller
+is likeliest to take. Prices are in cents and never below the cost; a seller's price never
+rises and a buyer's never falls from one of its offers to the next.
+
+Acceptance. A player accepts the other side's standing offer when it pays it at least as much as
+its own next offer would, and at least 0. On its last line it accepts an offer that pays it at
+least its reservation share of ``S*``; otherwise it makes its final offer when the other side
+still has a line after it, and walks away when it has none.
+
+Private values are drawn once per game from the model's seed: the opening share between 0.75 and
+0.92 (``params.opening`` fixes it) and the reservation share between 0.25 and 0.4
+(``params.reservation``), and beta's jitter. A paired arm's ``stream_seed`` then reseeds the
+random choices (wording, a jitter of up to 1% of ``S*`` on each offer) and keeps the private
+values.
+
+Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
+turn in its history (the user message just before a round's opening line):
+
+| group     | phrases (case-insensitive)                                     | effect per mention               |
+|-----------|----------------------------------------------------------------|----------------------------------|
+| firm      | hold firm, concede slowly, smaller concessions, small steps    | beta x 0.8 (concedes later)      |
+| close     | concede faster, settle early, close the deal, meet in the middle | beta x 1.5, reservation - 0.05 |
+| anchor    | open high, open low, ambitious first offer, anchor             | opening share + 0.03             |
+| walk      | walk away, raise your minimum, reservation                     | reservation share + 0.05         |
+| no_early  | accept too early, accept the first                             | no acceptance on its first line  |
+| volume    | efficient quantity, total surplus, more units                  | buyer: offers n* units, not its demand |
+| remind    | remind, point out                                              | a sentence about its side's case |
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import PrivateAttr
+
+from icl_aif.games.size_price.critic import build_critic
+from icl_aif.games.size_price.offers import LineReading, Offer, read_line
+from icl_aif.games.size_price.scenario import (
+    SizePriceScenario,
+    demand,
+    efficient_quantity,
+    max_surplus,
+    opening_turns,
+    payoffs,
+)
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.transcript import Speaker, Turn, other_side
+
+__all__ = [
+    "LEXICON",
+    "REPLIES",
+    "STRATEGIES",
+    "RoundView",
+    "SizePricePlayer",
+    "build_player",
+    "build_scripted",
+    "count_lexicon",
+    "read_round",
+    "spoken_agreement",
+]
+
+Strategy = Literal["boulware", "linear", "conceder"]
+STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0}
+"""Each strategy's concession exponent beta."""
+
+LEXICON: dict[str, tuple[str, ...]] = {
+    "firm": ("hold firm", "concede slowly", "smaller concessions", "small steps"),
+    "close": ("concede faster", "settle early", "close the deal", "meet in the middle"),
+    "anchor": ("open high", "open low", "ambitious first offer", "anchor"),
+    "walk": ("walk away", "raise your minimum", "reservation"),
+    "no_early": ("accept too early", "accept the first"),
+    "volume": ("efficient quantity", "total surplus", "more units"),
+    "remind": ("remind", "point out"),
+}
+"""The feedback phrases a player reacts to, by group (see the module's table)."""
+
+FIRM_FACTOR = 0.8
+CLOSE_FACTOR = 1.5
+ANCHOR_SHIFT = 0.03
+WALK_SHIFT = 0.05
+MOST_DEMANDED = 0.97
+JITTER = 0.01
+
+_ROUND_OVER = re.compile(r"Round \d+ is over\.")
+
+REPLIES: dict[str, tuple[str, ...]] = {
+    "open": (
+        "Let's start here. OFFER: {offer}.",
+        "Here is my first proposal. OFFER: {offer}.",
+    ),
+    "counter": (
+        "I can move a little. OFFER: {offer}.",
+        "How about this instead? OFFER: {offer}.",
+        "That is a step towards you. OFFER: {offer}.",
+    ),
+    "hold": (
+        "I'm holding my ground. OFFER: {offer}.",
+        "My proposal stands. OFFER: {offer}.",
+    ),
+    "accept": (
+        "I accept: {offer}.",
+        "Deal. I accept: {offer}.",
+        "Agreed, I accept: {offer}.",
+    ),
+    "walk": (
+        "We are too far apart, so I walk away. No deal.",
+        "That does not work for me; I walk away with no deal.",
+    ),
+    "remind_seller": (
+        "Remember that every unit costs me money to make.",
+        "Let me point out that my margins are thin.",
+    ),
+    "remind_buyer": (
+        "Remember that I cannot be sure to sell every unit I stock.",
+        "Let me point out that each extra unit is harder for me to sell.",
+    ),
+}
+"""The simulators' lines by intent; ``{offer}`` is ``6 units at $92.00 each``."""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """What a player takes from the conversation it receives: the current round's lines
+    (``own`` True for its own) and the feedback turns before its earlier rounds."""
+
+    lines: list[tuple[bool, LineReading]]
+    feedback: list[str]
+
+    @property
+    def own_lines(self) -> int:
+        """How many lines the player has said this round."""
+        return sum(own for own, _ in self.lines)
+
+    def own_offers(self) -> list[Offer]:
+        """The offers the player made this round."""
+        return [r.offer for own, r in self.lines if own and r.proposes and r.offer is not None]
+
+    def standing_offer(self) -> Offer | None:
+        """The other side's latest offer this round, if it made one."""
+        for own, reading in reversed(self.lines):
+            if not own and (reading.proposes or reading.malformed):
+                return reading.offer
+        return None
+
+
+def read_round(messages: Sequence[BaseMessage], first_opener: str) -> RoundView:
+    """Split the history into the current round (from the last time its first opener was said)
+    and the feedback turns before every later round."""
+    texts = [message_text(m) for m in messages]
+    starts = [i for i, text in enumerate(texts) if text == first_opener]
+    body_start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
+    )
+    feedback: list[str] = []
+    for start in starts[1:]:
+        for i in range(start - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
+                break
+    lines = [
+        (message.type == "ai", read_line(text))
+        for message, text in zip(messages[body_start:], texts[body_start:], strict=True)
+        if message.type in ("ai", "human")
+    ]
+    return RoundView(lines=lines, feedback=feedback)
+
+
+def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
+    """How often each lexicon group is mentioned over all feedback turns."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+
+
+def _cents_up(amount: float) -> float:
+    return math.ceil(round(amount * 100, 6)) / 100
+
+
+class SizePricePlayer(TextReplyModel):
+    """A rule-based wholesale seller or retail buyer (a simulator, not a language model)."""
+
+    strategy: Strategy
+    side: Speaker
+    scenario: SizePriceScenario
+    seed: int = 0
+    stream_seed: int | None = None
+    opening: float | None = None
+    reservation: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _opening: float = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        self._rng = random.Random(f"size_price:{self.strategy}:{self.side}:{self.seed}")
+        drawn_opening = self._rng.uniform(0.75, 0.92)
+        drawn_reservation = self._rng.uniform(0.25, 0.4)
+        self._opening = self.opening if self.opening is not None else drawn_opening
+        self._reservation = self.reservation if self.reservation is not None else drawn_reservation
+        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        if self._reservation > self._opening:
+            raise ValueError(
+                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
+                "a player never asks for less than it accepts"
+            )
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"size_price:{self.side}:stream:{self.stream_seed}")
+        self._first_opener = opening_turns(self.scenario)[0]["text"]
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-size-price-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+
+    # --- the strategy ---------------------------------------------------------------------
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees."""
+        last = messages[-1] if messages else None
+        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+            return "Understood. I will use this feedback in the next round."
+        view = read_round(messages, self._first_opener)
+        lexicon = count_lexicon(view.feedback)
+        opening, reservation, beta = self._adapted(lexicon)
+        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
+        own_left = (left + 1) // 2
+        last_line = own_left <= 1
+        rival_after = left >= 2
+        previous = view.own_offers()
+        offer = self._next_offer(
+            view, own_left, opening, reservation, beta, lexicon, previous, final=last_line
+        )
+        surplus = max_surplus(self.scenario)
+        standing = view.standing_offer()
+        if standing is not None and standing.problem(self.scenario.max_quantity) is None:
+            mine = self._value(standing)
+            good = mine >= max(0.0, self._value(offer)) - 1e-9
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            if good and not too_early:
+                return self._say("accept", lexicon, standing)
+            if last_line and mine >= reservation * surplus - 1e-9:
+                return self._say("accept", lexicon, standing)
+        if last_line and not rival_after:
+            return self._say("walk", lexicon)
+        intent = "open" if not previous else "hold" if offer.same(previous[-1]) else "counter"
+        return self._say(intent, lexicon, offer)
+
+    def _value(self, offer: Offer) -> float:
+        return payoffs(self.scenario, int(offer.quantity), offer.unit_price)[self.side]
+
+    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+        """The opening share, the reservation share and beta after the feedback so far."""
+        opening = min(
+            max(self._opening + ANCHOR_SHIFT * lexicon["anchor"], self._reservation), MOST_DEMANDED
+        )
+        moved = self._reservation + WALK_SHIFT * (lexicon["walk"] - lexicon["close"])
+        reservation = min(max(moved, 0.0), opening)
+        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        return opening, reservation, beta
+
+    def _next_offer(
+        self,
+        view: RoundView,
+        own_left: int,
+        opening: float,
+        reservation: float,
+        beta: float,
+        lexicon: dict[str, int],
+        previous: list[Offer],
+        *,
+        final: bool = False,
+    ) -> Offer:
+        """The offer this line would make: its share of ``S*`` as the concession curve says."""
+        s = self.scenario
+        spoken = view.own_lines
+        total = spoken + max(own_left, 1)
+        tau = min(1.0, spoken / max(1, total - 1))
+        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        share += self._rng.uniform(-JITTER, JITTER)
+        share = min(max(share, reservation), opening)
+        n_star = efficient_quantity(s)
+        margin = max_surplus(s) / n_star
+        floor = _cents_up(s.unit_cost)
+        if self.side == "seller":
+            price = max(round(s.unit_cost + share * margin, 2), floor)
+            if previous:
+                price = min(price, previous[-1].unit_price)
+            return Offer(quantity=float(n_star), unit_price=price)
+        price = max(round(s.unit_cost + (1 - share) * margin, 2), floor)
+        if previous:
+            price = max(price, previous[-1].unit_price)
+        bundle = lexicon["volume"] > 0 or final
+        quantity = n_star if bundle else min(demand(s, price), n_star)
+        return Offer(quantity=float(quantity), unit_price=price)
+
+    def _say(self, intent: str, lexicon: dict[str, int], offer: Offer | None = None) -> str:
+        text = self._rng.choice(REPLIES[intent]).format_map(
+            {"offer": offer.text() if offer is not None else ""}
+        )
+        if lexicon["remind"] and intent in ("counter", "hold"):
+            text = f"{self._rng.choice(REPLIES[f'remind_{self.side}'])} {text}"
+        return text
+
+
+def build_player(request: ModelRequest) -> SizePricePlayer:
+    """``scripted:<strategy>`` for the seller or the buyer seat."""
+    if request.name not in STRATEGIES:
+        raise ValueError(
+            f"unknown size-price simulator {request.name!r}; choose one of "
+            f"{', '.join(STRATEGIES)} or critic"
+        )
+    unknown = sorted(set(request.params) - {"opening", "reservation"})
+    if unknown:
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; size-price players take opening, reservation "
+            "(shares of the largest joint surplus between 0 and 1)"
+        )
+    for key in ("opening", "reservation"):
+        value = request.params.get(key)
+        if value is not None and not (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+        ):
+            raise ValueError(f"params.{key}: {value!r} is not a share between 0 and 1")
+    return SizePricePlayer(
+        strategy=request.name,
+        side=request.side,
+        scenario=request.scenario,
+        seed=request.seed,
+        stream_seed=request.stream_seed,
+        **request.params,
+    )
+
+
+def build_scripted(request: ModelRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` players and ``scripted:critic`` of the size-price game."""
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_player(request)
+
+
+def spoken_agreement(offerer: Speaker, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:
+    """``offer`` made by ``offerer`` and the other side's acceptance, in the simulators' own
+    words (the conformance check's agreement windows)."""
+    intent = "open" if first else rng.choice(("counter", "hold"))
+    values = {"offer": offer.text()}
+    return [
+        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(values)),
+        Turn(speaker=other_side(offerer), text=rng.choice(REPLIES["accept"]).format_map(values)),
+    ]
