@@ -1,0 +1,37 @@
+"""In every game, the critic's round-2 call receives exactly the protocol's critic messages for the
+improved player's first two rounds (the game's critic prompts around the recorded transcript),
+and the improved player's round-2 view starts with its round-1 transcript and feedback turn."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from icl_aif.config import config_from_dict
+from icl_aif.context import GameContext
+from icl_aif.games import GAMES
+from icl_aif.graphs import build_run_graph
+from icl_aif.protocol import critic_messages, initial_history, turns_as_messages
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_critic_and_the_improved_player_in_round_2(name: str) -> None:
+    config = config_from_dict({"name": "critic", "game": name, "runs": 1, "rounds": 3})
+    ctx = GameContext(config=config)
+    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    rounds = state["rounds"]
+    critic = [c["messages"] for c in ctx.calls if c["role"] == "critic" and c["round"] == 2]
+    after = ("feedback", "feedback_source", "suggestions", "instruction", "acknowledgement")
+    seen = [rounds[0], {k: v for k, v in rounds[1].items() if k not in after}]  # as at the call
+    assert critic == [critic_messages(ctx.prompts, ctx.config, seen)]
+    assert critic[0][0]["role"] == "system" and f"{name}/" not in critic[0][0]["content"]
+    improved = [c["messages"] for c in ctx.calls if c["role"] == config.improve and c["round"] == 2]
+    first = rounds[0]
+    expected_prefix = [
+        *initial_history(ctx.prompts, ctx.config, config.improve),
+        *turns_as_messages(config.improve, first["turns"]),
+        {"role": "user", "content": first["instruction"]},
+        {"role": "assistant", "content": first["acknowledgement"]},
+    ]
+    assert improved and improved[0][: len(expected_prefix)] == expected_prefix
