@@ -18,10 +18,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from icl_aif.config import (
     Anchor,
@@ -43,12 +43,23 @@ __all__ = [
     "Measure",
     "ModelFor",
     "Round",
+    "acknowledgement_text",
     "anchor_label",
+    "anchor_round",
     "collapse_blank_lines",
     "critic_constraints",
+    "critic_prompt",
+    "last_speaker",
+    "next_round_text",
     "no_deal_reason",
+    "read_terms",
+    "reason_text",
+    "round_goal",
+    "sample_round_sets",
     "turns_as_messages",
 ]
+
+TermsT = TypeVar("TermsT", bound=BaseModel)
 
 Round = Mapping[str, Any]
 """A finished round as stored in ``games.jsonl`` (``round``, ``turns``, ``outcome``, ``terms``,
@@ -315,7 +326,6 @@ def collapse_blank_lines(text: str) -> str:
 
 def no_deal_reason(record: Round, max_exchanges: int) -> str:
     """A plain sentence fragment for why a round ended without an agreement."""
-    reason = record.get("reason") or "unknown"
     turns = record.get("turns") or []
     last = turns[-1]["speaker"] if turns else "a side"
     texts = {
@@ -323,7 +333,159 @@ def no_deal_reason(record: Round, max_exchanges: int) -> str:
         "refusal": f"the {last} refused to go on",
         "cap": f"the round reached its limit of {max_exchanges} exchanges",
     }
+    return reason_text(record, texts)
+
+
+def reason_text(record: Round, texts: Mapping[str, str]) -> str:
+    """The text of ``texts`` for the round's ``reason`` (``unknown`` when it has none), else the
+    reason itself with spaces for underscores."""
+    reason = record.get("reason") or "unknown"
     return texts.get(reason, str(reason).replace("_", " "))
+
+
+def last_speaker(record: Round, names: Mapping[Speaker, str], nobody: str) -> str:
+    """The name (from ``names``, by seat) of the side that said the round's last line;
+    ``nobody`` for a round without lines or an unnamed seat."""
+    turns = record.get("turns") or []
+    return names.get(turns[-1]["speaker"], nobody) if turns else nobody
+
+
+def read_terms(record: Round, model: type[TermsT]) -> TermsT | None:
+    """The terms of a round that ended in a deal, as ``model``; None without a deal or terms
+    that ``model`` reads."""
+    if record.get("outcome") != "deal":
+        return None
+    terms = record.get("terms")
+    if not isinstance(terms, Mapping):
+        return None
+    try:
+        return model.model_validate(terms)
+    except ValidationError:
+        return None
+
+
+def anchor_round(
+    rounds: Sequence[Round],
+    anchor: Anchor,
+    value: Callable[[Round], float | None],
+    *,
+    lower_is_better: bool = False,
+) -> tuple[float, int] | None:
+    """The value the next round should beat and the round it came from: ``previous`` the last
+    round's, ``first`` round 1's, ``best`` the best so far (the highest ``value``, or the lowest
+    with ``lower_is_better``; the earliest round among equals). None without rounds or when
+    ``value`` is None for every candidate (no deal)."""
+    if not rounds:
+        return None
+    if anchor == "previous":
+        candidates = [rounds[-1]]
+    elif anchor == "first":
+        candidates = [rounds[0]]
+    else:
+        candidates = list(rounds)
+    deals = [
+        (found, int(record["round"]))
+        for record in candidates
+        if (found := value(record)) is not None
+    ]
+    if not deals:
+        return None
+    sign = -1.0 if lower_is_better else 1.0
+    return max(deals, key=lambda d: (sign * d[0], -d[1]))
+
+
+def round_goal(
+    prompts: PromptLibrary,
+    game: str,
+    next_round: int,
+    anchored: Mapping[str, Any] | None,
+    **values: Any,
+) -> str:
+    """``<game>/round/goal_no_anchor.txt`` without a round to beat (``anchored`` None), else
+    ``<game>/round/goal_anchor.txt`` with ``anchored`` (the value to beat, its label); both with
+    ``next_round`` and ``values``."""
+    if anchored is None:
+        return prompts.render(f"{game}/round/goal_no_anchor.txt", next_round=next_round, **values)
+    return prompts.render(
+        f"{game}/round/goal_anchor.txt", next_round=next_round, **values, **anchored
+    )
+
+
+def next_round_text(
+    prompts: PromptLibrary,
+    game: str,
+    number: int,
+    result: str,
+    feedback: str | None,
+    goal: str,
+) -> str:
+    """The turn between rounds: ``<game>/round/next_round.txt`` with round ``number``'s
+    ``result``, the feedback block (``<game>/round/feedback.txt``; empty without feedback) and
+    the ``goal``, blank lines collapsed."""
+    block = prompts.render(f"{game}/round/feedback.txt", feedback=feedback) if feedback else ""
+    text = prompts.render(
+        f"{game}/round/next_round.txt",
+        round=number,
+        result=result,
+        feedback=block,
+        goal=goal,
+    )
+    return collapse_blank_lines(text)
+
+
+def acknowledgement_text(
+    prompts: PromptLibrary,
+    game: str,
+    rounds: Sequence[Round],
+    aim: Mapping[str, Any] | None,
+) -> str:
+    """``<game>/round/acknowledgement.txt`` for the round after ``rounds``, with the aim:
+    ``aim_no_anchor.txt`` without a value to beat (``aim`` None), else ``aim_anchor.txt`` with
+    ``aim``."""
+    if aim is None:
+        text = prompts.render(f"{game}/round/aim_no_anchor.txt")
+    else:
+        text = prompts.render(f"{game}/round/aim_anchor.txt", **aim)
+    return prompts.render(
+        f"{game}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=text
+    )
+
+
+def critic_prompt(
+    prompts: PromptLibrary,
+    game: str,
+    config: ExperimentConfig,
+    fields: dict[str, Any],
+    transcript: str,
+    **system: Any,
+) -> list[Message]:
+    """The critic's messages: ``<game>/critic/system.txt`` with ``fields``, ``system`` and the
+    constraints that are on (``<game>/critic/constraints.txt``, rendered with ``fields``), then
+    ``<game>/critic/request.txt`` with ``fields`` and the ``transcript``."""
+    constraints = critic_constraints(
+        prompts, f"{game}/critic/constraints.txt", config.feedback.constraints, fields
+    )
+    text = prompts.render(f"{game}/critic/system.txt", **fields, **system, constraints=constraints)
+    request = prompts.render(f"{game}/critic/request.txt", **fields, transcript=transcript)
+    return [Message(role="system", content=text), Message(role="user", content=request)]
+
+
+def sample_round_sets(
+    turns: list[dict[str, Any]],
+    terms: Any,
+    *,
+    reason: str = "cap",
+    unclear: bool = True,
+) -> list[list[dict[str, Any]]]:
+    """Made-up rounds for :meth:`Game.sample_rounds`: a deal on ``terms`` (a value to beat), a
+    no deal (``reason``) after it, a no deal alone (nothing to beat) and, with ``unclear``, a
+    deal whose terms could not be read; each round plays ``turns``."""
+    deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
+    no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": reason}
+    sets = [[deal], [deal, {**no_deal, "round": 2}], [no_deal]]
+    if unclear:
+        sets.append([{"round": 1, "turns": turns, "outcome": "deal", "terms": None}])
+    return sets
 
 
 def anchor_label(anchor: Anchor, number: int) -> str:

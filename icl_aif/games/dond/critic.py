@@ -27,13 +27,13 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.dond.scenario import TOTAL_VALUE, DondScenario
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
 from icl_aif.transcript import Speaker
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_ROUND = re.compile(r"^Round (\d+)$")
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 _DEAL = re.compile(
     r"^Outcome: deal: seller gets .*? \(score (\d+)\), buyer gets .*? \(score (\d+)\)"
@@ -78,16 +78,11 @@ class RoundSummary:
 
 def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
-    blocks: list[list[str]] = []
-    for line in transcript.splitlines():
-        if _ROUND.match(line.strip()):
-            blocks.append([])
-        elif blocks:
-            blocks[-1].append(line.strip())
-    if not blocks:
+    block = simulation.last_round_lines(transcript)
+    if block is None:
         return None
     lines = 0
-    for line in blocks[-1]:
+    for line in block:
         if _LINE.match(line):
             lines += 1
         elif found := _DEAL.match(line):
@@ -130,8 +125,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
-        self._rng = random.Random(f"dond:critic:{self.side}:{self.seed}{stream}")
+        self._rng = simulation.critic_rng("dond", self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -141,12 +135,10 @@ class ScriptedCritic(TextReplyModel):
         """Numbered suggestions for the improved player."""
         summary = last_round(last_user_text(messages), self.side)
         keys = diagnose(summary, self.scenario)
-        general = [k for k in _GENERAL if k not in keys]
-        self._rng.shuffle(general)
-        chosen = [*keys, *general][: self.suggestions]
+        chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         rival = _ROLE["buyer" if self.side == "seller" else "seller"]
         lines = [ADVICE[k].format(rival=rival) for k in chosen]
-        return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        return simulation.numbered(lines)
 
 
 def build_critic(request: ModelRequest) -> ScriptedCritic:

@@ -24,7 +24,6 @@ from statistics import fmean
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import ValidationError
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.errors import UsageError
@@ -35,9 +34,16 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    acknowledgement_text,
     anchor_label,
-    collapse_blank_lines,
-    critic_constraints,
+    anchor_round,
+    critic_prompt,
+    last_speaker,
+    next_round_text,
+    read_terms,
+    reason_text,
+    round_goal,
+    sample_round_sets,
 )
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import move_problem
@@ -73,15 +79,7 @@ def _scenario(scenario: Scenario) -> DondScenario:
 
 def deal_terms(record: Round) -> DondTerms | None:
     """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    if record.get("outcome") != "deal":
-        return None
-    terms = record.get("terms")
-    if not isinstance(terms, Mapping):
-        return None
-    try:
-        return DondTerms.model_validate(terms)
-    except ValidationError:
-        return None
+    return read_terms(record, DondTerms)
 
 
 def side_score(terms: DondTerms, side: Speaker) -> int:
@@ -101,17 +99,12 @@ def anchor_payoff(
 ) -> tuple[float, int] | None:
     """The payoff the next round should beat and the round it came from (``previous``, ``first``
     or ``best``, the earliest among equals); None when that round had no deal."""
-    if not rounds:
-        return None
-    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
-    deals = [
-        (side_payoff(scenario, terms, side), int(record["round"]))
-        for record in candidates
-        if (terms := deal_terms(record)) is not None
-    ]
-    if not deals:
-        return None
-    return max(deals, key=lambda d: (d[0], -d[1]))
+
+    def value(record: Round) -> float | None:
+        terms = deal_terms(record)
+        return None if terms is None else side_payoff(scenario, terms, side)
+
+    return anchor_round(rounds, anchor, value)
 
 
 def _number(value: float) -> str:
@@ -120,9 +113,7 @@ def _number(value: float) -> str:
 
 def _no_deal_reason(record: Round, scenario: DondScenario) -> str:
     """Why a round ended without an agreement, naming the player that ended it."""
-    reason = record.get("reason") or "unknown"
-    turns = record.get("turns") or []
-    last = ROLE_NAMES.get(turns[-1]["speaker"], "a player") if turns else "a player"
+    last = last_speaker(record, ROLE_NAMES, "a player")
     texts = {
         "walk_away": f"{last} walked away",
         "refusal": f"{last} refused to go on",
@@ -130,7 +121,7 @@ def _no_deal_reason(record: Round, scenario: DondScenario) -> str:
         "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
         "invalid_moves": "the round was stopped after repeated invalid moves",
     }
-    return texts.get(reason, str(reason).replace("_", " "))
+    return reason_text(record, texts)
 
 
 def _objective_file(weight: float) -> str:
@@ -252,41 +243,23 @@ class DondGame(Game):
             result = prompts.render(
                 f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
             )
-        next_round = last["round"] + 1
         anchor = anchor_payoff(rounds, config.anchor, side, s)
-        if anchor is None:
-            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
-        else:
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_anchor.txt",
-                next_round=next_round,
-                anchor=_number(anchor[0]),
-                anchor_label=anchor_label(config.anchor, anchor[1]),
-            )
-        block = (
-            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
-        )
-        text = prompts.render(
-            f"{PROMPTS}/round/next_round.txt",
-            round=last["round"],
-            result=result,
-            feedback=block,
-            goal=goal,
-        )
-        return collapse_blank_lines(text)
+        anchored = None
+        if anchor is not None:
+            anchored = {
+                "anchor": _number(anchor[0]),
+                "anchor_label": anchor_label(config.anchor, anchor[1]),
+            }
+        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
+        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
         anchor = anchor_payoff(rounds, config.anchor, config.improve, _scenario(config.scenario))
-        if anchor is None:
-            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
-        else:
-            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_number(anchor[0]))
-        return prompts.render(
-            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
-        )
+        aim = None if anchor is None else {"anchor": _number(anchor[0])}
+        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
         self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
@@ -300,19 +273,16 @@ class DondGame(Game):
             "items": items_text(s.counts),
             "suggestions": config.feedback.suggestions,
         }
-        constraints = critic_constraints(
-            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
-        )
-        system = prompts.render(
-            f"{PROMPTS}/critic/system.txt",
-            **values,
+        return critic_prompt(
+            prompts,
+            PROMPTS,
+            config,
+            values,
+            transcript,
             values=values_text(s.values(config.improve)),
             weight=_number(s.objective_weight),
             mismatch=prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
-            constraints=constraints,
         )
-        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
-        return [Message(role="system", content=system), Message(role="user", content=request)]
 
     def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
@@ -323,10 +293,7 @@ class DondGame(Game):
         terms = terms_of(
             s, Items(books=c.books, hats=0, balls=0), Items(books=0, hats=c.hats, balls=c.balls)
         )
-        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
-        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "mismatch"}
-        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
-        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+        return sample_round_sets(turns, terms, reason="mismatch")
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool

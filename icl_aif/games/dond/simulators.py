@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -45,6 +44,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.dond.critic import build_critic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
@@ -57,7 +57,7 @@ from icl_aif.games.dond.scenario import (
     opening_turns,
     score,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.models.base import ModelRequest, TextReplyModel
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -92,8 +92,6 @@ CLOSE_SHIFT = 0.08
 ANCHOR_SHIFT = 0.05
 WALK_SHIFT = 0.05
 
-_ROUND_OVER = re.compile(r"Round \d+ is over\.")
-
 REPLIES: dict[str, tuple[str, ...]] = {
     "open": (
         "[message] How about this: I get {mine} and you get {yours}.",
@@ -121,8 +119,7 @@ REPLIES: dict[str, tuple[str, ...]] = {
 
 def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
     """How often each lexicon group is mentioned over all feedback turns."""
-    text = " ".join(feedback).lower()
-    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+    return simulation.count_lexicon(feedback, LEXICON)
 
 
 @dataclass(frozen=True)
@@ -137,25 +134,12 @@ class RoundView:
 
 def read_round(messages: Sequence[BaseMessage], first_opener: str, side: Speaker) -> RoundView:
     """The current round (from the last time its first opener was said) and the feedback."""
-    texts = [message_text(m) for m in messages]
-    starts = [i for i, text in enumerate(texts) if text == first_opener]
-    body_start = (
-        starts[-1]
-        if starts
-        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
-    )
-    feedback: list[str] = []
-    for start in starts[1:]:
-        for i in range(start - 1, -1, -1):
-            if messages[i].type == "human":
-                feedback.append(texts[i])
-                break
+    history = simulation.read_history(messages, first_opener)
     turns = [
-        Turn(speaker=side if m.type == "ai" else other_side(side), text=text)
-        for m, text in zip(messages[body_start:], texts[body_start:], strict=True)
-        if m.type in ("ai", "human")
+        Turn(speaker=side if own else other_side(side), text=text) for own, text in history.lines()
     ]
-    return RoundView(turns=turns, moves=[read_move(t["text"]) for t in turns], feedback=feedback)
+    moves = [read_move(t["text"]) for t in turns]
+    return RoundView(turns=turns, moves=moves, feedback=history.feedback)
 
 
 def _rest(counts: Items, mine: Items) -> Items | None:
@@ -188,11 +172,7 @@ class DondPlayer(TextReplyModel):
         self._opening = self.opening if self.opening is not None else drawn_opening
         self._reservation = self.reservation if self.reservation is not None else drawn_reservation
         self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        if self._reservation > self._opening:
-            raise ValueError(
-                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
-                "a player never asks for less than it accepts"
-            )
+        simulation.check_reservation(self._reservation, self._opening)
         if self.stream_seed is not None:  # same private values, random choices of its own
             self._rng = random.Random(f"dond:{self.side}:stream:{self.stream_seed}")
         self._first_opener = opening_turns(self.scenario)[0]["text"]
@@ -236,8 +216,7 @@ class DondPlayer(TextReplyModel):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
-        last = messages[-1] if messages else None
-        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+        if simulation.is_round_over(messages):
             return "Understood. I will use this feedback in the next round."
         view = read_round(messages, self._first_opener, self.side)
         lexicon = count_lexicon(view.feedback)
@@ -388,23 +367,12 @@ def _message_claim(move: Move) -> Claim | None:
 
 def build_player(request: ModelRequest) -> DondPlayer:
     """``scripted:<strategy>`` for either seat."""
-    if request.name not in STRATEGIES:
-        raise ValueError(
-            f"unknown Deal or No Deal simulator {request.name!r}; choose one of "
-            f"{', '.join(STRATEGIES)} or critic"
-        )
-    unknown = sorted(set(request.params) - {"opening", "reservation"})
-    if unknown:
-        raise ValueError(
-            f"unknown params {', '.join(unknown)}; Deal or No Deal players take opening, "
-            "reservation (shares of the best utility between 0 and 1)"
-        )
-    for key in ("opening", "reservation"):
-        value = request.params.get(key)
-        if value is not None and not (
-            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
-        ):
-            raise ValueError(f"params.{key}: {value!r} is not a share between 0 and 1")
+    simulation.check_share_params(
+        request,
+        STRATEGIES,
+        game="Deal or No Deal",
+        shares="shares of the best utility between 0 and 1",
+    )
     return DondPlayer(
         strategy=request.name,
         side=request.side,
@@ -417,13 +385,7 @@ def build_player(request: ModelRequest) -> DondPlayer:
 
 def build_scripted(request: ModelRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_player(request)
+    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(

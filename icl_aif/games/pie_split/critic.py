@@ -27,6 +27,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import ROLE_NAMES, PieSplitScenario, scenario_values
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
@@ -34,7 +35,6 @@ from icl_aif.transcript import Speaker
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_ROUND = re.compile(r"^Round (\d+)$")
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 _DEAL = re.compile(
     r"^Outcome: deal on offer \d+ after (\d+) exchanges?: "
@@ -77,19 +77,14 @@ class RoundSummary:
 
 def last_round(transcript: str, side: Speaker, pie: float) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
-    blocks: list[list[str]] = []
-    for line in transcript.splitlines():
-        if _ROUND.match(line.strip()):
-            blocks.append([])
-        elif blocks:
-            blocks[-1].append(line.strip())
-    if not blocks:
+    block = simulation.last_round_lines(transcript)
+    if block is None:
         return None
     demands: list[float] = []
     deal = False
     exchanges: int | None = None
     share: float | None = None
-    for line in blocks[-1]:
+    for line in block:
         if (match := _LINE.match(line)) and match.group(1) == side:
             split = read_split(match.group(2), pie)
             if split is not None:
@@ -134,8 +129,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
-        self._rng = random.Random(f"pie_split:critic:{self.side}:{self.seed}{stream}")
+        self._rng = simulation.critic_rng("pie_split", self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -146,15 +140,13 @@ class ScriptedCritic(TextReplyModel):
         pie = self.scenario.pie
         summary = last_round(last_user_text(messages), self.side, pie)
         keys = diagnose(summary, pie)
-        general = [k for k in _GENERAL if k not in keys]
-        self._rng.shuffle(general)
-        chosen = [*keys, *general][: self.suggestions]
+        chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         values = {
             "shrink": scenario_values(self.scenario)["shrink"],
             "rival": ROLE_NAMES["buyer" if self.side == "seller" else "seller"],
         }
         lines = [ADVICE[k].format_map(values) for k in chosen]
-        return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        return simulation.numbered(lines)
 
 
 def build_critic(request: ModelRequest) -> ScriptedCritic:

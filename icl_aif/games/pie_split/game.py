@@ -16,11 +16,10 @@ scores ``no_deal_payoff`` too. Templates: ``prompts/pie_split/``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import ValidationError
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -29,9 +28,16 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    acknowledgement_text,
     anchor_label,
-    collapse_blank_lines,
-    critic_constraints,
+    anchor_round,
+    critic_prompt,
+    last_speaker,
+    next_round_text,
+    read_terms,
+    reason_text,
+    round_goal,
+    sample_round_sets,
 )
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_split
@@ -60,15 +66,7 @@ def _scenario(scenario: Scenario) -> PieSplitScenario:
 
 def deal_terms(record: Round) -> PieSplitTerms | None:
     """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    if record.get("outcome") != "deal":
-        return None
-    terms = record.get("terms")
-    if not isinstance(terms, Mapping):
-        return None
-    try:
-        return PieSplitTerms.model_validate(terms)
-    except ValidationError:
-        return None
+    return read_terms(record, PieSplitTerms)
 
 
 def side_payoff(terms: PieSplitTerms, side: Speaker, discount: float) -> float:
@@ -82,17 +80,12 @@ def anchor_payoff(
     """The payoff the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
     when that round had no deal."""
-    if not rounds:
-        return None
-    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
-    deals = [
-        (side_payoff(terms, side, discount), int(record["round"]))
-        for record in candidates
-        if (terms := deal_terms(record)) is not None
-    ]
-    if not deals:
-        return None
-    return max(deals, key=lambda d: (d[0], -d[1]))
+
+    def value(record: Round) -> float | None:
+        terms = deal_terms(record)
+        return None if terms is None else side_payoff(terms, side, discount)
+
+    return anchor_round(rounds, anchor, value)
 
 
 def _payoff_text(value: float) -> str:
@@ -107,15 +100,13 @@ def _exchanges_text(exchanges: int) -> str:
 
 def _no_deal_reason(record: Round, scenario: PieSplitScenario) -> str:
     """Why a round ended without an agreement, naming the role that ended it."""
-    reason = record.get("reason") or "unknown"
-    turns = record.get("turns") or []
-    last = ROLE_NAMES.get(turns[-1]["speaker"], "a side") if turns else "a side"
+    last = last_speaker(record, ROLE_NAMES, "a side")
     texts = {
         "walk_away": f"the {last} walked away",
         "refusal": f"the {last} refused to go on",
         "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
     }
-    return texts.get(reason, str(reason).replace("_", " "))
+    return reason_text(record, texts)
 
 
 @register_game
@@ -201,28 +192,15 @@ class PieSplitGame(Game):
             result = prompts.render(
                 f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
             )
-        next_round = last["round"] + 1
         anchor = anchor_payoff(rounds, config.anchor, side, s.discount)
-        if anchor is None:
-            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
-        else:
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_anchor.txt",
-                next_round=next_round,
-                anchor=_payoff_text(anchor[0]),
-                anchor_label=anchor_label(config.anchor, anchor[1]),
-            )
-        block = (
-            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
-        )
-        text = prompts.render(
-            f"{PROMPTS}/round/next_round.txt",
-            round=last["round"],
-            result=result,
-            feedback=block,
-            goal=goal,
-        )
-        return collapse_blank_lines(text)
+        anchored = None
+        if anchor is not None:
+            anchored = {
+                "anchor": _payoff_text(anchor[0]),
+                "anchor_label": anchor_label(config.anchor, anchor[1]),
+            }
+        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
+        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
@@ -230,13 +208,8 @@ class PieSplitGame(Game):
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
         discount = _scenario(config.scenario).discount
         anchor = anchor_payoff(rounds, config.anchor, config.improve, discount)
-        if anchor is None:
-            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
-        else:
-            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_payoff_text(anchor[0]))
-        return prompts.render(
-            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
-        )
+        aim = None if anchor is None else {"anchor": _payoff_text(anchor[0])}
+        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
         self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
@@ -252,12 +225,7 @@ class PieSplitGame(Game):
             "no_deal_payoff": f"{s.no_deal_payoff:g}",
             "suggestions": config.feedback.suggestions,
         }
-        constraints = critic_constraints(
-            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
-        )
-        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
-        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
-        return [Message(role="system", content=system), Message(role="user", content=request)]
+        return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
     def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
@@ -265,10 +233,7 @@ class PieSplitGame(Game):
         s = _scenario(scenario)
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = PieSplitTerms(seller_share=0.6, buyer_share=0.4, exchanges=2).model_dump()
-        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
-        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
-        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
-        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+        return sample_round_sets(turns, terms)
 
     # --- the judge and the terms ----------------------------------------------------------
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -54,6 +53,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.pie_split.critic import build_critic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
@@ -62,7 +62,7 @@ from icl_aif.games.pie_split.scenario import (
     opening_turns,
     share_step,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.models.base import ModelRequest, TextReplyModel
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -98,8 +98,6 @@ ANCHOR_SHIFT = 0.04
 WALK_SHIFT = 0.04
 EQUAL_PULL = 0.7
 MOST_DEMANDED = 0.95
-
-_ROUND_OVER = re.compile(r"Round \d+ is over\.")
 
 REPLIES: dict[str, tuple[str, ...]] = {
     "open": (
@@ -167,31 +165,14 @@ class RoundView:
 def read_round(messages: Sequence[BaseMessage], first_opener: str, pie: float) -> RoundView:
     """Split the history into the current round (from the last time its first opener was said)
     and the feedback turns before every later round."""
-    texts = [message_text(m) for m in messages]
-    starts = [i for i, text in enumerate(texts) if text == first_opener]
-    body_start = (
-        starts[-1]
-        if starts
-        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
-    )
-    feedback: list[str] = []
-    for start in starts[1:]:
-        for i in range(start - 1, -1, -1):
-            if messages[i].type == "human":
-                feedback.append(texts[i])
-                break
-    lines = [
-        (message.type == "ai", read_line(text, pie))
-        for message, text in zip(messages[body_start:], texts[body_start:], strict=True)
-        if message.type in ("ai", "human")
-    ]
-    return RoundView(lines=lines, feedback=feedback)
+    history = simulation.read_history(messages, first_opener)
+    lines = [(own, read_line(text, pie)) for own, text in history.lines()]
+    return RoundView(lines=lines, feedback=history.feedback)
 
 
 def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
     """How often each lexicon group is mentioned over all feedback turns."""
-    text = " ".join(feedback).lower()
-    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+    return simulation.count_lexicon(feedback, LEXICON)
 
 
 class PieSplitPlayer(TextReplyModel):
@@ -224,11 +205,7 @@ class PieSplitPlayer(TextReplyModel):
                 self.reservation if self.reservation is not None else drawn_reservation
             )
         self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        if self._reservation > self._opening:
-            raise ValueError(
-                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
-                "a player never asks for less than it accepts"
-            )
+        simulation.check_reservation(self._reservation, self._opening)
         if self.stream_seed is not None:  # same private values, random choices of its own
             self._rng = random.Random(f"pie_split:{self.side}:stream:{self.stream_seed}")
         self._first_opener = opening_turns(self.scenario)[0]["text"]
@@ -245,8 +222,7 @@ class PieSplitPlayer(TextReplyModel):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
-        last = messages[-1] if messages else None
-        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+        if simulation.is_round_over(messages):
             return "Understood. I will use this feedback in the next round."
         pie = self.scenario.pie
         view = read_round(messages, self._first_opener, pie)
@@ -335,23 +311,13 @@ class PieSplitPlayer(TextReplyModel):
 
 def build_player(request: ModelRequest) -> PieSplitPlayer:
     """``scripted:<strategy>`` for the proposer (seller seat) or the responder (buyer seat)."""
-    if request.name not in STRATEGIES:
-        raise ValueError(
-            f"unknown pie-split simulator {request.name!r}; choose one of "
-            f"{', '.join(STRATEGIES)} or critic"
-        )
-    unknown = sorted(set(request.params) - {"opening", "reservation"})
-    if unknown:
-        raise ValueError(
-            f"unknown params {', '.join(unknown)}; pie-split players take opening, reservation "
-            "(shares of the pie between 0 and 1)"
-        )
-    for key in ("opening", "reservation"):
-        value = request.params.get(key)
-        if value is not None and not (
-            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
-        ):
-            raise ValueError(f"params.{key}: {value!r} is not a share of the pie between 0 and 1")
+    simulation.check_share_params(
+        request,
+        STRATEGIES,
+        game="pie-split",
+        shares="shares of the pie between 0 and 1",
+        share="a share of the pie",
+    )
     return PieSplitPlayer(
         strategy=request.name,
         side=request.side,
@@ -364,13 +330,7 @@ def build_player(request: ModelRequest) -> PieSplitPlayer:
 
 def build_scripted(request: ModelRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_player(request)
+    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(

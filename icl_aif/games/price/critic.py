@@ -24,12 +24,12 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.scenario import ScenarioConfig
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
 from icl_aif.transcript import Speaker
 
-_ROUND = re.compile(r"^Round (\d+)$")
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 
 _ADVICE: dict[str, dict[Speaker, str]] = {
@@ -86,18 +86,13 @@ class RoundSummary:
 
 def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
     """Parse the last ``Round N`` block of a critic transcript."""
-    blocks: list[list[str]] = []
-    for line in transcript.splitlines():
-        if _ROUND.match(line.strip()):
-            blocks.append([])
-        elif blocks:
-            blocks[-1].append(line.strip())
-    if not blocks:
+    block = simulation.last_round_lines(transcript)
+    if block is None:
         return None
     own_offers: list[float] = []
     own_turns = 0
     deal = False
-    for line in blocks[-1]:
+    for line in block:
         match = _LINE.match(line)
         if match and match.group(1) == side:
             own_turns += 1
@@ -140,8 +135,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
-        self._rng = random.Random(f"scripted:critic:{self.side}:{self.seed}{stream}")
+        self._rng = simulation.critic_rng("scripted", self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -151,11 +145,9 @@ class ScriptedCritic(TextReplyModel):
         """Numbered suggestions for the improved player."""
         summary = last_round(last_user_text(messages), self.side)
         keys = diagnose(summary, self.side, self.scenario)
-        general = [k for k in _GENERAL if k not in keys]
-        self._rng.shuffle(general)
-        chosen = [*keys, *general][: self.suggestions]
+        chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         lines = [_ADVICE[k][self.side].format(item=self.scenario.item) for k in chosen]
-        return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        return simulation.numbered(lines)
 
 
 def build_critic(request: ModelRequest) -> ScriptedCritic:

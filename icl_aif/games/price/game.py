@@ -22,10 +22,14 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    acknowledgement_text,
     anchor_label,
-    collapse_blank_lines,
-    critic_constraints,
+    anchor_round,
+    critic_prompt,
+    next_round_text,
     no_deal_reason,
+    round_goal,
+    sample_round_sets,
 )
 from icl_aif.games.price.moderator.prices import names_a_price
 from icl_aif.games.price.scenario import (
@@ -71,24 +75,8 @@ def anchor_price(
     rounds: Sequence[Round], anchor: Anchor, improve: Speaker
 ) -> tuple[float, int] | None:
     """The price the next round should beat and the round it came from, or None if there is none."""
-    if not rounds:
-        return None
-    if anchor == "previous":
-        candidates = [rounds[-1]]
-    elif anchor == "first":
-        candidates = [rounds[0]]
-    else:
-        candidates = list(rounds)
-    deals = [
-        (price, int(record["round"]))
-        for record in candidates
-        if (price := deal_price(record)) is not None
-    ]
-    if not deals:
-        return None
     # the best price for the improved side; the earliest round among equal prices
-    sign = 1.0 if improve == "seller" else -1.0
-    return max(deals, key=lambda d: (sign * d[0], -d[1]))
+    return anchor_round(rounds, anchor, deal_price, lower_is_better=improve != "seller")
 
 
 def _trade_words(side: Speaker) -> dict[str, str]:
@@ -158,30 +146,16 @@ class PriceGame(Game):
         else:
             reason = no_deal_reason(last, config.scenario.max_exchanges)
             result = prompts.render(f"{PROMPTS}/round/result_no_deal.txt", reason=reason)
-        next_round = last["round"] + 1
         anchor = anchor_price(rounds, config.anchor, side)
-        if anchor is None:
-            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
-        else:
-            anchored, number = anchor
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_anchor.txt",
+        anchored = None
+        if anchor is not None:
+            anchored = {
                 **words,
-                next_round=next_round,
-                anchor=format_money(anchored),
-                anchor_label=anchor_label(config.anchor, number),
-            )
-        block = (
-            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
-        )
-        text = prompts.render(
-            f"{PROMPTS}/round/next_round.txt",
-            round=last["round"],
-            result=result,
-            feedback=block,
-            goal=goal,
-        )
-        return collapse_blank_lines(text)
+                "anchor": format_money(anchor[0]),
+                "anchor_label": anchor_label(config.anchor, anchor[1]),
+            }
+        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
+        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
@@ -189,15 +163,8 @@ class PriceGame(Game):
         """``price/round/acknowledgement.txt`` with the aim (the price to beat, if any)."""
         words = _trade_words(config.improve)
         anchor = anchor_price(rounds, config.anchor, config.improve)
-        if anchor is None:
-            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
-        else:
-            aim = prompts.render(
-                f"{PROMPTS}/round/aim_anchor.txt", **words, anchor=format_money(anchor[0])
-            )
-        return prompts.render(
-            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
-        )
+        aim = None if anchor is None else {**words, "anchor": format_money(anchor[0])}
+        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
         self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
@@ -210,12 +177,7 @@ class PriceGame(Game):
             "suggestions": config.feedback.suggestions,
             "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
         }
-        constraints = critic_constraints(
-            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
-        )
-        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
-        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
-        return [Message(role="system", content=system), Message(role="user", content=request)]
+        return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -236,9 +198,7 @@ class PriceGame(Game):
         """A deal (an anchor price), a no deal after it, and a no deal alone (no anchor)."""
         s = _scenario(scenario)
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
-        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": {"price": s.list_price}}
-        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
-        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal]]
+        return sample_round_sets(turns, {"price": s.list_price}, unclear=False)
 
     # --- the judge and the terms ----------------------------------------------------------
 

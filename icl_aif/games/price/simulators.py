@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -51,13 +50,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.price.critic import build_critic
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
 from icl_aif.transcript import Speaker, Turn, format_money
-
-_ROUND_OVER = re.compile(r"Round \d+ is over\.")
 
 Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
 STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "tit_for_tat": 1.0}
@@ -152,37 +150,26 @@ class Reading:
 
 def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Reading:
     """Split the history into the current round and the feedback turns before earlier rounds."""
-    texts = [message_text(m) for m in messages]
-    starts = [i for i, text in enumerate(texts) if text == first_opener]
-    body_start = (
-        starts[-1]
-        if starts
-        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
-    )
-    feedback: list[str] = []
-    for start in starts[1:]:
-        for i in range(start - 1, -1, -1):
-            if messages[i].type == "human":
-                feedback.append(texts[i])
-                break
+    history = simulation.read_history(messages, first_opener)
     own: list[float] = []
     rival: list[float] = []
     own_turns = 0
-    for message, text in zip(messages[body_start:], texts[body_start:], strict=True):
+    for mine, text in history.lines():
         offer = standing_offer(text)
-        if message.type == "ai":
+        if mine:
             own_turns += 1
             if offer is not None:
                 own.append(offer)
-        elif message.type == "human" and offer is not None:
+        elif offer is not None:
             rival.append(offer)
-    return Reading(own_offers=own, rival_offers=rival, own_turns=own_turns, feedback=feedback)
+    return Reading(
+        own_offers=own, rival_offers=rival, own_turns=own_turns, feedback=history.feedback
+    )
 
 
 def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
     """How often each lexicon group is mentioned over all feedback turns."""
-    text = " ".join(feedback).lower()
-    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+    return simulation.count_lexicon(feedback, LEXICON)
 
 
 def price_step(list_price: float) -> float:
@@ -273,7 +260,7 @@ class ScriptedNegotiator(TextReplyModel):
     def _is_feedback(self, messages: Sequence[BaseMessage]) -> bool:
         """True when the last user message is a feedback turn (``Round N is over.``, from
         ``prompts/price/round/next_round.txt``): the player is asked to acknowledge, not to bargain."""
-        return _ROUND_OVER.match(message_text(messages[-1])) is not None
+        return simulation.ROUND_OVER.match(message_text(messages[-1])) is not None
 
     def _tougher_reservation(self, walk_mentions: int, sign: float, start: float) -> float:
         span = self.scenario.list_price - self.scenario.buyer_open
@@ -363,13 +350,7 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
     if request.role == "moderator":
         raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_negotiator(request)
+    return simulation.dispatch(request, build_negotiator, build_critic)
 
 
 def spoken_agreement(

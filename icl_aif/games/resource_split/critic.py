@@ -30,6 +30,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.resource_split.offers import read_split
 from icl_aif.games.resource_split.scenario import (
     ROLE_NAMES,
@@ -44,7 +45,6 @@ from icl_aif.transcript import Speaker, other_side
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_ROUND = re.compile(r"^Round (\d+)$")
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 _DEAL = re.compile(
     r"^Outcome: deal: seller takes .*? \(reward (\d+(?:\.\d+)?)\), "
@@ -91,20 +91,15 @@ def last_round(
     transcript: str, side: Speaker, scenario: ResourceSplitScenario
 ) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
-    blocks: list[list[str]] = []
-    for line in transcript.splitlines():
-        if _ROUND.match(line.strip()):
-            blocks.append([])
-        elif blocks:
-            blocks[-1].append(line.strip())
-    if not blocks:
+    block = simulation.last_round_lines(transcript)
+    if block is None:
         return None
     own, top = utilities(scenario, side), max_value(scenario, side)
     demands: list[float] = []
     offers = 0
     deal = False
     rewards: dict[str, float] = {}
-    for line in blocks[-1]:
+    for line in block:
         if match := _LINE.match(line):
             split = read_split(match.group(2))
             if split is not None:
@@ -160,8 +155,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
-        self._rng = random.Random(f"resource_split:critic:{self.side}:{self.seed}{stream}")
+        self._rng = simulation.critic_rng("resource_split", self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -172,15 +166,13 @@ class ScriptedCritic(TextReplyModel):
         played = complete(self.scenario)
         summary = last_round(last_user_text(messages), self.side, played)
         keys = diagnose(summary)
-        general = [k for k in _GENERAL if k not in keys]
-        self._rng.shuffle(general)
-        chosen = [*keys, *general][: self.suggestions]
+        chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         values = {
             "rival": ROLE_NAMES[other_side(self.side)],
             "no_deal_payoff": f"{played.no_deal_payoff:g}",
         }
         lines = [ADVICE[k].format_map(values) for k in chosen]
-        return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        return simulation.numbered(lines)
 
 
 def build_critic(request: ModelRequest) -> ScriptedCritic:

@@ -29,7 +29,6 @@ from statistics import fmean
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import ValidationError
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -39,9 +38,16 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    acknowledgement_text,
     anchor_label,
-    collapse_blank_lines,
-    critic_constraints,
+    anchor_round,
+    critic_prompt,
+    last_speaker,
+    next_round_text,
+    read_terms,
+    reason_text,
+    round_goal,
+    sample_round_sets,
 )
 from icl_aif.games.registry import register_game
 from icl_aif.games.resource_split.judge import (
@@ -78,15 +84,7 @@ def _scenario(scenario: Scenario) -> ResourceSplitScenario:
 
 def deal_terms(record: Round) -> ResourceSplitTerms | None:
     """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    if record.get("outcome") != "deal":
-        return None
-    terms = record.get("terms")
-    if not isinstance(terms, Mapping):
-        return None
-    try:
-        return ResourceSplitTerms.model_validate(terms)
-    except ValidationError:
-        return None
+    return read_terms(record, ResourceSplitTerms)
 
 
 def anchor_reward(
@@ -95,17 +93,12 @@ def anchor_reward(
     """The reward the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
     when that round had no deal."""
-    if not rounds:
-        return None
-    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
-    deals = [
-        (terms.reward(side), int(record["round"]))
-        for record in candidates
-        if (terms := deal_terms(record)) is not None
-    ]
-    if not deals:
-        return None
-    return max(deals, key=lambda d: (d[0], -d[1]))
+
+    def value(record: Round) -> float | None:
+        terms = deal_terms(record)
+        return None if terms is None else terms.reward(side)
+
+    return anchor_round(rounds, anchor, value)
 
 
 def _reward_text(value: float) -> str:
@@ -114,16 +107,14 @@ def _reward_text(value: float) -> str:
 
 def _no_deal_reason(record: Round, scenario: ResourceSplitScenario) -> str:
     """Why a round ended without an agreement, naming the player that ended it."""
-    reason = record.get("reason") or "unknown"
-    turns = record.get("turns") or []
-    last = ROLE_NAMES.get(turns[-1]["speaker"], "a player") if turns else "a player"
+    last = last_speaker(record, ROLE_NAMES, "a player")
     texts = {
         "walk_away": f"{last} walked away",
         "refusal": f"{last} refused to go on",
         "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
         "invalid_moves": "the round was stopped after repeated invalid moves",
     }
-    return texts.get(reason, str(reason).replace("_", " "))
+    return reason_text(record, texts)
 
 
 @cache
@@ -271,41 +262,23 @@ class ResourceSplitGame(Game):
                 reason=_no_deal_reason(last, s),
                 no_deal_payoff=f"{s.no_deal_payoff:g}",
             )
-        next_round = last["round"] + 1
         anchor = anchor_reward(rounds, config.anchor, side)
-        if anchor is None:
-            goal = prompts.render(f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round)
-        else:
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_anchor.txt",
-                next_round=next_round,
-                anchor=_reward_text(anchor[0]),
-                anchor_label=anchor_label(config.anchor, anchor[1]),
-            )
-        block = (
-            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
-        )
-        text = prompts.render(
-            f"{PROMPTS}/round/next_round.txt",
-            round=last["round"],
-            result=result,
-            feedback=block,
-            goal=goal,
-        )
-        return collapse_blank_lines(text)
+        anchored = None
+        if anchor is not None:
+            anchored = {
+                "anchor": _reward_text(anchor[0]),
+                "anchor_label": anchor_label(config.anchor, anchor[1]),
+            }
+        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
+        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the reward to beat, if any)."""
         anchor = anchor_reward(rounds, config.anchor, config.improve)
-        if anchor is None:
-            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
-        else:
-            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", anchor=_reward_text(anchor[0]))
-        return prompts.render(
-            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
-        )
+        aim = None if anchor is None else {"anchor": _reward_text(anchor[0])}
+        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
         self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
@@ -319,12 +292,7 @@ class ResourceSplitGame(Game):
             "no_deal_payoff": f"{s.no_deal_payoff:g}",
             "suggestions": config.feedback.suggestions,
         }
-        constraints = critic_constraints(
-            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
-        )
-        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
-        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
-        return [Message(role="system", content=system), Message(role="user", content=request)]
+        return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -351,10 +319,7 @@ class ResourceSplitGame(Game):
             seller_reward=0.5,
             buyer_reward=0.6,
         ).model_dump()
-        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
-        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
-        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
-        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+        return sample_round_sets(turns, terms)
 
     # --- one game's scenario, and moves -----------------------------------------------------
 

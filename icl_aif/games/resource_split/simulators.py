@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -59,6 +58,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.resource_split.critic import build_critic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
@@ -72,7 +72,7 @@ from icl_aif.games.resource_split.scenario import (
     utilities,
     value_of,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.models.base import ModelRequest, TextReplyModel
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -113,8 +113,6 @@ WALK_SHIFT = 0.05
 LAST_LINE_FACTOR = 0.5
 MOST_DEMANDED = 0.98
 JITTER = 0.02
-
-_ROUND_OVER = re.compile(r"Round \d+ is over\.")
 
 REPLIES: dict[str, tuple[str, ...]] = {
     "open": (
@@ -176,31 +174,14 @@ def read_round(messages: Sequence[BaseMessage], first_opener: str) -> RoundView:
     """Split the history into the current round (from the last time its first opener was said;
     a countdown may follow it in the same message) and the feedback turns before every later
     round."""
-    texts = [message_text(m) for m in messages]
-    starts = [i for i, text in enumerate(texts) if text.startswith(first_opener)]
-    body_start = (
-        starts[-1]
-        if starts
-        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
-    )
-    feedback: list[str] = []
-    for start in starts[1:]:
-        for i in range(start - 1, -1, -1):
-            if messages[i].type == "human":
-                feedback.append(texts[i])
-                break
-    lines = [
-        (message.type == "ai", read_line(text))
-        for message, text in zip(messages[body_start:], texts[body_start:], strict=True)
-        if message.type in ("ai", "human")
-    ]
-    return RoundView(lines=lines, feedback=feedback)
+    history = simulation.read_history(messages, first_opener, prefix=True)
+    lines = [(own, read_line(text)) for own, text in history.lines()]
+    return RoundView(lines=lines, feedback=history.feedback)
 
 
 def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
     """How often each lexicon group is mentioned over all feedback turns."""
-    text = " ".join(feedback).lower()
-    return {group: sum(text.count(p) for p in phrases) for group, phrases in LEXICON.items()}
+    return simulation.count_lexicon(feedback, LEXICON)
 
 
 def demand_bundle(
@@ -276,11 +257,7 @@ class ResourceSplitPlayer(TextReplyModel):
                 self.reservation if self.reservation is not None else drawn_reservation
             )
         self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        if self._reservation > self._opening:
-            raise ValueError(
-                f"params: reservation {self._reservation:g} is above opening {self._opening:g}; "
-                "a player never asks for less than it accepts"
-            )
+        simulation.check_reservation(self._reservation, self._opening)
         if self.stream_seed is not None:  # same private values, random choices of its own
             self._rng = random.Random(f"resource_split:{self.side}:stream:{self.stream_seed}")
         self._first_opener = opening_turns(self._played)[0]["text"]
@@ -297,8 +274,7 @@ class ResourceSplitPlayer(TextReplyModel):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
-        last = messages[-1] if messages else None
-        if last is not None and last.type == "human" and _ROUND_OVER.match(message_text(last)):
+        if simulation.is_round_over(messages):
             return "Understood. I will use this feedback in the next round."
         played = self._played
         amounts, own = amounts_of(played), utilities(played, self.side)
@@ -391,23 +367,12 @@ def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
 
 def build_player(request: ModelRequest) -> ResourceSplitPlayer:
     """``scripted:<strategy>`` for player 1 (seller seat) or player 2 (buyer seat)."""
-    if request.name not in STRATEGIES:
-        raise ValueError(
-            f"unknown resource-split simulator {request.name!r}; choose one of "
-            f"{', '.join(STRATEGIES)} or critic"
-        )
-    unknown = sorted(set(request.params) - {"opening", "reservation"})
-    if unknown:
-        raise ValueError(
-            f"unknown params {', '.join(unknown)}; resource-split players take opening, "
-            "reservation (shares of their maximum value between 0 and 1)"
-        )
-    for key in ("opening", "reservation"):
-        value = request.params.get(key)
-        if value is not None and not (
-            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
-        ):
-            raise ValueError(f"params.{key}: {value!r} is not a share between 0 and 1")
+    simulation.check_share_params(
+        request,
+        STRATEGIES,
+        game="resource-split",
+        shares="shares of their maximum value between 0 and 1",
+    )
     return ResourceSplitPlayer(
         strategy=request.name,
         side=request.side,
@@ -420,13 +385,7 @@ def build_player(request: ModelRequest) -> ResourceSplitPlayer:
 
 def build_scripted(request: ModelRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
-    if request.role == "critic":
-        if request.name != "critic":
-            raise ValueError("the scripted critic is scripted:critic")
-        return build_critic(request)
-    if request.name == "critic":
-        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
-    return build_player(request)
+    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(

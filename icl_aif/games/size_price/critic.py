@@ -32,6 +32,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.games import simulation
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
     ROLE_NAMES,
@@ -47,7 +48,6 @@ from icl_aif.transcript import Speaker, other_side
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_ROUND = re.compile(r"^Round (\d+)$")
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 _DEAL = re.compile(r"^Outcome: deal on (\d+) units? at \$([\d,]+(?:\.\d+)?) each")
 
@@ -92,20 +92,15 @@ class RoundSummary:
 def last_round(transcript: str, side: Speaker, max_lines: int = 10) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat (``max_lines``:
     the round's cap, to tell an acceptance on one of its last two lines)."""
-    blocks: list[list[str]] = []
-    for line in transcript.splitlines():
-        if _ROUND.match(line.strip()):
-            blocks.append([])
-        elif blocks:
-            blocks[-1].append(line.strip())
-    if not blocks:
+    block = simulation.last_round_lines(transcript)
+    if block is None:
         return None
     offers: list[Offer] = []
     accepted_at_once = False
     accepted_late = False
     terms: SizePriceTerms | None = None
     said = 0
-    for line in blocks[-1]:
+    for line in block:
         match = _LINE.match(line)
         said += match is not None
         if match and match.group(1) == side:
@@ -167,8 +162,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        stream = "" if self.stream_seed is None else f":stream:{self.stream_seed}"
-        self._rng = random.Random(f"size_price:critic:{self.side}:{self.seed}{stream}")
+        self._rng = simulation.critic_rng("size_price", self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -183,7 +177,7 @@ class ScriptedCritic(TextReplyModel):
         chosen = [*keys, *general][: self.suggestions]
         values = {"rival": ROLE_NAMES[other_side(self.side)]}
         lines = [ADVICE[k].format_map(values) for k in chosen]
-        return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        return simulation.numbered(lines)
 
 
 def build_critic(request: ModelRequest) -> ScriptedCritic:

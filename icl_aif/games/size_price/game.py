@@ -27,7 +27,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import ValidationError
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -37,9 +36,16 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    acknowledgement_text,
     anchor_label,
-    collapse_blank_lines,
-    critic_constraints,
+    anchor_round,
+    critic_prompt,
+    last_speaker,
+    next_round_text,
+    read_terms,
+    reason_text,
+    round_goal,
+    sample_round_sets,
 )
 from icl_aif.games.registry import register_game
 from icl_aif.games.size_price.judge import SizePriceJudge, standing_offer
@@ -76,15 +82,7 @@ def _scenario(scenario: Scenario) -> SizePriceScenario:
 
 def deal_terms(record: Round) -> SizePriceTerms | None:
     """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    if record.get("outcome") != "deal":
-        return None
-    terms = record.get("terms")
-    if not isinstance(terms, Mapping):
-        return None
-    try:
-        return SizePriceTerms.model_validate(terms)
-    except ValidationError:
-        return None
+    return read_terms(record, SizePriceTerms)
 
 
 def anchor_payoff(
@@ -93,17 +91,12 @@ def anchor_payoff(
     """The payoff the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
     when that round had no deal."""
-    if not rounds:
-        return None
-    candidates = {"previous": [rounds[-1]], "first": [rounds[0]]}.get(anchor, list(rounds))
-    deals = [
-        (side_payoff(scenario, side, terms), int(record["round"]))
-        for record in candidates
-        if (terms := deal_terms(record)) is not None
-    ]
-    if not deals:
-        return None
-    return max(deals, key=lambda d: (d[0], -d[1]))
+
+    def value(record: Round) -> float | None:
+        terms = deal_terms(record)
+        return None if terms is None else side_payoff(scenario, side, terms)
+
+    return anchor_round(rounds, anchor, value)
 
 
 def _units(quantity: int) -> str:
@@ -112,16 +105,14 @@ def _units(quantity: int) -> str:
 
 def _no_deal_reason(record: Round, scenario: SizePriceScenario) -> str:
     """Why a round ended without an agreement, naming the role that ended it."""
-    reason = record.get("reason") or "unknown"
-    turns = record.get("turns") or []
-    last = ROLE_NAMES.get(turns[-1]["speaker"], "a side") if turns else "a side"
+    last = last_speaker(record, ROLE_NAMES, "a side")
     texts = {
         "walk_away": f"the {last} walked away",
         "refusal": f"the {last} refused to go on",
         "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
         "invalid_moves": f"the {last} kept making invalid moves",
     }
-    return texts.get(reason, str(reason).replace("_", " "))
+    return reason_text(record, texts)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -211,31 +202,15 @@ class SizePriceGame(Game):
                 reason=_no_deal_reason(last, s),
                 gain=GAIN[side],
             )
-        next_round = last["round"] + 1
         anchor = anchor_payoff(rounds, config.anchor, side, s)
-        if anchor is None:
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_no_anchor.txt", next_round=next_round, gain=GAIN[side]
-            )
-        else:
-            goal = prompts.render(
-                f"{PROMPTS}/round/goal_anchor.txt",
-                next_round=next_round,
-                gain=GAIN[side],
-                target=format_price(anchor[0]),
-                anchor_label=anchor_label(config.anchor, anchor[1]),
-            )
-        block = (
-            prompts.render(f"{PROMPTS}/round/feedback.txt", feedback=feedback) if feedback else ""
-        )
-        text = prompts.render(
-            f"{PROMPTS}/round/next_round.txt",
-            round=last["round"],
-            result=result,
-            feedback=block,
-            goal=goal,
-        )
-        return collapse_blank_lines(text)
+        anchored = None
+        if anchor is not None:
+            anchored = {
+                "target": format_price(anchor[0]),
+                "anchor_label": anchor_label(config.anchor, anchor[1]),
+            }
+        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored, gain=GAIN[side])
+        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
@@ -243,13 +218,8 @@ class SizePriceGame(Game):
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
         side = config.improve
         anchor = anchor_payoff(rounds, config.anchor, side, _scenario(config.scenario))
-        if anchor is None:
-            aim = prompts.render(f"{PROMPTS}/round/aim_no_anchor.txt")
-        else:
-            aim = prompts.render(f"{PROMPTS}/round/aim_anchor.txt", target=format_price(anchor[0]))
-        return prompts.render(
-            f"{PROMPTS}/round/acknowledgement.txt", next_round=rounds[-1]["round"] + 1, aim=aim
-        )
+        aim = None if anchor is None else {"target": format_price(anchor[0])}
+        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
         self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
@@ -268,12 +238,7 @@ class SizePriceGame(Game):
             "private": prompts.render(f"{PROMPTS}/critic/private_{side}.txt", **scenario_values(s)),
             "suggestions": config.feedback.suggestions,
         }
-        constraints = critic_constraints(
-            prompts, f"{PROMPTS}/critic/constraints.txt", config.feedback.constraints, values
-        )
-        system = prompts.render(f"{PROMPTS}/critic/system.txt", **values, constraints=constraints)
-        request = prompts.render(f"{PROMPTS}/critic/request.txt", **values, transcript=transcript)
-        return [Message(role="system", content=system), Message(role="user", content=request)]
+        return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
     def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
@@ -283,10 +248,7 @@ class SizePriceGame(Game):
         terms = SizePriceTerms(
             quantity=efficient_quantity(s), unit_price=round(s.unit_cost * 1.5, 2)
         ).model_dump()
-        deal = {"round": 1, "turns": turns, "outcome": "deal", "terms": terms}
-        no_deal = {"round": 1, "turns": turns, "outcome": "no_deal", "reason": "cap"}
-        unclear = {"round": 1, "turns": turns, "outcome": "deal", "terms": None}
-        return [[deal], [deal, {**no_deal, "round": 2}], [no_deal], [unclear]]
+        return sample_round_sets(turns, terms)
 
     # --- moves ----------------------------------------------------------------------------
 

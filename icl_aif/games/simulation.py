@@ -1,0 +1,193 @@
+"""What the games' rule-based simulators share: the ``scripted:KIND`` dispatch between a player
+and the critic, the checks of a player's ``params``, reading the feedback turns out of a
+player's history and counting its feedback lexicon, and the scripted critic's reading of its
+transcript and its numbered reply.
+
+Each game keeps its own strategies, lexicon, wording and error texts; these helpers only hold
+the logic that is the same in every game.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+
+from icl_aif.models.base import ModelRequest, message_text
+
+__all__ = [
+    "ROUND_OVER",
+    "History",
+    "check_reservation",
+    "check_share_params",
+    "choose_advice",
+    "count_lexicon",
+    "critic_rng",
+    "dispatch",
+    "is_round_over",
+    "last_round_lines",
+    "numbered",
+    "read_history",
+]
+
+ROUND_OVER = re.compile(r"Round \d+ is over\.")
+"""The start of the between-rounds turn (``<game>/round/next_round.txt``)."""
+
+_ROUND = re.compile(r"^Round (\d+)$")
+
+
+def dispatch(
+    request: ModelRequest,
+    build_player: Callable[[ModelRequest], BaseChatModel],
+    build_critic: Callable[[ModelRequest], BaseChatModel],
+) -> BaseChatModel:
+    """``scripted:critic`` in the critic role, else a ``scripted:STRATEGY`` player; the critic
+    in any other role, or a player in the critic role, is a :class:`ValueError`."""
+    if request.role == "critic":
+        if request.name != "critic":
+            raise ValueError("the scripted critic is scripted:critic")
+        return build_critic(request)
+    if request.name == "critic":
+        raise ValueError(f"scripted:critic plays the critic, not the {request.role}")
+    return build_player(request)
+
+
+def check_share_params(
+    request: ModelRequest,
+    strategies: Mapping[str, Any],
+    *,
+    game: str,
+    shares: str,
+    share: str = "a share",
+) -> None:
+    """Check a ``scripted:STRATEGY`` request of a player that takes ``opening`` and
+    ``reservation`` (each a share between 0 and 1): a known strategy (``game`` names the game
+    in the message: ``unknown pie-split simulator ...``), no other params (``shares`` says what
+    they are shares of) and values in range (``share``: ``a share of the pie``)."""
+    if request.name not in strategies:
+        raise ValueError(
+            f"unknown {game} simulator {request.name!r}; choose one of "
+            f"{', '.join(strategies)} or critic"
+        )
+    unknown = sorted(set(request.params) - {"opening", "reservation"})
+    if unknown:
+        raise ValueError(
+            f"unknown params {', '.join(unknown)}; {game} players take opening, reservation "
+            f"({shares})"
+        )
+    for key in ("opening", "reservation"):
+        value = request.params.get(key)
+        if value is not None and not (
+            isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+        ):
+            raise ValueError(f"params.{key}: {value!r} is not {share} between 0 and 1")
+
+
+def check_reservation(reservation: float, opening: float) -> None:
+    """A player never asks for less than it accepts: its reservation is at most its opening."""
+    if reservation > opening:
+        raise ValueError(
+            f"params: reservation {reservation:g} is above opening {opening:g}; "
+            "a player never asks for less than it accepts"
+        )
+
+
+def is_round_over(messages: Sequence[BaseMessage]) -> bool:
+    """True when the last message is the user's between-rounds turn (``Round N is over.``): the
+    player is asked to acknowledge the feedback, not to bargain."""
+    last = messages[-1] if messages else None
+    return last is not None and last.type == "human" and bool(ROUND_OVER.match(message_text(last)))
+
+
+@dataclass(frozen=True)
+class History:
+    """A player's history split at its rounds: the messages' texts, where the current round
+    starts (the last time its first opener was said, else the first non-system message) and the
+    feedback turns (the user message just before each later round's opener)."""
+
+    messages: Sequence[BaseMessage]
+    texts: list[str]
+    start: int
+    feedback: list[str]
+
+    def lines(self) -> list[tuple[bool, str]]:
+        """The current round's lines: ``(own, text)`` for each of its assistant (``own``) and
+        user messages."""
+        return [
+            (message.type == "ai", text)
+            for message, text in zip(
+                self.messages[self.start :], self.texts[self.start :], strict=True
+            )
+            if message.type in ("ai", "human")
+        ]
+
+
+def read_history(
+    messages: Sequence[BaseMessage], first_opener: str, *, prefix: bool = False
+) -> History:
+    """Split ``messages`` at the rounds: a round starts where ``first_opener`` is said (the whole
+    message, or with ``prefix`` its start: a countdown may follow it in the same message)."""
+    texts = [message_text(m) for m in messages]
+    starts = [
+        i
+        for i, text in enumerate(texts)
+        if (text.startswith(first_opener) if prefix else text == first_opener)
+    ]
+    start = (
+        starts[-1]
+        if starts
+        else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
+    )
+    feedback: list[str] = []
+    for later in starts[1:]:
+        for i in range(later - 1, -1, -1):
+            if messages[i].type == "human":
+                feedback.append(texts[i])
+                break
+    return History(messages=messages, texts=texts, start=start, feedback=feedback)
+
+
+def count_lexicon(feedback: Sequence[str], lexicon: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """How often each group of ``lexicon`` is mentioned over all feedback turns
+    (case-insensitive)."""
+    text = " ".join(feedback).lower()
+    return {group: sum(text.count(p) for p in phrases) for group, phrases in lexicon.items()}
+
+
+def last_round_lines(transcript: str) -> list[str] | None:
+    """The stripped lines of the last ``Round N`` block of a critic transcript; None without
+    one."""
+    blocks: list[list[str]] = []
+    for line in transcript.splitlines():
+        if _ROUND.match(line.strip()):
+            blocks.append([])
+        elif blocks:
+            blocks[-1].append(line.strip())
+    return blocks[-1] if blocks else None
+
+
+def critic_rng(game: str, side: str, seed: int, stream_seed: int | None) -> random.Random:
+    """The scripted critic's random choices of one game (``stream_seed`` when set: a paired
+    arm's own), seeded from ``<game>:critic:<side>:<seed>``."""
+    stream = "" if stream_seed is None else f":stream:{stream_seed}"
+    return random.Random(f"{game}:critic:{side}:{seed}{stream}")
+
+
+def choose_advice(
+    keys: Sequence[str], general: Sequence[str], rng: random.Random, suggestions: int
+) -> list[str]:
+    """The diagnosed ``keys`` first, then the ``general`` advice not among them in a random
+    order, ``suggestions`` in all."""
+    rest = [k for k in general if k not in keys]
+    rng.shuffle(rest)
+    return [*keys, *rest][:suggestions]
+
+
+def numbered(lines: Sequence[str]) -> str:
+    """``1. ...``, ``2. ...``: the critic's suggestions, one a line."""
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
