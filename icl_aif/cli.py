@@ -418,6 +418,48 @@ def export(
     console.print(f"{count} line(s) written to {target}", markup=False, soft_wrap=True)
 
 
+@app.command()
+def audit(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory.")],
+    moderator: Annotated[
+        str, typer.Option(help="The audit judge: rules, llm or hybrid (the game's judges).")
+    ] = "rules",
+    model: Annotated[
+        str | None,
+        typer.Option(help="provider:model of an llm or hybrid judge (default: the run's)."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Another endpoint, e.g. an OpenAI-compatible server.")
+    ] = None,
+    window: Annotated[
+        int | None,
+        typer.Option(help="Turns the judge reads (default: the run's roles.moderator.window)."),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The disputed rounds, JSONL (default RUN_DIR/audit.jsonl).")
+    ] = None,
+) -> None:
+    """Re-judge every recorded round with another judge and list where it disagrees.
+
+    Nothing is played: each round's lines are judged again as the game judged them. A model
+    judge's calls go to RUN_DIR/audit_calls.jsonl.
+    """
+    from icl_aif.audit import audit_line, audit_rows, plan_audit, run_audit
+
+    plan = plan_audit(run_dir, moderator, model=model, base_url=base_url, window=window, out=out)
+    with progress_bar(transient=True) as bar:
+        task = bar.add_task(f"audit ({moderator})", total=plan.size)
+        result = run_audit(plan, progress=lambda n: bar.advance(task, n))
+    judge = moderator if result.model is None else f"{moderator} ({result.model})"
+    table = Table(title=f"audit of {run_dir} by the {judge} judge")
+    for header in ("", "rounds", "share"):
+        table.add_column(header, justify="left" if not header else "right", no_wrap=True)
+    for row in audit_rows(result):
+        table.add_row(*row)
+    _print_uncut(table)
+    console.print(audit_line(result), markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("estimate")
 def estimate(
     config: Annotated[Path, typer.Argument(help="Experiment YAML file.")],
@@ -625,8 +667,12 @@ def check_model(
 
 @app.command("moderator-eval")
 def moderator_eval(
-    file: Annotated[Path, typer.Argument(help="Labelled windows, JSONL.")],
-    moderator: Annotated[str, typer.Option(help="Moderator mode: rules, llm or hybrid.")] = "rules",
+    file: Annotated[
+        Path, typer.Argument(help="Labelled windows, JSONL (with --dialogs: whole dialogs).")
+    ],
+    moderator: Annotated[
+        str, typer.Option("--moderator", "--mode", help="Moderator mode: rules, llm or hybrid.")
+    ] = "rules",
     model: Annotated[
         str | None, typer.Option(help="provider:model of the llm and hybrid modes, e.g. local:")
     ] = None,
@@ -637,13 +683,32 @@ def moderator_eval(
         Path | None,
         typer.Option(help="Few-shot examples (default: prompts/price/moderator/examples.jsonl)."),
     ] = None,
-    concurrency: Annotated[int, typer.Option(help="Windows judged at once by a model.")] = 4,
+    concurrency: Annotated[
+        int, typer.Option(help="Windows (with --dialogs: dialogs) judged at once by a model.")
+    ] = 4,
     write_failures: Annotated[
         Path | None,
         typer.Option(help="Save the mistakes here, labelled, with the moderator's answer."),
     ] = None,
+    dialogs: Annotated[
+        bool,
+        typer.Option(
+            "--dialogs",
+            help="FILE holds whole labelled dialogs: replay each line by line as a game would "
+            "and score the first terminal verdict (docs/moderator.md).",
+        ),
+    ] = False,
+    window: Annotated[
+        int | None,
+        typer.Option(help="With --dialogs: turns the moderator sees (roles.moderator.window: 4)."),
+    ] = None,
+    mistakes: Annotated[
+        Path | None,
+        typer.Option(help="With --dialogs: save the mistakes here, JSONL, with their windows."),
+    ] = None,
 ) -> None:
-    """Score a moderator on labelled dialog windows: accuracy, precision, recall, price accuracy."""
+    """Score a moderator on labelled dialog windows (accuracy, precision, recall, price accuracy)
+    or, with --dialogs, on whole dialogs replayed line by line (outcome and price accuracy)."""
     from icl_aif.games.price.moderator.evaluation import load_labelled, render_report
     from icl_aif.games.price.moderator.evaluation import write_failures as save_failures
 
@@ -655,14 +720,62 @@ def moderator_eval(
         )
     if concurrency < 1:
         raise UsageError(f"--concurrency {concurrency}: judge at least one window at a time")
-    items = load_labelled(file)
-    report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
-    render_report(report, console)
+    if not dialogs:
+        if window is not None or mistakes is not None:
+            raise UsageError("--window and --mistakes need --dialogs (windows: --write-failures)")
+        items = load_labelled(file)
+        report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
+        render_report(report, console)
+        if write_failures is not None:
+            count = save_failures(report, write_failures)
+            console.print(
+                f"{count} mistake(s) written to {write_failures}", markup=False, soft_wrap=True
+            )
+        return
+
+    from icl_aif.calls import ModelCallError
+    from icl_aif.config import config_from_dict
+    from icl_aif.context import build_moderator
+    from icl_aif.games.price.moderator.dialogs import (
+        evaluate_dialogs,
+        load_dialogs,
+        render_dialog_report,
+        write_mistakes,
+    )
+    from icl_aif.games.price.moderator.evaluation import AsyncModerator
+
     if write_failures is not None:
-        count = save_failures(report, write_failures)
-        console.print(
-            f"{count} mistake(s) written to {write_failures}", markup=False, soft_wrap=True
-        )
+        raise UsageError("--write-failures saves windows; with --dialogs use --mistakes PATH")
+    if window is not None and window < 1:
+        raise UsageError(f"--window {window}: the moderator sees at least one turn")
+    settings: dict[str, Any] = {"mode": moderator}
+    if moderator != "rules":
+        settings.update(model=model, base_url=base_url, examples=examples)
+    if window is not None:
+        settings["window"] = window
+    experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
+    found = load_dialogs(file)
+    judge = cast(AsyncModerator, build_moderator(experiment))  # the price game's judge
+    size = experiment.roles.moderator.window
+    if moderator == "rules":
+        dialog_report = evaluate_dialogs(judge, found, size)
+    else:
+        with progress_bar(transient=True) as bar:
+            task = bar.add_task(f"{moderator} moderator ({model})", total=len(found))
+            try:
+                dialog_report = evaluate_dialogs(
+                    judge,
+                    found,
+                    size,
+                    concurrency=concurrency,
+                    progress=lambda n: bar.advance(task, n),
+                )
+            except ModelCallError as exc:
+                raise UsageError(f"--model {model}: {exc}") from None
+    render_dialog_report(dialog_report, console)
+    if mistakes is not None:
+        count = write_mistakes(dialog_report, mistakes)
+        console.print(f"{count} mistake(s) written to {mistakes}", markup=False, soft_wrap=True)
 
 
 def _moderator_report(

@@ -108,6 +108,12 @@ _DIGITS_RE = re.compile(
 
 _PREFIX_RE = re.compile(r"(?:US\s?\$|\$|USD|US dollars?)\s?$", re.IGNORECASE)
 _THOUSANDS_SUFFIX_RE = re.compile(r"[kK]\b")
+# After "5k": not money ("5k miles", "10k run", "4k video").
+_K_UNIT_AFTER_RE = re.compile(
+    r"\s*(?:mi\b|miles?|km|kms|run|race|steps|views|followers|subscribers|resolution|video|"
+    r"display|tv|monitor|screen|rpm)",
+    re.IGNORECASE,
+)
 _DOLLAR_SUFFIX_RE = re.compile(r"\s?(?:\$|USD\b|US dollars?\b|dollars?\b|bucks?\b)", re.IGNORECASE)
 _CENT_SUFFIX_RE = re.compile(r"\s?(?:cents?\b|¢)", re.IGNORECASE)
 _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
@@ -122,7 +128,12 @@ _BARE_CUE_RE = re.compile(
 )
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
-    r"\s*(?:and (?:it's|it is|we have|we've got|you've got|you got)|it is\b|it's a deal|is (?:my|"
+    r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
+    r"have|we'll have|i'll|i will|we can|we're|we are|you can have|the \w+ is|it'?s? yours|"
+    r"call it|deal)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
+    r"good|great|perfect|acceptable|fair))|sounds (?:great|perfect|fine|reasonable|fantastic|ok|"
+    r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
+    r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
     r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top)|"
     r"is as (?:low|high) as|works\b|is fine|is fair|sounds (?:good|fair)|,? final\b|,? firm\b|"
     r"tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|that|them|"
@@ -483,6 +494,9 @@ def _money_value(
         value *= 1000
         end += k.end()
         after = text[end:]
+        # "13k", "12.5k": thousands of dollars, unless a unit follows ("5k miles")
+        if not _NOT_MONEY_AFTER_RE.match(after) and not _K_UNIT_AFTER_RE.match(after):
+            marked = True
     if (cent := _CENT_SUFFIX_RE.match(after)) is not None and prefix is None and not number.pair:
         return round(value / 100, 2), start, end + cent.end()
     if (dollar := _DOLLAR_SUFFIX_RE.match(after)) is not None:

@@ -45,6 +45,12 @@ Deciding the last turn (:func:`decide`)
 5. An acknowledgement after a finished round ("I'll pass." -> "Alright, no problem.") keeps the
    round finished; anything else is ``ongoing``.
 
+Real chat (human and model text; ``tests/test_moderator_real_text.py`` holds one case per class):
+"deal" used to describe ("a great deal at $40") is not an acceptance; "I can accept your offer of
+$X" is; a "yes"/"ok" confirms only an earlier turn that really accepted a price; a conditional
+agreement ("I can do that if you pick it up") waits for the other side's "ok"; "13k" is 13,000;
+a bare number is a price when a cue follows it ("4600 and you have a deal", "425 then").
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -94,14 +100,23 @@ _FILLER = (
 
 STRONG_ACCEPT = [
     # "Deal.", "Deal, $15.", "OK, deal!"
-    r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*deal\b(?!\s*-?(?:breaker|with|or))",
+    r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*(?<!great )(?<!perfect )(?<!fine )deal\b"
+    r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
+    # "Great, deal!", "Perfect - deal." (an adjective right before "deal" describes it instead)
+    r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*(?:great|perfect|fine)\W*[,;:!.-]\W*deal\b"
+    r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
     r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
     r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|"
     r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?a deal\b",
-    r"\bdeal at\b",
+    r"(?<!good )(?<!great )(?<!fair )(?<!nice )(?<!sweet )(?<!real )(?<!steal )(?<!better )"
+    r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
     r"\b(?:done deal|deal done|deal's done|deal is done)\b",
     r"\bi (?:accept|agree)\b(?! with| that)",
+    r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
+    r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
+    r"deal|amount)|your " + PRICE + r")\b",
+    r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\b(?:accepted|agreed)\b",
     r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
@@ -112,7 +127,7 @@ STRONG_ACCEPT = [
     r"handshake)\b",
     r"\byou (?:win|drive a hard bargain|twisted my arm)\b",
     r"\b(?:twist my arm|you've twisted)\b",
-    r"\b(?:let's|let us) (?:do it|do this|do that|go with (?:that|it|" + PRICE + r")|"
+    r"\b(?:let's|lets|let us) (?:do it|do this|do that|go with (?:that|it|" + PRICE + r")|"
     r"make it happen|close (?:it|the deal)|seal (?:it|the deal)|lock it in|settle (?:on|at))\b",
     r"\b(?:seal the deal|sealed|settled|lock it in|locked in)\b",
     r"\b(?:you've got it|you got it)\b",
@@ -135,6 +150,11 @@ WEAK_ACCEPT = [
     r"\b(?:fair enough|i can (?:do|live with|work with|accept) (?:that|it)|i'm (?:happy|fine|good|"
     r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|i'm in|let's go)\b",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
+    r"\b(?:will do|i(?:'ll| will|'d| would| could| can) (?:do|manage|swing|pay) (?:that|it)(?! for)|"
+    r"(?:that's|that is|it's|sounds) agreeable|agreeable to me|i can make (?:that|it) work)\b",
+    # CraigslistBargain chats close with an offer form: "I'll enter the offer", "submit your offer"
+    r"\b(?:i'll|i will|let me|go ahead and|please|just|you can|i'm going to|i am going to) "
+    r"(?:submit|enter|send|put in|make|place) (?:the|your|my|an?|that) (?:final )?offer\b",
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
@@ -154,7 +174,8 @@ CONTINUES_RE = re.compile(
     r"higher|less|too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
-    r"sleep on it|consider)\b"
+    r"sleep on it|consider|unfortunately|sadly|sorry|afraid|way above|above my|over my|out of my|"
+    r"beyond my|can't afford|cannot afford|too (?:expensive|far|pricey|rich))\b"
 )
 
 _I_WILL = (
@@ -180,12 +201,13 @@ WALK_AWAY = [
     r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
     r"that|about))|forget it|forget about it)\b",
-    r"\b(?:goodbye|good bye|bye|farewell|good day|so long|have a (?:good|nice|great) (?:day|one|"
+    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
     r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
-    r"\b(?:changed my mind|change of plans|don't need (?:it|one|a|the|this)|no longer need|"
+    r"\b(?:changed my mind|change of plans|(?:don't|no longer) need (?:it|one|a|the|this)\b"
+    r"(?![^.!?]{0,20}\b(?:any ?more|now)\b)|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
 ]
@@ -196,9 +218,9 @@ REFUSAL = [
     r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at "
     + PRICE
     + r")|"
-    r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways|"
+    r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways(?! with)|"
     r"agree to disagree)",
-    r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways|end (?:the|this|"
+    r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways(?! with)|end (?:the|this|"
     r"our) (?:negotiation|conversation|discussion))\b",
     r"\b(?:can't|cannot|won't|couldn't|unable to|not able to|not going to|never going to|"
     r"failed to|didn't|did not) (?:make (?:this|it|a deal) work|make a deal|do a deal|"
@@ -229,7 +251,7 @@ THREAT_RE = re.compile(
 )
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
-    r"\b(?:goodbye|good bye|bye|farewell|good day|so long|have a (?:good|nice|great) (?:day|one|"
+    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|thanks|thank you|see you|take care|cheers|enjoy)\b"
 )
 
@@ -237,6 +259,8 @@ FAREWELL_RE = re.compile(
 # Before an acceptance, inside its sentence: a contrast that starts the accepting clause
 # ("I still think $14 is fair, but fine, deal.").  Prices before it are not what is accepted.
 CONTRAST_RE = re.compile(r"\b(?:but|however|though|although|yet|anyway|still)\b")
+# The condition of a conditional acceptance ("Sure, if you pick it up today").
+_CONDITION_ONLY_RE = re.compile(r"\b(?:if|as long as|provided|so long as)\b")
 # A turn that hesitates does not agree by repeating a price ("Hmm, $750... let me think.").
 HESITATION_RE = re.compile(
     r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
@@ -301,6 +325,12 @@ class Reading:
     def standing_offer(self) -> float | None:
         """The last offer/question price of the turn."""
         offers = [m.amount for m in self.prices if m.kind in _OFFER_KINDS]
+        return offers[-1] if offers else None
+
+    def table_offer(self) -> float | None:
+        """The last price the turn puts on the table, conditions included ("$15 if you pick it
+        up"): accepting it accepts the price with its terms."""
+        offers = [m.amount for m in self.prices if m.kind in _TABLE_KINDS]
         return offers[-1] if offers else None
 
     def firm_offer(self) -> float | None:
@@ -544,11 +574,38 @@ def _asks_again(ctx: Context, index: int) -> bool:
     return bound is None or not any(_same(a, bound) for a in asked)
 
 
-def _weak_accept_counts(ctx: Context, index: int) -> bool:
+# A later sentence that pushes back opens like this ("OK. But ...", "Sure. Hmm, ...").
+_PUSHBACK_OPENING_RE = re.compile(
+    r"^\W*(?:but|however|though|although|still|hmm+|let me|actually|wait|unless|if|except)\b"
+)
+
+
+def _resists(reading: Reading, position: int) -> bool:
+    """After a weak acceptance, the turn pushes back: in the accepting sentence, or in a later
+    sentence that names a price or opens with a contrast ("OK. But I need it delivered.").
+    A later aside without either ("That works. I can't use it anyway!") does not."""
+    text = reading.text
+    for start, end in sentence_spans(text):
+        if end <= position:
+            continue
+        if start <= position:  # the accepting sentence
+            if CONTINUES_RE.search(text, position, end):
+                return True
+            continue
+        sentence = text[start:end]
+        if _PUSHBACK_OPENING_RE.search(sentence):
+            return True
+        names_price = any(start <= m.start < end for m in reading.prices)
+        if names_price and CONTINUES_RE.search(sentence):
+            return True
+    return False
+
+
+def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     """A weak "OK." counts only if it answers a price or an acceptance and does not push back."""
     reading = ctx.readings[index]
     position = reading.weak_accept
-    if position is None or CONTINUES_RE.search(reading.text, position):
+    if position is None or _resists(reading, position):
         return False
     if any(
         m.kind in {"refused", "conditional"} or (m.kind == "question" and m.start > position)
@@ -559,14 +616,40 @@ def _weak_accept_counts(ctx: Context, index: int) -> bool:
     if previous is None:
         return False
     prev = ctx.readings[previous]
-    return prev.standing_offer() is not None or prev.accept is not None
+    if prev.table_offer() is not None:
+        return True
+    # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
+    # near the park." -> "Great!" agrees to nothing.
+    if prev.accept is None or _depth >= len(ctx.window):
+        return False
+    return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
 
 
-def _accepts(ctx: Context, index: int) -> bool:
+def _conditional_accept(ctx: Context, index: int) -> bool:
+    """Turn ``index`` agrees to the price on the table on a condition ("I can do that if you pick
+    it up", "Yes, if you deliver"): not a deal yet, but the other side's "OK" then closes it."""
+    reading = ctx.readings[index]
+    position = reading.accept
+    previous = ctx.previous_other(index)
+    if position is None or previous is None or ctx.readings[previous].table_offer() is None:
+        return False
+    if reading.ending is not None or reading.has_question:
+        return False
+    if any(m.kind in {"refused", "question"} for m in reading.prices):
+        return False
+    rest = reading.text[position:]
+    condition = _CONDITION_ONLY_RE.search(rest)
+    if condition is None:
+        return False
+    resisting = CONTINUES_RE.search(rest)
+    return resisting is None or resisting.start() >= condition.start()
+
+
+def _accepts(ctx: Context, index: int, _depth: int = 0) -> bool:
     """Turn ``index`` accepts (a strong acceptance, or a weak one that counts)."""
     if ctx.readings[index].strong_accept is not None:
         return True
-    return _weak_accept_counts(ctx, index)
+    return _weak_accept_counts(ctx, index, _depth)
 
 
 def _puts_price_on_table(reading: Reading) -> bool:
@@ -625,8 +708,21 @@ def _carry_over(ctx: Context, last: int, default: PriceVerdict) -> PriceVerdict:
     return default
 
 
+def _conditional_price(ctx: Context, index: int) -> float | None:
+    """A weak "OK, that works." to "$132 if I pick it up?" accepts the price with its terms."""
+    if ctx.readings[index].strong_accept is not None:
+        return None
+    for j in ctx.other_turns(index):
+        offer = ctx.readings[j].table_offer()
+        if offer is not None:
+            return offer if ctx.plausible(offer) else None
+    return None
+
+
 def _deal(ctx: Context, index: int) -> PriceVerdict:
     price = bind_price(ctx, index)
+    if price is None:
+        price = _conditional_price(ctx, index)
     if price is None:
         return PriceVerdict("deal", price=None, reason="price_not_found")
     return PriceVerdict("deal", price=price, reason="acceptance")
