@@ -9,19 +9,23 @@ the logic that is the same in every game.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from pydantic import PrivateAttr
 
-from icl_aif.models.base import ModelRequest, message_text
+from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.transcript import Speaker
 
 __all__ = [
     "ROUND_OVER",
+    "ConcessionPlayer",
     "History",
     "check_reservation",
     "check_share_params",
@@ -191,3 +195,63 @@ def choose_advice(
 def numbered(lines: Sequence[str]) -> str:
     """``1. ...``, ``2. ...``: the critic's suggestions, one a line."""
     return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+
+
+class ConcessionPlayer(TextReplyModel):
+    """The private values every time-dependent concession player draws (a simulator, not a
+    language model): its opening and reservation shares, from the ranges its game sets, unless
+    ``params`` fix them, and its concession exponent (the strategy's times a lognormal draw);
+    after them a paired arm's ``stream_seed`` reseeds its random choices. Each game's player
+    subclasses it with its ``scenario`` field, :attr:`GAME`, :attr:`OPENING`, :attr:`RESERVATION`,
+    :attr:`BETAS` (and :attr:`FAIR`: a strategy that asks for and settles at half, drawing
+    nothing), and implements :meth:`first_opener` and its strategy."""
+
+    GAME: ClassVar[str]
+    """The game's name: the seed strings of the player's draws, and its ``_llm_type``."""
+    OPENING: ClassVar[tuple[float, float]]
+    RESERVATION: ClassVar[tuple[float, float]]
+    BETAS: ClassVar[Mapping[str, float]]
+    FAIR: ClassVar[str | None] = None
+
+    strategy: str
+    side: Speaker
+    seed: int = 0
+    stream_seed: int | None = None
+    opening: float | None = None
+    reservation: float | None = None
+
+    _rng: random.Random = PrivateAttr()
+    _opening: float = PrivateAttr()
+    _reservation: float = PrivateAttr()
+    _beta: float = PrivateAttr()
+    _first_opener: str = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Draw this game's private values from the seed."""
+        self._rng = random.Random(f"{self.GAME}:{self.strategy}:{self.side}:{self.seed}")
+        if self.strategy == self.FAIR:
+            self._opening = self._reservation = 0.5
+        else:
+            drawn_opening = self._rng.uniform(*self.OPENING)
+            drawn_reservation = self._rng.uniform(*self.RESERVATION)
+            self._opening = self.opening if self.opening is not None else drawn_opening
+            self._reservation = (
+                self.reservation if self.reservation is not None else drawn_reservation
+            )
+        self._beta = self.BETAS[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
+        check_reservation(self._reservation, self._opening)
+        if self.stream_seed is not None:  # same private values, random choices of its own
+            self._rng = random.Random(f"{self.GAME}:{self.side}:stream:{self.stream_seed}")
+        self._first_opener = self.first_opener()
+
+    def first_opener(self) -> str:
+        """The text of the round's first opening line (where a round starts in the history)."""
+        raise NotImplementedError
+
+    @property
+    def _llm_type(self) -> str:
+        return f"scripted-{self.GAME.replace('_', '-')}-{self.strategy}"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}

@@ -34,15 +34,13 @@ Feedback: the players count these phrases in the feedback turns of their history
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.dond.critic import build_critic
@@ -57,7 +55,7 @@ from icl_aif.games.dond.scenario import (
     opening_turns,
     score,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel
+from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -147,43 +145,20 @@ def _rest(counts: Items, mine: Items) -> Items | None:
     return None if min(rest) < 0 else Items.of_tuple(rest)
 
 
-class DondPlayer(TextReplyModel):
+class DondPlayer(simulation.ConcessionPlayer):
     """A rule-based Deal or No Deal player (a simulator, not a language model)."""
 
+    GAME = "dond"
+    OPENING = (0.75, 0.95)
+    RESERVATION = (0.4, 0.6)
+    BETAS = STRATEGIES
+
     strategy: Strategy
-    side: Speaker
     scenario: DondScenario
-    seed: int = 0
-    stream_seed: int | None = None
-    opening: float | None = None
-    reservation: float | None = None
 
-    _rng: random.Random = PrivateAttr()
-    _opening: float = PrivateAttr()
-    _reservation: float = PrivateAttr()
-    _beta: float = PrivateAttr()
-    _first_opener: str = PrivateAttr()
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Draw this game's private values from the seed."""
-        self._rng = random.Random(f"dond:{self.strategy}:{self.side}:{self.seed}")
-        drawn_opening = self._rng.uniform(0.75, 0.95)
-        drawn_reservation = self._rng.uniform(0.4, 0.6)
-        self._opening = self.opening if self.opening is not None else drawn_opening
-        self._reservation = self.reservation if self.reservation is not None else drawn_reservation
-        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        simulation.check_reservation(self._reservation, self._opening)
-        if self.stream_seed is not None:  # same private values, random choices of its own
-            self._rng = random.Random(f"dond:{self.side}:stream:{self.stream_seed}")
-        self._first_opener = opening_turns(self.scenario)[0]["text"]
-
-    @property
-    def _llm_type(self) -> str:
-        return f"scripted-dond-{self.strategy}"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+    def first_opener(self) -> str:
+        """The text of the round's first opening line."""
+        return opening_turns(self.scenario)[0]["text"]
 
     # --- what the player believes ---------------------------------------------------------
 

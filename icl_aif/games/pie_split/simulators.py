@@ -43,15 +43,13 @@ reacts to ``remind``:
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.pie_split.critic import build_critic
@@ -62,7 +60,7 @@ from icl_aif.games.pie_split.scenario import (
     opening_turns,
     share_step,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel
+from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -175,48 +173,21 @@ def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
     return simulation.count_lexicon(feedback, LEXICON)
 
 
-class PieSplitPlayer(TextReplyModel):
+class PieSplitPlayer(simulation.ConcessionPlayer):
     """A rule-based proposer or responder (a simulator, not a language model)."""
 
+    GAME = "pie_split"
+    OPENING = (0.62, 0.8)
+    RESERVATION = (0.3, 0.45)
+    BETAS = STRATEGIES
+    FAIR = "fair"
+
     strategy: Strategy
-    side: Speaker
     scenario: PieSplitScenario
-    seed: int = 0
-    stream_seed: int | None = None
-    opening: float | None = None
-    reservation: float | None = None
 
-    _rng: random.Random = PrivateAttr()
-    _opening: float = PrivateAttr()
-    _reservation: float = PrivateAttr()
-    _beta: float = PrivateAttr()
-    _first_opener: str = PrivateAttr()
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Draw this game's private values from the seed."""
-        self._rng = random.Random(f"pie_split:{self.strategy}:{self.side}:{self.seed}")
-        if self.strategy == "fair":
-            self._opening = self._reservation = 0.5
-        else:
-            drawn_opening = self._rng.uniform(0.62, 0.8)
-            drawn_reservation = self._rng.uniform(0.3, 0.45)
-            self._opening = self.opening if self.opening is not None else drawn_opening
-            self._reservation = (
-                self.reservation if self.reservation is not None else drawn_reservation
-            )
-        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        simulation.check_reservation(self._reservation, self._opening)
-        if self.stream_seed is not None:  # same private values, random choices of its own
-            self._rng = random.Random(f"pie_split:{self.side}:stream:{self.stream_seed}")
-        self._first_opener = opening_turns(self.scenario)[0]["text"]
-
-    @property
-    def _llm_type(self) -> str:
-        return f"scripted-pie-split-{self.strategy}"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+    def first_opener(self) -> str:
+        """The text of the round's first opening line."""
+        return opening_turns(self.scenario)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------
 

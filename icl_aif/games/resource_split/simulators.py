@@ -72,7 +72,7 @@ from icl_aif.games.resource_split.scenario import (
     utilities,
     value_of,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel
+from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -225,50 +225,28 @@ def rest_of(amounts: Bundle, units: Bundle) -> Bundle:
     return Bundle(**{r: amounts.get(r) - units.get(r) for r in RESOURCES})
 
 
-class ResourceSplitPlayer(TextReplyModel):
+class ResourceSplitPlayer(simulation.ConcessionPlayer):
     """A rule-based player 1 or player 2 (a simulator, not a language model)."""
 
-    strategy: Strategy
-    side: Speaker
-    scenario: ResourceSplitScenario
-    seed: int = 0
-    stream_seed: int | None = None
-    opening: float | None = None
-    reservation: float | None = None
+    GAME = "resource_split"
+    OPENING = (0.75, 0.92)
+    RESERVATION = (0.3, 0.45)
+    BETAS = STRATEGIES
+    FAIR = "fair"
 
-    _rng: random.Random = PrivateAttr()
+    strategy: Strategy
+    scenario: ResourceSplitScenario
+
     _played: ResourceSplitScenario = PrivateAttr()
-    _opening: float = PrivateAttr()
-    _reservation: float = PrivateAttr()
-    _beta: float = PrivateAttr()
-    _first_opener: str = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
-        """Draw this game's private values from the seed."""
+        """The scenario completed (values a run left unset drawn as seed 0's), then the draws."""
         self._played = complete(self.scenario)
-        self._rng = random.Random(f"resource_split:{self.strategy}:{self.side}:{self.seed}")
-        if self.strategy == "fair":
-            self._opening = self._reservation = 0.5
-        else:
-            drawn_opening = self._rng.uniform(0.75, 0.92)
-            drawn_reservation = self._rng.uniform(0.3, 0.45)
-            self._opening = self.opening if self.opening is not None else drawn_opening
-            self._reservation = (
-                self.reservation if self.reservation is not None else drawn_reservation
-            )
-        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        simulation.check_reservation(self._reservation, self._opening)
-        if self.stream_seed is not None:  # same private values, random choices of its own
-            self._rng = random.Random(f"resource_split:{self.side}:stream:{self.stream_seed}")
-        self._first_opener = opening_turns(self._played)[0]["text"]
+        super().model_post_init(context)
 
-    @property
-    def _llm_type(self) -> str:
-        return f"scripted-resource-split-{self.strategy}"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+    def first_opener(self) -> str:
+        """The text of the round's first opening line."""
+        return opening_turns(self._played)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------
 

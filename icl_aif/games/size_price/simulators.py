@@ -55,11 +55,10 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.size_price.critic import build_critic
@@ -72,7 +71,7 @@ from icl_aif.games.size_price.scenario import (
     opening_turns,
     payoffs,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel
+from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Speaker, Turn, other_side
 
 __all__ = [
@@ -187,43 +186,20 @@ def _cents_up(amount: float) -> float:
     return math.ceil(round(amount * 100, 6)) / 100
 
 
-class SizePricePlayer(TextReplyModel):
+class SizePricePlayer(simulation.ConcessionPlayer):
     """A rule-based wholesale seller or retail buyer (a simulator, not a language model)."""
 
+    GAME = "size_price"
+    OPENING = (0.75, 0.92)
+    RESERVATION = (0.25, 0.4)
+    BETAS = STRATEGIES
+
     strategy: Strategy
-    side: Speaker
     scenario: SizePriceScenario
-    seed: int = 0
-    stream_seed: int | None = None
-    opening: float | None = None
-    reservation: float | None = None
 
-    _rng: random.Random = PrivateAttr()
-    _opening: float = PrivateAttr()
-    _reservation: float = PrivateAttr()
-    _beta: float = PrivateAttr()
-    _first_opener: str = PrivateAttr()
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Draw this game's private values from the seed."""
-        self._rng = random.Random(f"size_price:{self.strategy}:{self.side}:{self.seed}")
-        drawn_opening = self._rng.uniform(0.75, 0.92)
-        drawn_reservation = self._rng.uniform(0.25, 0.4)
-        self._opening = self.opening if self.opening is not None else drawn_opening
-        self._reservation = self.reservation if self.reservation is not None else drawn_reservation
-        self._beta = STRATEGIES[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
-        simulation.check_reservation(self._reservation, self._opening)
-        if self.stream_seed is not None:  # same private values, random choices of its own
-            self._rng = random.Random(f"size_price:{self.side}:stream:{self.stream_seed}")
-        self._first_opener = opening_turns(self.scenario)[0]["text"]
-
-    @property
-    def _llm_type(self) -> str:
-        return f"scripted-size-price-{self.strategy}"
-
-    @property
-    def _identifying_params(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "side": self.side, "seed": self.seed}
+    def first_opener(self) -> str:
+        """The text of the round's first opening line."""
+        return opening_turns(self.scenario)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------
 
