@@ -23,7 +23,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
+
+from icl_aif.games.talk import PLAIN_TALK as TALK
+from icl_aif.games.talk import Ending, sentences
 
 __all__ = [
     "Ending",
@@ -34,7 +36,6 @@ __all__ = [
     "sentences",
 ]
 
-Ending = Literal["walk_away", "refusal"]
 
 _AMOUNT = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"
 _OF_PIE = r"(?:\s+of\s+(?:the|this)\s+pie)?"
@@ -48,35 +49,6 @@ _YOURS = (
 )
 _NUMBER = re.compile(
     r"\boffer\s*(?:no\.?\s*|number\s*|#\s*)?(\d+)(?!\d|\.\d)(?!\s*(?:%|percent|for\b|of\b))", re.I
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-
-_ACCEPT = re.compile(
-    r"\b(?:i|we)\s+(?:accept|agree)\b|\baccepted\b|\bagreed\b"
-    r"|\b(?:it'?s|it\s+is|that'?s|that\s+is|we\s+have|you\s+have|you'?ve\s+got)\s+a\s+deal\b"
-    r"|^deal\b",
-    re.I,
-)
-_NEGATED_ACCEPT = re.compile(
-    r"\b(?:not|never|no|cannot|can'?t|won'?t|don'?t|do\s+not|will\s+not|refuse\s+to|rather\s+not)"
-    r"\b[^.!?,]{0,12}?\b(?:accept|agree|deal)",
-    re.I,
-)
-_REFUSAL = re.compile(
-    r"\bi\s+refuse\s+to\s+(?:continue|negotiate|go\s+on|play)\b"
-    r"|\bi\s+(?:won'?t|will\s+not)\s+(?:negotiate|continue|go\s+on|play)\b"
-    r"|\bi'?m\s+done\s+negotiating\b|\bi\s+am\s+done\s+negotiating\b|\bstop\s+negotiating\b",
-    re.I,
-)
-_WALK = re.compile(
-    r"\bwalk(?:ing)?\s+away\b|\bno\s+deal\b|\bi'?m\s+out\b|\bi\s+am\s+out\b"
-    r"|\bi'?ll\s+pass\b|\bi\s+quit\b",
-    re.I,
-)
-_NEGATED_WALK = re.compile(
-    r"\b(?:not|never|won'?t|don'?t|do\s+not|will\s+not|wouldn'?t|rather\s+not|no\s+need\s+to)"
-    r"\b[^.!?,]{0,12}?\bwalk",
-    re.I,
 )
 
 
@@ -104,11 +76,6 @@ class LineReading:
     ending: Ending | None
 
 
-def sentences(text: str) -> list[str]:
-    """``text`` cut after ``.``, ``!``, ``?`` and ``;``."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-
-
 def _amount(match: re.Match[str], pie: float) -> float:
     value = float(match.group(1))
     return value * pie / 100 if match.group(2) else value
@@ -129,29 +96,11 @@ def read_split(text: str, pie: float) -> Split | None:
     return Split(mine=mine, yours=yours, number=int(numbers[-1]) if numbers else None)
 
 
-def _accepts(text: str) -> bool:
-    for sentence in sentences(text):
-        if sentence.endswith("?") or _NEGATED_ACCEPT.search(sentence):
-            continue
-        if _ACCEPT.search(sentence):
-            return True
-    return False
-
-
-def _ending(text: str) -> Ending | None:
-    if _REFUSAL.search(text):
-        return "refusal"
-    for sentence in sentences(text):
-        if _WALK.search(sentence) and not _NEGATED_WALK.search(sentence):
-            return "walk_away"
-    return None
-
-
 def read_line(text: str, pie: float) -> LineReading:
     """Read one line of a round (see the module's format)."""
     split = read_split(text, pie)
-    accepts = _accepts(text)
-    ending = None if split is not None or accepts else _ending(text)
+    accepts = TALK.accepts(text)
+    ending = None if split is not None or accepts else TALK.ending(text)
     return LineReading(split=split, accepts=accepts, ending=ending)
 
 

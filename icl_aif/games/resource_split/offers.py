@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from icl_aif.games.resource_split.scenario import RESOURCES, Bundle
+from icl_aif.games.talk import PLAIN_TALK as TALK
+from icl_aif.games.talk import Ending, sentences
 
 __all__ = [
     "Ending",
@@ -36,7 +37,6 @@ __all__ = [
     "sentences",
 ]
 
-Ending = Literal["walk_away", "refusal"]
 
 _ITEM = r"[ABC]\s*[=:]\s*\d+"
 _ITEMS = rf"{_ITEM}(?:\s*(?:,|;|and|&)?\s*{_ITEM})*"
@@ -46,35 +46,6 @@ _YOURS = re.compile(rf"\byou\s+(?:would\s+|will\s+|'ll\s+)?{_VERB}\s*:?\s*({_ITE
 _ONE = re.compile(r"([ABC])\s*[=:]\s*(\d+)", re.I)
 _ANY_ITEM = re.compile(rf"\b{_ITEM}", re.I)
 _OFFER_LABEL = re.compile(r"^\s*(?:my\s+)?(?:counter-?)?offer\s*:", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-
-_ACCEPT = re.compile(
-    r"\b(?:i|we)\s+(?:accept|agree)\b|\baccepted\b|\bagreed\b"
-    r"|\b(?:it'?s|it\s+is|that'?s|that\s+is|we\s+have|you\s+have|you'?ve\s+got)\s+a\s+deal\b"
-    r"|^deal\b",
-    re.I,
-)
-_NEGATED_ACCEPT = re.compile(
-    r"\b(?:not|never|no|cannot|can'?t|won'?t|don'?t|do\s+not|will\s+not|refuse\s+to|rather\s+not)"
-    r"\b[^.!?,]{0,12}?\b(?:accept|agree|deal)",
-    re.I,
-)
-_REFUSAL = re.compile(
-    r"\bi\s+refuse\s+to\s+(?:continue|negotiate|go\s+on|play)\b"
-    r"|\bi\s+(?:won'?t|will\s+not)\s+(?:negotiate|continue|go\s+on|play)\b"
-    r"|\bi'?m\s+done\s+negotiating\b|\bi\s+am\s+done\s+negotiating\b|\bstop\s+negotiating\b",
-    re.I,
-)
-_WALK = re.compile(
-    r"\bwalk(?:ing)?\s+away\b|\bno\s+deal\b|\bi'?m\s+out\b|\bi\s+am\s+out\b"
-    r"|\bi'?ll\s+pass\b|\bi\s+quit\b",
-    re.I,
-)
-_NEGATED_WALK = re.compile(
-    r"\b(?:not|never|won'?t|don'?t|do\s+not|will\s+not|wouldn'?t|rather\s+not|no\s+need\s+to)"
-    r"\b[^.!?,]{0,12}?\bwalk",
-    re.I,
-)
 
 
 @dataclass(frozen=True)
@@ -110,11 +81,6 @@ class LineReading:
     ending: Ending | None
 
 
-def sentences(text: str) -> list[str]:
-    """``text`` cut after ``.``, ``!``, ``?`` and ``;``."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-
-
 def _bundle(items: str) -> Bundle | None:
     """The bundle ``A=6 B=2 C=5`` names, or None unless it names each resource once."""
     found = [(r.upper(), int(n)) for r, n in _ONE.findall(items)]
@@ -143,29 +109,11 @@ def read_split(text: str) -> Split | None:
     return Split(mine=mine, yours=yours)
 
 
-def _accepts(text: str) -> bool:
-    for sentence in sentences(text):
-        if sentence.endswith("?") or _NEGATED_ACCEPT.search(sentence):
-            continue
-        if _ACCEPT.search(sentence):
-            return True
-    return False
-
-
-def _ending(text: str) -> Ending | None:
-    if _REFUSAL.search(text):
-        return "refusal"
-    for sentence in sentences(text):
-        if _WALK.search(sentence) and not _NEGATED_WALK.search(sentence):
-            return "walk_away"
-    return None
-
-
 def read_line(text: str) -> LineReading:
     """Read one line of a round (see the module's format)."""
     split = read_split(text)
     tries = bool(_ANY_ITEM.search(text) or _OFFER_LABEL.search(text))
     malformed = split is None and tries
-    accepts = _accepts(text)
-    ending = None if split is not None or accepts else _ending(text)
+    accepts = TALK.accepts(text)
+    ending = None if split is not None or accepts else TALK.ending(text)
     return LineReading(split=split, malformed=malformed, accepts=accepts, ending=ending)

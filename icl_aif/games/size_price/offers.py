@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from icl_aif.games.size_price.scenario import format_price
+from icl_aif.games.talk import Ending, TalkRules, sentences
 
 __all__ = [
     "Ending",
@@ -39,7 +39,6 @@ __all__ = [
     "sentences",
 ]
 
-Ending = Literal["walk_away", "refusal"]
 
 PRICE_TOLERANCE = 0.005
 """Half a cent: two unit prices this close are the same price."""
@@ -62,36 +61,39 @@ _OFFER = re.compile(
     re.I,
 )
 _TAG = re.compile(r"\boffer\s*:", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
-_ACCEPT = re.compile(
-    r"\b(?:i|we)\s+(?:(?:will|shall|hereby|gladly|happily)\s+)?(?:accept|agree)\b"
-    r"|\baccept(?:ed)?\b\s*(?:[:.!]|$)|^\W*accept\b|\bagreed\b"
-    r"|\b(?:it'?s|it\s+is|that'?s|that\s+is|we\s+have|you\s+have|you'?ve\s+got)\s+a\s+deal\b"
-    r"|^\W*deal\b",
-    re.I,
+
+TALK = TalkRules(
+    accept=re.compile(
+        r"\b(?:i|we)\s+(?:(?:will|shall|hereby|gladly|happily)\s+)?(?:accept|agree)\b"
+        r"|\baccept(?:ed)?\b\s*(?:[:.!]|$)|^\W*accept\b|\bagreed\b"
+        r"|\b(?:it'?s|it\s+is|that'?s|that\s+is|we\s+have|you\s+have|you'?ve\s+got)\s+a\s+deal\b"
+        r"|^\W*deal\b",
+        re.I,
+    ),
+    negated_accept=re.compile(
+        r"\b(?:not|never|no|cannot|can'?t|won'?t|don'?t|do\s+not|will\s+not|unable\s+to|refuse\s+to"
+        r"|rather\s+not|if|unless|would|could)\b[^.!?]{0,16}?\b(?:accept|agree|deal)",
+        re.I,
+    ),
+    refusal=re.compile(
+        r"\bi\s+refuse\s+to\s+(?:continue|negotiate|go\s+on|play)\b"
+        r"|\bi\s+(?:won'?t|will\s+not)\s+(?:negotiate|continue|go\s+on)\b"
+        r"|\bi\s*'?a?m\s+done\s+negotiating\b|\bstop\s+negotiating\b",
+        re.I,
+    ),
+    walk=re.compile(
+        r"\bwalk(?:ing)?\s+away\b|\bno\s+deal\b|\bi'?m\s+out\b|\bi\s+am\s+out\b|\bi\s+pass\b"
+        r"|\bi'?ll\s+pass\b|\bi\s+quit\b|\bend\s+the\s+negotiation\b",
+        re.I,
+    ),
+    negated_walk=re.compile(
+        r"\b(?:not|never|won'?t|don'?t|do\s+not|will\s+not|wouldn'?t|rather\s+not|no\s+need\s+to)"
+        r"\b[^.!?,]{0,12}?\bwalk",
+        re.I,
+    ),
 )
-_NEGATED_ACCEPT = re.compile(
-    r"\b(?:not|never|no|cannot|can'?t|won'?t|don'?t|do\s+not|will\s+not|unable\s+to|refuse\s+to"
-    r"|rather\s+not|if|unless|would|could)\b[^.!?]{0,16}?\b(?:accept|agree|deal)",
-    re.I,
-)
-_REFUSAL = re.compile(
-    r"\bi\s+refuse\s+to\s+(?:continue|negotiate|go\s+on|play)\b"
-    r"|\bi\s+(?:won'?t|will\s+not)\s+(?:negotiate|continue|go\s+on)\b"
-    r"|\bi\s*'?a?m\s+done\s+negotiating\b|\bstop\s+negotiating\b",
-    re.I,
-)
-_WALK = re.compile(
-    r"\bwalk(?:ing)?\s+away\b|\bno\s+deal\b|\bi'?m\s+out\b|\bi\s+am\s+out\b|\bi\s+pass\b"
-    r"|\bi'?ll\s+pass\b|\bi\s+quit\b|\bend\s+the\s+negotiation\b",
-    re.I,
-)
-_NEGATED_WALK = re.compile(
-    r"\b(?:not|never|won'?t|don'?t|do\s+not|will\s+not|wouldn'?t|rather\s+not|no\s+need\s+to)"
-    r"\b[^.!?,]{0,12}?\bwalk",
-    re.I,
-)
+"""How the size-price judge reads acceptances (``ACCEPT``, "I hereby accept") and endings."""
 
 
 @dataclass(frozen=True)
@@ -146,11 +148,6 @@ class LineReading:
         return self.offer is not None and not self.accepts
 
 
-def sentences(text: str) -> list[str]:
-    """``text`` cut after ``.``, ``!``, ``?`` and ``;``."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-
-
 def _number(text: str) -> float:
     return float(re.sub(r"[\s,]", "", text.replace("−", "-")))
 
@@ -175,29 +172,11 @@ def read_offer(text: str) -> tuple[Offer | None, bool]:
     return (_offer(matches[-1]) if matches else None), False
 
 
-def _accepts(text: str) -> bool:
-    for sentence in sentences(text):
-        if sentence.endswith("?") or _NEGATED_ACCEPT.search(sentence):
-            continue
-        if _ACCEPT.search(sentence):
-            return True
-    return False
-
-
-def _ending(text: str) -> Ending | None:
-    if _REFUSAL.search(text):
-        return "refusal"
-    for sentence in sentences(text):
-        if _WALK.search(sentence) and not _NEGATED_WALK.search(sentence):
-            return "walk_away"
-    return None
-
-
 def read_line(text: str) -> LineReading:
     """Read one line of a round (see the module's format)."""
     offer, tagged = read_offer(text)
     if tagged:
         return LineReading(offer=offer, accepts=False, ending=None, malformed=offer is None)
-    accepts = _accepts(text)
-    ending = None if offer is not None or accepts else _ending(text)
+    accepts = TALK.accepts(text)
+    ending = None if offer is not None or accepts else TALK.ending(text)
     return LineReading(offer=offer, accepts=accepts, ending=ending)
