@@ -99,7 +99,8 @@ class CallResult:
     cost_usd: float | None
     latency_s: float
     limit_wait_s: float
-    parsed: Any = None  # a structured-output runnable's parsed value; not part of the record
+    parsed: Any = None  # a structured-output runnable's parsed value, or the arguments of the
+    # reply's first tool call; not part of the record
 
     def record(self) -> dict[str, Any]:
         """The call's fields in ``calls.jsonl`` order."""
@@ -134,7 +135,8 @@ async def invoke(
     ``model`` may also be a structured-output runnable built with ``include_raw=True``
     (``model.with_structured_output(schema, include_raw=True)``): the raw message gives the
     output text and usage (a tool call's arguments as JSON when the text is empty), and the
-    parsed value comes back in ``CallResult.parsed`` (None when the reply did not parse).
+    parsed value comes back in ``CallResult.parsed`` (None when the reply did not parse). A
+    reply that calls a tool (a model with tools bound) gives its first call's arguments there.
     """
     prompt = to_langchain(messages)
     retry = settings.retry
@@ -182,6 +184,8 @@ async def invoke(
     parsed: Any = None
     if isinstance(reply, dict) and "raw" in reply:  # with_structured_output(include_raw=True)
         parsed, reply = reply.get("parsed"), reply["raw"]
+    elif getattr(reply, "tool_calls", None):  # a model with a tool bound called it
+        parsed = reply.tool_calls[0].get("args")
     usage = usage_of(reply)
     done = CallResult(
         output=_reply_text(reply),

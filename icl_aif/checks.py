@@ -11,7 +11,9 @@ directory exists, so that nothing is spent on games that would fail at their fir
 from __future__ import annotations
 
 from icl_aif.config import ExperimentConfig
+from icl_aif.errors import UsageError
 from icl_aif.feedback_sources import find_source
+from icl_aif.games.moves import TOOL_NAME
 from icl_aif.games.registry import get_game
 from icl_aif.protocol import RANDOM_PERSONA, check_persona, persona_names, player_brief
 from icl_aif.templates import PromptLibrary, render_strict
@@ -37,6 +39,18 @@ def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
         prompts.render("clauses/last_turn_accept.txt")
     if config.countdown:
         prompts.render("clauses/countdown.txt", left=2, s="s")
+    if config.moves == "structured":
+        if config.person is not None:
+            raise UsageError(
+                "moves: structured: a person's typed line makes no move; play with moves: text"
+            )
+        if game.offer_model is None:
+            raise UsageError(
+                f"moves: structured: the {config.game} game has no binding moves yet; "
+                "use moves: text"
+            )
+        prompts.render("clauses/moves.txt")
+        prompts.render("clauses/moves_fenced.txt", tool=TOOL_NAME)
     values = game.opener_values(config.scenario)
     for number, opener in enumerate(config.scenario.openers, start=1):
         render_strict(opener.text, values, source=f"scenario.openers[{number}]")

@@ -850,6 +850,65 @@ def moderator_add(
     )
 
 
+scenarios_app = typer.Typer(
+    help="Scenarios from data sets: icl-aif scenarios import craigslist FILE.",
+    no_args_is_help=True,
+)
+app.add_typer(scenarios_app, name="scenarios")
+
+SCENARIO_SOURCES = ("craigslist",)
+
+
+@scenarios_app.command("import")
+def scenarios_import(
+    source: Annotated[
+        str, typer.Argument(help="The data set: craigslist (CraigslistBargain, He et al. 2018).")
+    ],
+    file: Annotated[
+        Path,
+        typer.Argument(help="Its dialogs, JSONL (e.g. shared/data/craigslistbargain_dev.jsonl)."),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="The listings file to write (default: <FILE stem>.scenarios.jsonl here)."
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Import at most this many listings (the first valid ones).",
+            show_default=False,
+        ),
+    ] = None,
+    floor_ratio: Annotated[
+        float,
+        typer.Option(help="The seller's cost as a share of the list price (the data has none)."),
+    ] = 0.7,
+) -> None:
+    """Turn real listings into price-game scenarios, one a line, for scenario.listings.
+
+    Each listing's title becomes the item, its price the list price, the buyer's target the
+    buyer's opening offer and floor-ratio x the list price the seller's cost. Listings that make
+    no valid scenario (e.g. a buyer target not below the list price) or repeat one are skipped
+    and counted.
+    """
+    from icl_aif.games.price.listings import ListingsError, import_craigslist, write_listings
+
+    if source not in SCENARIO_SOURCES:
+        raise UsageError(f"source {source!r}: allowed values: {', '.join(SCENARIO_SOURCES)}")
+    target = out if out is not None else Path(f"{file.stem}.scenarios.jsonl")
+    if target.exists() and file.exists() and target.resolve() == file.resolve():
+        raise UsageError(f"--out {target}: that is the input file; write the listings elsewhere")
+    try:
+        result = import_craigslist(file, limit=limit, floor_ratio=floor_ratio)
+    except ListingsError as exc:
+        raise UsageError(str(exc)) from None
+    write_listings(result.scenarios, target)
+    console.print(result.summary(target), markup=False, highlight=False, soft_wrap=True)
+
+
 def main() -> None:
     """Entry point of the ``icl-aif`` script."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

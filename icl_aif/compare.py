@@ -243,7 +243,7 @@ def _rate(value: float | None, signed: bool = False) -> str:
 def _interval(ci: tuple[float, float] | None, scale: float = 1.0, digits: int = 2) -> str:
     if ci is None:
         return "-"
-    return f"[{scale * ci[0]:+.{digits}f}, {scale * ci[1]:+.{digits}f}]"
+    return f"[{scale * ci[0]:+,.{digits}f}, {scale * ci[1]:+,.{digits}f}]"
 
 
 def compare_headers(measure: MeasureLike = PRICE) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ Anchor = Literal["previous", "first", "best"]
 Acknowledgement = Literal["scripted", "generated"]
 ModeratorMode = Literal["rules", "llm", "hybrid"]
 ContextMode = Literal["all", "last_rounds", "feedback_only"]
+MovesMode = Literal["text", "structured"]
 CriticConstraint = Literal["no_price", "build_on_last", "generic", "one_item"]
 CRITIC_CONSTRAINTS: tuple[CriticConstraint, ...] = typing.get_args(CriticConstraint)
 
@@ -411,6 +412,13 @@ class ExperimentConfig(_Strict):
         description="Times a player whose line the game refuses as an invalid move is asked "
         "again (with the game's message); one more invalid line ends the round (no_deal, reason "
         "invalid_moves). Games without move rules accept every line.",
+    )
+    moves: MovesMode = Field(
+        "text",
+        description="text: the moderator reads the talk and decides the round (the paper's "
+        "protocol); structured: every turn also makes a binding move (talk, offer, accept, "
+        "reject, walk_away) through the model's tool calling or JSON output, the moves decide "
+        "the round and the moderator's reading is a cross-check (docs/protocol.md).",
     )
     rival_persona: str | None = Field(
         None,

@@ -18,9 +18,11 @@ from icl_aif.calls import ModelCallError
 from icl_aif.calls import call_model as call_and_record
 from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
 from icl_aif.games.base import Game, Judge
+from icl_aif.games.moves import TOOL_NAME, move_schema
 from icl_aif.games.registry import get_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
+from icl_aif.player_moves import MoveAsker, MoveReply
 from icl_aif.protocol import RANDOM_PERSONA, persona_names
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
@@ -118,6 +120,7 @@ class GameContext:
     model_ids: dict[str, str] = field(init=False)
     rng: random.Random = field(init=False)
     drawn: dict[str, Any] = field(init=False)
+    _askers: dict[str, MoveAsker] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if isinstance(self.config, dict):
@@ -168,6 +171,40 @@ class GameContext:
                 "game %s round %s: %s call failed: %s", self.game_id, round_number, role, exc.error
             )
             raise
+
+    async def call_move(
+        self, role: str, round_number: int, messages: Sequence[Message]
+    ) -> MoveReply:
+        """Ask ``role``'s model for its line and binding move (``moves: structured``,
+        :mod:`icl_aif.player_moves`), recording every call in :attr:`calls`; a failure raises
+        :class:`icl_aif.calls.ModelCallError` after the call is recorded."""
+        asker = self._askers.get(role)
+        if asker is None:
+            asker = self._askers[role] = MoveAsker(
+                model=self.models[role],
+                model_id=self.model_ids[role],
+                schema=move_schema(self.game),
+                fenced=self.prompts.render("clauses/moves_fenced.txt", tool=TOOL_NAME),
+            )
+        try:
+            return await asker.ask(
+                messages,
+                self.config,
+                role=role,
+                calls=self.calls,
+                labels={"game_id": self.game_id, "round": round_number, "role": role},
+                max_tokens=self._max_tokens(role, self.models[role]),
+            )
+        except ModelCallError as exc:
+            logger.warning(
+                "game %s round %s: %s call failed: %s", self.game_id, round_number, role, exc.error
+            )
+            raise
+
+    @property
+    def opening_moves(self) -> list[Any]:
+        """The moves of the scripted opening lines (:meth:`icl_aif.games.base.Game.opening_moves`)."""
+        return self.game.opening_moves(self.config.scenario)
 
     def _max_tokens(self, role: str, model: Any) -> int | None:
         """The reply budget of a call: the role's ``max_tokens``, else the built model's, else

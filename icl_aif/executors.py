@@ -3,7 +3,9 @@ machine (:mod:`icl_aif.processes`) or as Ray tasks.
 
 :func:`icl_aif.runner.run_experiment` schedules games the same way whatever the executor:
 ``concurrency`` games in flight, each one's records and calls written by the driver the moment
-the game comes back, then rewritten in game-id order at the end. An executor only decides where
+the game comes back, then rewritten in game-id order at the end. A worker sends a game back as
+its lines, validated and serialised (:class:`icl_aif.records.GameLines`): the driver only
+appends bytes. An executor only decides where
 one game is played; every game derives its randomness from the experiment seed and its index, so
 a Ray run writes the same ``games.jsonl`` (timestamps aside), ``calls.jsonl`` (latencies aside)
 and ``summary.json`` as a local one.
@@ -38,18 +40,20 @@ from typing import Any, Protocol
 from icl_aif import limits
 from icl_aif.config import Cell, RateLimit
 from icl_aif.errors import UsageError
-from icl_aif.play import GameResult, play_here
+from icl_aif.play import play_here_recorded
+from icl_aif.records import GameLines
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EXECUTORS", "RAY_MISSING", "Executor", "GameResult", "RayExecutor", "make_executor"]
+__all__ = ["EXECUTORS", "RAY_MISSING", "Executor", "GameLines", "RayExecutor", "make_executor"]
 
 EXECUTORS = ("local", "processes", "ray")
 RAY_MISSING = "--executor ray needs Ray: pip install 'icl-aif[ray]'"
 
 
 class Executor(Protocol):
-    """Plays one game of a cell somewhere and returns its records and calls, untagged."""
+    """Plays one game of a cell somewhere and returns its lines, ready to append
+    (:func:`icl_aif.play.recorded`: validated, serialised, tagged with the cell)."""
 
     name: str
 
@@ -57,7 +61,7 @@ class Executor(Protocol):
         """Get ready to play (connect, start workers); raises :class:`UsageError` if it cannot."""
         ...
 
-    async def play(self, cell: Cell, index: int) -> GameResult:
+    async def play(self, cell: Cell, index: int) -> GameLines:
         """Game ``index`` of ``cell``."""
         ...
 
@@ -153,7 +157,7 @@ def _worker_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
-def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:
+def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameLines:
     """Play game ``index`` of ``cell`` in this process (the body of a Ray task).
 
     ``buckets`` is the :class:`RateLimitBuckets` actor (None: this process's own limiters).
@@ -161,7 +165,7 @@ def play_in_worker(cell: Cell, index: int, buckets: Any) -> GameResult:
     limits.share(
         None if buckets is None else lambda provider, limit: _ActorLimiter(buckets, provider, limit)
     )
-    return _worker_loop().run_until_complete(play_here(cell, index))
+    return _worker_loop().run_until_complete(play_here_recorded(cell, index))
 
 
 ACTOR_GAMES = 1000
@@ -179,9 +183,9 @@ class GameActor:
             limits.PERIOD_S = period_s
         limits.share(lambda provider, limit: _ActorLimiter(buckets, provider, limit))
 
-    async def play(self, cell: Cell, index: int) -> GameResult:
+    async def play(self, cell: Cell, index: int) -> GameLines:
         """Game ``index`` of ``cell``."""
-        return await play_here(cell, index)
+        return await play_here_recorded(cell, index)
 
 
 # --- in the driver ---------------------------------------------------------------------------
@@ -246,18 +250,18 @@ class RayExecutor:
             ]
             self._load = [0] * self.actors
 
-    async def play(self, cell: Cell, index: int) -> GameResult:
+    async def play(self, cell: Cell, index: int) -> GameLines:
         """Game ``index`` of ``cell``, played by a Ray worker."""
         if cell.config.needs_person:
             raise UsageError("a game with a person cannot run on Ray: use --executor local")
         self.start()
         if not self._pool:
-            result: GameResult = await self._task.remote(cell, index, self._buckets)
+            result: GameLines = await self._task.remote(cell, index, self._buckets)
             return result
         slot = self._load.index(min(self._load))  # the actor with the fewest games in flight
         self._load[slot] += 1
         try:
-            played: GameResult = await self._pool[slot].play.remote(cell, index)
+            played: GameLines = await self._pool[slot].play.remote(cell, index)
             return played
         finally:
             self._load[slot] -= 1

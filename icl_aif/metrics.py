@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +157,19 @@ def round_metrics(
         "no_deal_reasons": dict(sorted(reasons.items())),
         "flags": dict(sorted(flags.items())),
         "flags_improved": dict(sorted(improved_flags.items())),
+        **_moves_counts(records),
+    }
+
+
+def _moves_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """With binding moves (a turn of the round carries a ``move``): ``disagreements``, the lines
+    the moderator read otherwise than the moves, and ``rounds_disagreeing``, the rounds with
+    one; nothing for a text run."""
+    if not any("move" in t for r in records for t in r["turns"]):
+        return {}
+    return {
+        "disagreements": sum(int(r.get("disagreements", 0)) for r in records),
+        "rounds_disagreeing": sum(bool(r.get("disagreements")) for r in records),
     }
 
 

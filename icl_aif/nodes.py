@@ -21,11 +21,12 @@ from icl_aif.calls import ModelCallError
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
+from icl_aif.games import moves
 from icl_aif.games.base import Game
 from icl_aif.protocol import Message, RoundRecord
 from icl_aif.replies import screened_turn
 from icl_aif.state import RoundState, RunState
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.transcript import Speaker, Turn, other_side, with_move_note
 
 # --- one round ----------------------------------------------------------------------------
 
@@ -53,13 +54,10 @@ def speaker_node(side: Speaker) -> Any:
         else:
             messages = protocol.rival_view(ctx.prompts, config, side, turns)
         messages = protocol.with_countdown(ctx.prompts, config, messages, turns)
-        game = ctx.game
         invalid = 0
         try:
             while True:
-                text = await ctx.call_model(side, state["round"], messages)
-                turn = _table_turn(config, side, text)
-                problem = game.invalid_move(config.scenario, side, turn["text"], turns)
+                turn, problem = await _attempt(ctx, side, state["round"], messages, turns)
                 if problem is None:
                     break
                 invalid += 1
@@ -72,7 +70,7 @@ def speaker_node(side: Speaker) -> Any:
                     }
                 messages = [  # the player sees its try and why it is not a move, and tries again
                     *messages,
-                    Message(role="assistant", content=turn["text"]),
+                    Message(role="assistant", content=with_move_note(turn)),
                     Message(role="user", content=problem),
                 ]
         except ModelCallError as exc:
@@ -83,6 +81,38 @@ def speaker_node(side: Speaker) -> Any:
     return speak
 
 
+NO_MOVE = (
+    "Your reply made no move. Say your line and make your move (talk, offer, accept, reject "
+    "or walk_away) again."
+)
+"""What a player is told when its reply held no readable move (``moves: structured``)."""
+
+
+async def _attempt(
+    ctx: GameContext, side: Speaker, number: int, messages: list[Message], turns: list[Turn]
+) -> tuple[Turn, str | None]:
+    """One try of ``side``'s line: the turn as the table sees it, and why it is not a valid move
+    (None when it is). With ``moves: structured`` the turn carries its binding move, checked by
+    the game's rules; otherwise the game checks the text (:meth:`Game.invalid_move`)."""
+    config = ctx.config
+    game = ctx.game
+    if config.moves == "text":
+        turn = _table_turn(config, side, await ctx.call_model(side, number, messages))
+        return turn, game.invalid_move(config.scenario, side, turn["text"], turns)
+    reply = await ctx.call_move(side, number, messages)
+    turn = _table_turn(config, side, reply.message)
+    if reply.data is None:
+        return turn, NO_MOVE
+    read = moves.read_move(game, config.scenario, side, reply.data)
+    if isinstance(read, str):
+        return turn, read
+    move = read[1]
+    turn["move"] = move.to_dict(reply.path)
+    if move.kind == "accept":
+        return turn, moves.accept_problem(game, ctx.opening_moves, side, turns)
+    return turn, None
+
+
 def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
     """``side``'s reply as the rival and the moderator see it, flagged (``icl_aif.replies``)."""
     return screened_turn(side, text, max_chars=config.scenario.max_reply_chars)
@@ -90,7 +120,9 @@ def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
     """Judge the round after the last utterance; reaching the cap is no deal, never a deal,
-    and the round is marked ``truncated`` (the cap ended it, not the players)."""
+    and the round is marked ``truncated`` (the cap ended it, not the players). With ``moves:
+    structured`` the moves decide (:func:`icl_aif.games.moves.resolve`) and the moderator's
+    reading of the window is a cross-check: a disagreement is noted for the turn."""
     if state.get("error"):  # the speaker's model failed: the round ends with that error
         return {}
     if state.get("reason") == "invalid_moves":  # the speaker's invalid tries ended the round
@@ -105,13 +137,22 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
         return {"status": None, "error": str(exc)}
     finally:  # a model-backed moderator's calls, failed ones included, belong to this game
         ctx.calls.extend({"game_id": ctx.game_id, "round": state["round"], **c} for c in calls)
-    how = {"decided_by": verdict.decided_by or ctx.judge.name, "parse": verdict.parse}
-    if verdict.terminal:
-        terms = verdict.terms if verdict.state == "deal" else None
-        return {"status": verdict.state, "terms": terms, "reason": verdict.reason, **how}
+    terms = verdict.terms if verdict.state == "deal" else None
+    update: dict[str, Any] = {"decided_by": verdict.decided_by or ctx.judge.name}
+    update["parse"] = verdict.parse
+    status, reason = verdict.state, verdict.reason
+    if ctx.config.moves == "structured":
+        resolved = moves.resolve(ctx.game, ctx.config.scenario, ctx.opening_moves, turns)
+        if moves.disagreement(resolved, verdict.state, terms):
+            text_verdict = {"state": verdict.state, "terms": terms, "reason": verdict.reason}
+            update["disagreements"] = [{"turn": len(turns) - 1, "text_verdict": text_verdict}]
+        status, terms, reason = resolved.state, resolved.terms, resolved.reason
+        update.update(decided_by="moves", parse=None)
+    if status != "ongoing":
+        return {"status": status, "terms": terms, "reason": reason, **update}
     if len(turns) >= 2 * ctx.config.scenario.max_exchanges:  # truncated: no deal, reason cap
-        return {"status": "no_deal", "terms": None, "reason": "cap", "truncated": True, **how}
-    return {"status": "ongoing", **how}
+        return {"status": "no_deal", "terms": None, "reason": "cap", "truncated": True, **update}
+    return {"status": "ongoing", **update}
 
 
 async def route_turn(state: RoundState) -> str:
@@ -141,6 +182,16 @@ def round_record(state: RoundState, game: Game) -> RoundRecord:
         record["truncated"] = True
     if state.get("invalid_moves"):
         record["invalid_moves"] = state["invalid_moves"]
+    disagreements = state.get("disagreements") or []
+    if disagreements:  # moves: structured; the turns the moderator read otherwise
+        turns = record["turns"]
+        for noted in disagreements:
+            index = noted["turn"]
+            flagged = Turn(**turns[index])  # type: ignore[typeddict-item]
+            flagged["flags"] = [*flagged.get("flags", []), "moves_disagree"]
+            flagged["text_verdict"] = noted["text_verdict"]
+            turns[index] = flagged
+        record["disagreements"] = len(disagreements)
     return record
 
 

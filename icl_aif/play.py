@@ -2,7 +2,8 @@
 
 The runner (:mod:`icl_aif.runner`) plays games here in its own process; worker processes
 (:mod:`icl_aif.processes`) and Ray workers (:mod:`icl_aif.executors`) play them through
-:func:`play_here`, exactly as the runner would.
+:func:`play_here_recorded`, exactly as the runner would. Either way a finished game leaves as its
+lines, validated and serialised (:func:`recorded`): in a worker, off the driver's core.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from icl_aif.arms import play_branched_game
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.graphs import build_pausable_run_graph, build_run_graph
-from icl_aif.records import game_record, now
+from icl_aif.pricing import total_cost
+from icl_aif.records import GameLines, encode_game, game_record, now
 from icl_aif.templates import PromptLibrary
 
 logger = logging.getLogger(__name__)
@@ -109,6 +111,28 @@ async def play_cell(
     return [game], ctx.calls
 
 
+def recorded(cell: Cell, result: GameResult) -> GameLines:
+    """A finished game of ``cell`` as the run writer appends it: its lines, tagged with the
+    cell in a sweep (:func:`icl_aif.records.encode_game`), and the cost of its calls."""
+    games, calls = result
+    return encode_game(games, calls, cell.id, total_cost(calls))
+
+
+async def play_recorded(
+    cell: Cell,
+    index: int,
+    prompts: PromptLibrary,
+    moderator: Any,
+    contexts: list[GameContext],
+    ask_human: AskHuman | None,
+    graph: CompiledStateGraph[Any, Any, Any, Any] | None,
+) -> GameLines:
+    """:func:`play_cell`, the game's lines ready to append (:func:`recorded`)."""
+    return recorded(
+        cell, await play_cell(cell, index, prompts, moderator, contexts, ask_human, graph)
+    )
+
+
 # --- in a worker process ---------------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}  # the worker's prompt library and moderators
@@ -130,3 +154,8 @@ async def play_here(cell: Cell, index: int) -> GameResult:
         prompts = _WORKER["prompts"] = PromptLibrary()
     moderator = _worker_moderator(cell.config, prompts)
     return await play_cell(cell, index, prompts, moderator, [], None, None)
+
+
+async def play_here_recorded(cell: Cell, index: int) -> GameLines:
+    """:func:`play_here`, the game's lines ready to append: what a worker sends the driver."""
+    return recorded(cell, await play_here(cell, index))

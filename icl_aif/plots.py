@@ -10,7 +10,8 @@ HTML report can rely on them, whatever the game; the same records give the same 
 
 The figures show the game's measure (:class:`~icl_aif.games.base.Measure`: the price game's deal
 price, the pie split's payoff): its ``name`` keys the per-round values, its ``label`` words the
-axes, and a measure in ``money`` gets $1 bins and dollar axes.
+axes, and a measure in ``money`` gets $1 bins (even bins over a range of real listings' prices)
+and dollar axes.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ GAME_FIGURES = "game_figures_by_round.png"
 
 _DPI = 100
 _MAX_DOLLAR_TICKS = 25  # a histogram over a wider price range gets fewer whole-dollar ticks
+_MAX_DOLLAR_BINS = 400  # a wider price range (real listings: $10 to $20,000) gets _BINS even bins
 _BINS = 20  # a histogram of a measure that is not money: this many bins over its range
 _PNG_METADATA = {"Software": None}  # no matplotlib version in the file: same records, same bytes
 
@@ -173,13 +175,17 @@ def measure_range(
     config: ExperimentConfig, measure: MeasureLike, series: Sequence[Series] = ()
 ) -> tuple[float, float]:
     """The range a figure of ``measure`` spans: in the price game, the scenario's buyer's opening
-    offer to its list price; else the values' own range, 0 to 1 for values that all lie there
-    (a proportion, such as the pie split's payoff) or when there are none."""
+    offer to its list price (with ``listings``, where every game has its own, the deal prices'
+    range); else the values' own range, 0 to 1 for values that all lie there (a proportion, such
+    as the pie split's payoff) or when there are none."""
     scenario = config.scenario
     low, high = getattr(scenario, "buyer_open", None), getattr(scenario, "list_price", None)
+    values = [v for s in series for vs in s.values.values() for v in vs]
+    per_game = getattr(scenario, "listings", None) is not None
+    if per_game and measure.money and values:
+        return min(values), max(values)
     if measure.money and isinstance(low, int | float) and isinstance(high, int | float):
         return float(low), float(high)
-    values = [v for s in series for vs in s.values.values() for v in vs]
     if not values or (min(values) >= 0.0 and max(values) <= 1.0):
         return 0.0, 1.0
     return min(values), max(values)
@@ -356,14 +362,16 @@ def histogram_figure(
     measure: MeasureLike = PRICE,
 ) -> Figure:
     """The measure of every deal, round 1 (before) and the last round (after) on one y-scale; a
-    1-round run has one panel. Money: $1 bins centred on whole dollars over ``price_range``;
-    another measure: :data:`_BINS` even bins over it."""
+    1-round run has one panel. Money: $1 bins centred on whole dollars over ``price_range`` (up
+    to :data:`_MAX_DOLLAR_BINS` of them); a wider range or another measure: :data:`_BINS` even
+    bins over it."""
     from matplotlib.ticker import MaxNLocator
 
     low: float
     high: float
     edges: list[float]
-    if measure.money:
+    dollars = measure.money and max(price_range) - min(price_range) <= _MAX_DOLLAR_BINS
+    if dollars:
         low, high, edges = dollar_bins(price_range)
     else:
         low, high, edges = even_bins(price_range)
@@ -402,7 +410,7 @@ def histogram_figure(
         _legend(axis, series)
     axes[0].set_ylabel("deals")
     axes[0].set_ylim(0, None if any_deal else 1)  # shared by both panels
-    bins = "$1 bins" if measure.money else f"{len(edges) - 1} bins"
+    bins = "$1 bins" if dollars else f"{len(edges) - 1} bins"
     figure.suptitle(f"{title}: {_plural(measure.label)}, {bins}")
     return figure
 

@@ -4,9 +4,10 @@ One Python process plays games on one core: at high concurrency against fast mod
 loop, not the network, is what a run waits on (``bench/throughput.py``). :class:`ProcessExecutor`
 starts ``workers`` processes (one per core by default); each runs its own event loop and plays
 every game the driver sends it, as many at once as the driver sends, exactly as the local executor
-would (:func:`icl_aif.play.play_here`). The driver keeps scheduling (``concurrency`` games in
-flight in all), sends each game to the least busy worker, and writes every record the moment a
-game comes back, so the run directory, records and summary are those of the local executor.
+would (:func:`icl_aif.play.play_here`), and sends back its lines, validated and serialised
+(:func:`icl_aif.play.play_here_recorded`). The driver keeps scheduling (``concurrency`` games in
+flight in all), sends each game to the least busy worker, and appends every game's lines the
+moment it comes back, so the run directory, records and summary are those of the local executor.
 
 Messages go over two pipes per worker (games out, results back), read by the event loops
 (``add_reader``): no polling. A cell's config goes to a worker once; a game is then a message of a
@@ -47,7 +48,7 @@ from typing import Any
 from icl_aif import limits
 from icl_aif.config import Cell
 from icl_aif.errors import UsageError
-from icl_aif.play import GameResult
+from icl_aif.records import GameLines
 
 logger = logging.getLogger(__name__)
 
@@ -88,15 +89,15 @@ def _watch(loop: asyncio.AbstractEventLoop, conn: Connection, callback: Any, *ar
 
 
 async def _serve(jobs: Connection, results: Connection) -> None:
+    from icl_aif import play  # play.play_here looked up at each game: tests replace it
     from icl_aif.collector import fewer_collections
-    from icl_aif.play import play_here  # looked up here: tests replace it
 
     loop = asyncio.get_running_loop()
     closed = asyncio.Event()
-    games: set[asyncio.Task[GameResult]] = set()
+    games: set[asyncio.Task[GameLines]] = set()
     cells: dict[int, Cell] = {}
 
-    def reply(job: int, task: asyncio.Task[GameResult]) -> None:
+    def reply(job: int, task: asyncio.Task[GameLines]) -> None:
         games.discard(task)
         if task.cancelled():
             return
@@ -127,7 +128,7 @@ async def _serve(jobs: Connection, results: Connection) -> None:
             cells[message[1]] = message[2]
             return
         _, job, key, index = message
-        task = loop.create_task(play_here(cells[key], index))
+        task = loop.create_task(play.play_here_recorded(cells[key], index))
         games.add(task)
         task.add_done_callback(functools.partial(reply, job))
 
@@ -162,7 +163,7 @@ class ProcessExecutor:
         self.workers = workers or os.cpu_count() or 1
         self.start_method = start_method  # fork or spawn; None: fork where it is safe
         self._pool: list[_Worker] = []
-        self._futures: dict[int, asyncio.Future[GameResult]] = {}
+        self._futures: dict[int, asyncio.Future[GameLines]] = {}
         self._tries: dict[int, int] = {}
         self._cells: dict[int, Cell] = {}
         self._jobs = 0
@@ -201,7 +202,7 @@ class ProcessExecutor:
         results_out.close()
         return _Worker(number=number, process=process, jobs=jobs_out, results=results_in)
 
-    async def play(self, cell: Cell, index: int) -> GameResult:
+    async def play(self, cell: Cell, index: int) -> GameLines:
         """Game ``index`` of ``cell``, played by the least busy worker."""
         if cell.config.needs_person:
             raise UsageError("a game with a person runs in this process: drop --executor")
@@ -213,7 +214,7 @@ class ProcessExecutor:
                 _watch(loop, worker.results, self._receive, worker)
         self._jobs += 1
         job = self._jobs
-        future: asyncio.Future[GameResult] = loop.create_future()
+        future: asyncio.Future[GameLines] = loop.create_future()
         self._futures[job] = future
         self._tries[job] = 0
         try:

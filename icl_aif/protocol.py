@@ -44,6 +44,7 @@ class RoundRecord(TypedDict, total=False):
     reason: str | None
     truncated: bool  # only on a round the exchange cap ended (docs/records.md)
     invalid_moves: int  # lines the game refused as moves, retried; only when some were
+    disagreements: int  # moves: structured; lines the moderator read otherwise than the moves
     decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
     parse: str | None
     feedback: str | None
@@ -89,13 +90,16 @@ def check_persona(prompts: PromptLibrary, name: str | None) -> None:
 
 def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Speaker) -> str:
     """The system prompt of the seller or the buyer: the game's brief, then the rival's persona
-    (``rival_persona``: ``prompts/personas/NAME.txt``) and the last-turn clause
-    (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) when they are on."""
+    (``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
+    (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
+    moves (``moves: structured``: ``prompts/clauses/moves.txt``) when they are on."""
     parts = [get_game(config.game).brief(prompts, config.scenario, side)]
     if config.rival_persona is not None and side == config.rival:
         parts.append(prompts.text(f"{PERSONAS}/{config.rival_persona}.txt").strip())
     if config.last_turn_accept:
         parts.append(prompts.render("clauses/last_turn_accept.txt").strip())
+    if config.moves == "structured":
+        parts.append(prompts.render("clauses/moves.txt").strip())
     return "\n\n".join(parts)
 
 

@@ -10,12 +10,13 @@ for line in read_jsonl(path / "games.jsonl"):
 
 The models are the shape of ``games.jsonl`` lines (:class:`GameRecord`, its rounds
 :class:`RoundRecord` and their turns :class:`TurnRecord`), ``calls.jsonl`` lines
-(:class:`CallRecord`) and ``manifest.json`` (:class:`ManifestRecord`). The run writer
-(:class:`icl_aif.records.RunWriter`) is the one place that turns records into lines: it validates
-each one against its model and writes it with :func:`game_line` / :func:`call_line`, so the field
-order of a model is the key order of a line. Keys a record does not have stay absent (``cell``
-without a sweep, ``arm`` without arms, ``feedback`` after the last round, ``truncated`` on a round
-the cap did not end); keys the models do not know are kept, after the known ones.
+(:class:`CallRecord`) and ``manifest.json`` (:class:`ManifestRecord`).
+:func:`icl_aif.records.encode_game` (run wherever a game is played) is the one place that turns a
+game's records into lines: it validates each one against its model and writes it with
+:func:`game_line` / :func:`call_line`, so the field order of a model is the key order of a line.
+Keys a record does not have stay absent (``cell`` without a sweep, ``arm`` without arms,
+``feedback`` after the last round, ``truncated`` on a round the cap did not end); keys the models
+do not know are kept, after the known ones.
 
 Versions. Every line and the manifest carry ``format_version`` (:data:`FORMAT_VERSION`); records
 written before it existed have none and are version 0, read as they are (a round with reason
@@ -192,7 +193,8 @@ class ManifestRecord(_Record):
     context: dict[str, Any] = {}
     person: str | None = None
     players: dict[str, Any] = {}
-    """``rival_persona``, ``countdown``, ``last_turn_accept``, ``move_retries`` (format 2)."""
+    """``rival_persona``, ``countdown``, ``last_turn_accept``, ``move_retries`` (format 2),
+    ``moves`` (text or structured; runs before it played text)."""
     prompts: dict[str, str] = {}
     started_at: str | None = None
     finished_at: str | None = None

@@ -15,14 +15,21 @@ Every line is written through its record model (:mod:`icl_aif.record_models`, re
 ``from icl_aif.records import GameRecord``) and carries ``format_version``; readers accept records
 of this version and older ones, and refuse a newer one in one line.
 
-Write order, so that a run killed at any moment can be resumed (:func:`repair_records`): a
-finished game's calls are appended and fsync'ed first, then its line(s) in ``games.jsonl`` in one
-write, fsync'ed. A game is recorded once all its lines are there; calls of a game without its
-lines, and a torn last line, are dropped on resume.
+A finished game reaches the writer as :class:`GameLines`: its lines already validated and
+serialised (:func:`encode_game`), by the worker process or Ray worker that played it, so that the
+driver only appends bytes. :meth:`RunWriter.record` appends the games that finish while a write is
+on its way together, in a thread, one write and one fsync per file for the whole batch.
+
+Write order, so that a run killed at any moment can be resumed (:func:`repair_records`): the
+calls of a batch of finished games are appended and fsync'ed first, then their line(s) in
+``games.jsonl`` in one write, fsync'ed; only then is any of them recorded (the runner counts it,
+its slot takes the next game). A game is recorded once all its lines are there; calls of a game
+without its lines, and a torn last line, are dropped on resume.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import hashlib
@@ -33,10 +40,11 @@ import os
 import platform
 import re
 import subprocess
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, config_to_yaml
@@ -69,6 +77,9 @@ CONFIG = "config.yaml"
 LOCK = ".lock"
 WRITE_CHECK_BYTES = 64 * 1024
 """Bytes written (then removed) to check a run directory can take data before anything is spent."""
+BATCH_BYTES = 32 * 1024 * 1024
+"""The bytes of finished games appended in one batch, at most (its last game may cross it): a
+batch is copied into one buffer per file, and the games after it wait for the next."""
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +136,130 @@ def hash_files(root: Path) -> dict[str, str]:
     }
 
 
+class GameLines(NamedTuple):
+    """A finished game as the writer appends it (:func:`encode_game`): bytes, cheap to send from
+    a worker process or a Ray worker to the driver, which appends them as they are."""
+
+    games: bytes
+    """Its ``games.jsonl`` line(s): one, or one per arm, in order."""
+    calls: bytes
+    """Its ``calls.jsonl`` lines, in the order the calls were made."""
+    cost_usd: float = 0.0
+    """The recorded cost of its calls (the runner's budget)."""
+
+
+def encode_game(
+    games: Iterable[dict[str, Any]],
+    calls: Iterable[dict[str, Any]],
+    cell: str | None = None,
+    cost_usd: float = 0.0,
+) -> GameLines:
+    """The lines of a finished game: each record validated against its model and serialised
+    (:func:`~icl_aif.record_models.game_line`, :func:`~icl_aif.record_models.call_line`), tagged
+    with its sweep ``cell`` (right after ``game_id``, where the models put it) when it has one.
+
+    Wherever a game is played, its lines are made here, so a run writes the same bytes whatever
+    its executor; a record that does not fit its model raises before anything is written.
+    """
+    tag: dict[str, Any] = {} if cell is None else {"cell": cell}
+    call_text = "".join(call_line({**call, **tag}) for call in calls)
+    game_text = "".join(game_line({**game, **tag}) for game in games)
+    return GameLines(game_text.encode("utf-8"), call_text.encode("utf-8"), cost_usd)
+
+
+class _GroupCommit:
+    """Appends finished games for a running event loop, those that finish while a write is on
+    its way together: one write and one fsync per file for a whole batch, in a thread of its
+    own, so that the loop goes on receiving games (and the disk's latency is paid once a batch).
+
+    :meth:`append` returns once its game is on disk. A failed write fails its batch and every
+    later game: nothing is appended after a failure (a full disk), which leaves at worst a torn
+    last line. A game whose ``append`` is cancelled before its batch is taken is not written.
+    """
+
+    def __init__(self, write: Callable[[Sequence[GameLines]], None]) -> None:
+        self._write = write
+        self._queue: list[tuple[GameLines, asyncio.Future[None]]] = []
+        self._drain: asyncio.Task[None] | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        self._failure: BaseException | None = None
+
+    async def append(self, game: GameLines) -> None:
+        """Queue ``game`` and wait until its batch is written and fsync'ed."""
+        if self._failure is not None:
+            raise self._failure
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[None] = loop.create_future()
+        self._queue.append((game, written))
+        if self._drain is None or self._drain.done():
+            self._drain = loop.create_task(self._drain_queue())
+        await written
+
+    async def _drain_queue(self) -> None:
+        """Write batches until the queue is empty."""
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="icl-aif-records")
+        loop = asyncio.get_running_loop()
+        while self._queue:
+            batch = self._next_batch()
+            if not batch:
+                continue
+            if self._failure is None:
+                try:
+                    games = [game for game, _ in batch]
+                    await loop.run_in_executor(self._thread, self._write, games)
+                except asyncio.CancelledError:
+                    self._failure = RuntimeError("the run's records were closed")
+                    _settle(batch, self._failure)
+                    raise
+                except Exception as exc:  # a full disk: this batch and every later one fail
+                    logger.info("writing %d finished game(s) failed: %s", len(batch), exc)
+                    self._failure = exc
+            _settle(batch, self._failure)
+
+    def _next_batch(self) -> list[tuple[GameLines, asyncio.Future[None]]]:
+        """The games waiting, oldest first, up to :data:`BATCH_BYTES` (at least one); a game
+        whose ``append`` was cancelled is left out."""
+        batch: list[tuple[GameLines, asyncio.Future[None]]] = []
+        size = taken = 0
+        for game, written in self._queue:
+            taken += 1
+            if not written.done():
+                batch.append((game, written))
+                size += len(game.games) + len(game.calls)
+            if size >= BATCH_BYTES:
+                break
+        del self._queue[:taken]
+        return batch
+
+    def close(self) -> None:
+        """Wait for the batch being written (its games are on disk), then drop the others."""
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            self._thread = None
+        self._failure = self._failure or RuntimeError("the run's records were closed")
+        for _, written in self._queue:
+            written.cancel()
+        self._queue = []
+        if self._drain is not None and not self._drain.done():
+            self._drain.cancel()
+
+
+def _settle(
+    batch: list[tuple[GameLines, asyncio.Future[None]]], failure: BaseException | None
+) -> None:
+    """Resolve the futures of a written batch, or fail them with ``failure``."""
+    for _, written in batch:
+        if written.done():
+            continue
+        if failure is None:
+            written.set_result(None)
+        else:
+            written.set_exception(failure)
+
+
 class RunWriter:
-    """Writes one run directory; every finished game is on disk before the next one is written.
+    """Writes one run directory; every finished game is on disk before it is counted.
 
     :meth:`open` takes the directory's lock and checks it can be written (before anything is
     spent); :meth:`create` starts a new run, :meth:`resume` continues one whose records
@@ -138,6 +271,7 @@ class RunWriter:
         self._games: int | None = None
         self._calls: int | None = None
         self._lock: int | None = None
+        self._commit: _GroupCommit | None = None
         self._created = False  # open() made the directory
         self.manifest: dict[str, Any] = {}
 
@@ -201,6 +335,7 @@ class RunWriter:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
         self._games = os.open(self.directory / GAMES, flags, 0o644)
         self._calls = os.open(self.directory / CALLS, flags, 0o644)
+        self._commit = _GroupCommit(self.append_lines)
 
     def write_manifest(self) -> None:
         """(Re)write ``manifest.json`` atomically, validated and stamped with the record format
@@ -213,20 +348,30 @@ class RunWriter:
         self.append_games([game], calls)
 
     def append_games(self, games: list[dict[str, Any]], calls: Iterable[dict[str, Any]]) -> None:
-        """Append the line(s) of one finished game (one per arm) after its calls.
+        """Append the line(s) of one finished game (one per arm) after its calls, on disk when
+        this returns; each line is validated against its record model first (:func:`encode_game`).
+        """
+        self.append_lines([encode_game(games, calls)])
 
-        The calls are written and fsync'ed first, then every line of the game in one write,
-        fsync'ed: a game whose lines are all in ``games.jsonl`` has all its calls on disk. An
-        ``OSError`` (a full disk) leaves at worst a torn last line, repaired on resume. Each line
-        is validated against its record model (:func:`icl_aif.record_models.game_line`,
-        :func:`~icl_aif.record_models.call_line`) before anything is written.
+    def append_lines(self, batch: Sequence[GameLines]) -> None:
+        """Append finished games (:func:`encode_game`), on disk when this returns.
+
+        The calls of every game are written and fsync'ed first, then the lines of every game in
+        one write, fsync'ed: a game whose lines are all in ``games.jsonl`` has all its calls on
+        disk. An ``OSError`` (a full disk) leaves at worst a torn last line, repaired on resume.
         """
         assert self._games is not None and self._calls is not None, "create() first"
-        text = "".join(call_line(c) for c in calls)
-        lines = "".join(game_line(g) for g in games)
-        if text:
-            _append(self._calls, text)
+        calls = b"".join(game.calls for game in batch)
+        lines = b"".join(game.games for game in batch)
+        if calls:
+            _append(self._calls, calls)
         _append(self._games, lines)
+
+    async def record(self, game: GameLines) -> None:
+        """Append one finished game from a running event loop, on disk when this returns; the
+        games that finish meanwhile are written with it, in one batch (:class:`_GroupCommit`)."""
+        assert self._commit is not None, "create() first"
+        await self._commit.append(game)
 
     def finish(self, summary: dict[str, Any], summary_md: str) -> None:
         """Sort the records by game id, write the summaries and close the files."""
@@ -249,7 +394,11 @@ class RunWriter:
             logger.info("could not mark %s %s: %s", self.directory / MANIFEST, status, exc)
 
     def close(self) -> None:
-        """Close the open record files."""
+        """Close the open record files, once the batch being written is on disk; the games
+        still waiting for theirs are not written."""
+        if self._commit is not None:
+            self._commit.close()
+            self._commit = None
         for fd in (self._games, self._calls):
             if fd is not None:
                 os.close(fd)
@@ -312,7 +461,7 @@ def check_writable(directory: Path) -> None:
     try:
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            _append(fd, "\n" * WRITE_CHECK_BYTES)
+            _append(fd, b"\n" * WRITE_CHECK_BYTES)
         finally:
             os.close(fd)
             probe.unlink(missing_ok=True)
@@ -525,6 +674,7 @@ def base_manifest(
             "countdown": config.countdown,
             "last_turn_accept": config.last_turn_accept,
             "move_retries": config.move_retries,
+            "moves": config.moves,
         },
         "prompts": prompts,
         "started_at": now(),
@@ -533,9 +683,9 @@ def base_manifest(
     }
 
 
-def _append(fd: int, text: str) -> None:
-    """Write all of ``text`` at the end of the open file ``fd`` and fsync it."""
-    view = memoryview(text.encode("utf-8"))
+def _append(fd: int, data: bytes) -> None:
+    """Write all of ``data`` at the end of the open file ``fd`` and fsync it."""
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
     os.fsync(fd)

@@ -22,6 +22,9 @@ flag           what the game does
 ``as_rival``   a line written under the rival's label ("Buyer: Deal at $20."): cut the same way
 ``out_of_role``  the reply leaves its role ("As an AI language model...", "I cannot negotiate"):
                kept as said, flagged for the analysis
+``moves_disagree`` ``moves: structured`` only, set when the round is recorded: the moderator read
+               the window that ends with this line otherwise than the moves decided it (another
+               state, or a deal on other terms); the turn's ``text_verdict`` holds its reading
 ``no_price``   summary only, the price game's: the line names no price; normal, for information
 ============== ===================================================================================
 
@@ -46,7 +49,7 @@ __all__ = [
     "turn_flags",
 ]
 
-FLAGS = ("empty", "truncated", "to_moderator", "as_rival", "out_of_role")
+FLAGS = ("empty", "truncated", "to_moderator", "as_rival", "out_of_role", "moves_disagree")
 """Every flag a turn may carry, in the order a turn lists them."""
 
 NO_REPLY = "(no reply)"

@@ -70,13 +70,13 @@ def _digits(measure: MeasureLike) -> int:
 
 
 def value_text(value: float, measure: MeasureLike) -> str:
-    """A value of the measure: ``$15.00`` in money, else ``0.450``."""
-    return f"${value:.2f}" if measure.money else f"{value:.{_digits(measure)}f}"
+    """A value of the measure: ``$15.00`` (``$13,500.00``) in money, else ``0.450``."""
+    return f"${value:,.2f}" if measure.money else f"{value:.{_digits(measure)}f}"
 
 
 def signed_text(value: float, measure: MeasureLike) -> str:
-    """A difference of the measure: ``+1.50`` (money: cents), else ``+0.025``."""
-    return f"{value:+.{_digits(measure)}f}"
+    """A difference of the measure: ``+1.50`` (money: cents, ``+1,250.00``), else ``+0.025``."""
+    return f"{value:+,.{_digits(measure)}f}"
 
 
 def round_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
@@ -137,7 +137,7 @@ def cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
     n = measure.name
     if key == f"{n}_ci95":
         digits = _digits(measure)
-        return f"{value[0]:.{digits}f}-{value[1]:.{digits}f}"
+        return f"{value[0]:,.{digits}f}-{value[1]:,.{digits}f}"
     if key == "deal_rate":
         return f"{value:.1%}"
     if key in (f"mean_{n}", f"median_{n}"):
@@ -335,7 +335,7 @@ def game_cell(kind: str, value: Any) -> str:
     if kind == "rate":
         return f"{value:.1%}"
     if kind == "money":
-        return f"${value:.2f}"
+        return f"${value:,.2f}"
     if kind == "count":
         return str(int(value))
     return f"{value:.3f}"
@@ -468,7 +468,7 @@ def arm_cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
     n = measure.name
     if key == "delta_ci95":
         digits = _digits(measure)
-        return f"{value[0]:+.{digits}f}..{value[1]:+.{digits}f}"
+        return f"{value[0]:+,.{digits}f}..{value[1]:+,.{digits}f}"
     if key == f"{n}_ci95":
         return cell(key, value, measure)
     if key.startswith("deal_rate"):
@@ -522,7 +522,7 @@ def _arm_errors(row: dict[str, Any], before: int) -> str:
 
 def usd_short(value: float | None) -> str:
     """``$8.00``, or ``-``."""
-    return "-" if value is None else f"${value:.2f}"
+    return "-" if value is None else f"${value:,.2f}"
 
 
 def short_value(value: float | None, measure: MeasureLike = PRICE) -> str:

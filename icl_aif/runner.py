@@ -30,7 +30,7 @@ from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
 from icl_aif.graphs import build_pausable_run_graph
-from icl_aif.play import AskHuman, play_cell, play_game
+from icl_aif.play import AskHuman, play_game, play_recorded
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
 from icl_aif.record_models import prompts_of
@@ -126,8 +126,10 @@ async def run_experiment(
     the manifest says ``interrupted``; a full disk stops the run the same way with a one-line
     :class:`UsageError`. Either way ``resume`` continues it.
 
-    ``executor`` plays each game elsewhere (:class:`icl_aif.executors.RayExecutor`: Ray tasks);
-    this process still schedules the games and writes every record. The caller closes it.
+    ``executor`` plays each game elsewhere (:class:`icl_aif.executors.RayExecutor`: Ray tasks;
+    :class:`icl_aif.processes.ProcessExecutor`: worker processes), which sends back its lines
+    ready to append (:class:`icl_aif.records.GameLines`); this process still schedules the
+    games and writes every record. The caller closes it.
 
     ``summarize`` computes ``summary.json`` and ``summary.md`` once the games are written
     (default: :func:`icl_aif.summary.summarize_run`, see :func:`summarize_with`).
@@ -259,8 +261,8 @@ async def _run_locked(
             contexts: list[GameContext] = []
             in_flight[position, index] = contexts
             try:
-                records, calls = await (  # icl_aif.executors: elsewhere, e.g. a Ray task
-                    play_cell(
+                lines = await (  # icl_aif.executors: elsewhere, e.g. a Ray task
+                    play_recorded(
                         cell, index, prompts, moderators[position], contexts, ask_human, graph
                     )
                     if executor is None
@@ -273,18 +275,15 @@ async def _run_locked(
                 return
             finally:
                 del in_flight[position, index]
-            if cell.id is not None:
-                records = [_tagged(r, cell.id) for r in records]
-                calls = [_tagged(c, cell.id) for c in calls]
             if failure is not None:
                 return
+            spent += lines.cost_usd  # counted now: the games that start meanwhile see it
             try:
-                writer.append_games(records, calls)
+                await writer.record(lines)  # on disk, with the games that finished meanwhile
             except OSError as exc:  # a full disk: stop every game, keep the directory resumable
                 stop_run(exc)
                 return
             recorded += 1
-            spent += total_cost(calls)
             if progress is not None:
                 progress(1)
 
@@ -342,11 +341,6 @@ def _stopped(directory: Path, exc: Exception, recorded: int, total: int) -> Usag
         f"{problem}: the run stopped with {recorded} of {total} games "
         f"recorded; fix it, then continue with: {resume_command(directory)}"
     )
-
-
-def _tagged(record: dict[str, Any], cell: str) -> dict[str, Any]:
-    """``record`` with its sweep cell right after the game id."""
-    return {"game_id": record["game_id"], "cell": cell, **record}
 
 
 def _design_manifest(

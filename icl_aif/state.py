@@ -20,7 +20,9 @@ class RoundState(TypedDict, total=False):
     reason: str | None
     truncated: bool  # the exchange cap ended the round (a no deal with reason cap)
     invalid_moves: Annotated[int, operator.add]  # lines the game refused as moves (then retried)
-    decided_by: str | None  # who judged the last line: rules or llm (see docs/records.md)
+    decided_by: str | None  # who judged the last line: rules, llm or moves (docs/records.md)
+    # moves: structured: the turns whose text the moderator read otherwise than the moves
+    disagreements: Annotated[list[dict[str, Any]], operator.add]
     parse: str | None  # how the model's reply was read, when the llm decided
     error: str | None
 

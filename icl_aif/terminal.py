@@ -21,6 +21,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from icl_aif.transcript import format_money
+
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
 
@@ -160,7 +162,7 @@ def outcome_text(record: dict[str, Any], measure: Measure | None = None) -> str:
         words = shown.name.replace("_", " ")
         if value is None:
             return f"deal at an unclear {words}"
-        return f"deal at ${value:g}" if shown.money else f"deal: {words} {value:g}"
+        return f"deal at {format_money(value)}" if shown.money else f"deal: {words} {value:g}"
     if record.get("outcome") == "error":
         return f"stopped by an error ({record.get('reason')})"
     return f"no deal ({record.get('reason')})"

@@ -5,6 +5,8 @@ Everything here is JSON-serialisable so that graph state, checkpoints and run re
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -36,6 +38,29 @@ class Turn(TypedDict):
     speaker: Speaker
     text: str
     flags: NotRequired[list[str]]
+    move: NotRequired[dict[str, Any]]
+    text_verdict: NotRequired[dict[str, Any]]
+
+
+MOVE_NOTE = re.compile(r"\n\[move: [a-z_]+(?: \{[^\n]*\})?\]$")
+"""The note a line's binding move adds to it in the players' views (:func:`with_move_note`)."""
+
+
+def with_move_note(turn: Turn) -> str:
+    """The turn's text as the players read it: with its binding move (``moves: structured``) on
+    a line of its own, ``[move: offer {"price": 14}]`` or ``[move: accept]``; the text alone for
+    a turn without one."""
+    move = turn.get("move")
+    if not move:
+        return turn["text"]
+    terms = move.get("terms")
+    shown = f" {json.dumps(terms, ensure_ascii=False, sort_keys=True)}" if terms else ""
+    return f"{turn['text']}\n[move: {move['kind']}{shown}]"
+
+
+def without_move_note(text: str) -> str:
+    """``text`` without the move note :func:`with_move_note` added (what the line said)."""
+    return MOVE_NOTE.sub("", text)
 
 
 def other_side(speaker: Speaker) -> Speaker:

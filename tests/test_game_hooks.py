@@ -221,6 +221,7 @@ def test_the_players_switches_are_in_the_manifest(tmp_path: Path) -> None:
         "countdown": True,
         "last_turn_accept": True,
         "move_retries": 2,
+        "moves": "text",
     }
 
 

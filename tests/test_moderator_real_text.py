@@ -109,3 +109,221 @@ def test_greeting_good_day_is_not_a_walk_away() -> None:
 
 def test_seller_not_needing_item_is_not_a_walk_away() -> None:
     assert judge("I don't need it anymore since I moved.")[0] == "ongoing"
+
+
+# --- issue 14, item 2: the latest proposal wins ------------------------------------------------
+def test_weak_ok_to_a_proposal_with_terms_binds_that_proposal_not_an_older_one() -> None:
+    window = (
+        "Would you do 300?",
+        "I think $420 is a fair price for both of us.",
+        "Could you take $360 if I collect it from your garage?",
+        "Okay. That works.",
+    )
+    assert judge(*window, first="buyer") == ("deal", 360.0)
+
+
+def test_strong_acceptance_of_an_offer_with_terms_binds_it() -> None:
+    window = ("I'm at $450.", "If you can bring it round tonight, I can do $430.", "Deal then!")
+    assert judge(*window, first="buyer") == ("deal", 430.0)
+
+
+def test_an_unconditional_price_beats_a_conditional_one_in_the_same_turn() -> None:
+    window = ("$440, or $410 if you pay in cash.", "I only have a card. Deal.")
+    assert judge(*window) == ("deal", 440.0)
+
+
+def test_price_is_a_deal_binds_the_named_price() -> None:
+    window = ("Could I pay $400 now and $450 next month?", "Yes. 400 is a deal.")
+    assert judge(*window, first="buyer") == ("deal", 400.0)
+
+
+def test_yes_to_a_deal_question_binds_the_proposal() -> None:
+    window = (
+        "I'd sign today if you go to $410.",
+        "Only if you don't need delivery.",
+        "No delivery needed. So we have a deal?",
+        "Sounds fine.",
+    )
+    assert judge(*window, first="buyer") == ("deal", 410.0)
+
+
+def test_own_proposal_confirmed_by_the_other_side() -> None:
+    window = ("Would you be able to do 415", "For you, yes!", "Great, thank you, you have a deal")
+    assert judge(*window, first="buyer") == ("deal", 415.0)
+
+
+# --- refusals and descriptions ------------------------------------------------------------------
+def test_refusal_saying_the_price_is_much_higher_is_not_a_deal() -> None:
+    window = ("I'm asking 480.", "480 is way higher than what these sell for.", "Fine, 460?")
+    assert judge(*window)[0] == "ongoing"
+
+
+def test_a_bit_much_refuses_the_price() -> None:
+    assert [m.kind for m in find_prices("Yes, $480 is a bit much for me.")] == ["refused"]
+
+
+def test_yes_followed_by_the_speakers_own_price_is_a_counter_offer() -> None:
+    window = ("Could you throw in the lights for $400?", "Yes, and the pump too. Deal? $450 then.")
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+def test_praising_ones_own_offer_is_not_accepting_the_other() -> None:
+    window = ("The price is $480, firm.", "$420 is my last offer. That is a fair price.")
+    assert judge(*window)[0] == "ongoing"
+
+
+def test_i_agree_but_concedes_a_point_only() -> None:
+    window = (
+        "It's $480, it has new tyres.",
+        "I agree, but the frame is scratched. How about $400?",
+    )
+    assert judge(*window)[0] == "ongoing"
+
+
+def test_acceptance_with_new_terms_after_but_is_not_a_deal() -> None:
+    window = ("Would $400 be ok?", "I can accept that, but you will have to fetch it yourself.")
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+def test_ill_take_it_for_a_price_nobody_offered_is_an_offer() -> None:
+    window = ("The bike comes with a pump and lights.", "Nice, I'll take the bike and pump for 380")
+    assert judge(*window)[0] == "ongoing"
+
+
+def test_a_hypothetical_price_inside_if_i_is_not_a_firm_price() -> None:
+    window = ("Can you do $420?", "If I do $420 I can't pay my rent this month, sorry.")
+    assert judge(*window)[0] == "ongoing"
+
+
+# --- "ok"/"yes" answering a question ----------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    ["Ok, great. What size is the frame?", "That's great. And are the tyres tubeless?"],
+)
+def test_ok_then_a_question_about_the_item_is_not_a_deal(answer: str) -> None:
+    assert judge("I'm selling it for around $480.", answer)[0] == "ongoing"
+
+
+def test_ok_then_a_question_about_pickup_is_a_deal() -> None:
+    window = ("I can do $450.", "Ok, great. When can I pick it up?")
+    assert judge(*window) == ("deal", 450.0)
+
+
+def test_excellent_condition_is_not_an_acceptance() -> None:
+    window = ("Would you take $400?", "I want at least $470. Excellent condition, barely used.")
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+# --- human acceptance phrasings -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "That sounds like a fair price.",
+        "That sounds like a great deal to me.",
+        "Ya that would be great.",
+        "Thats actually perfect, I needed a pump too.",
+        "Well, I'll call it a deal.",
+        "I think I can do your $440.",
+        "Sounds reasonable enough, sure.",
+    ],
+)
+def test_human_acceptances(answer: str) -> None:
+    assert judge("How about $440?", answer, first="buyer") == ("deal", 440.0)
+
+
+def test_acceptance_with_a_soft_if_still_counts() -> None:
+    window = ("Would you take $445?", "Yes, that works, so if you want come by tonight.")
+    assert judge(*window, first="buyer") == ("deal", 445.0)
+
+
+def test_ok_naming_an_earlier_offer_counts() -> None:
+    window = (
+        "$455 and I add the lock.",
+        "Does the lock have keys?",
+        "Yes, two.",
+        "ok $455 sounds good",
+    )
+    assert judge(*window) == ("deal", 455.0)
+
+
+# --- sending the offer closes the deal --------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    ["150 works, I'll send the offer", "ok sending offer now", "Let me send you the offer."],
+)
+def test_sending_the_offer_after_converging_is_a_deal(answer: str) -> None:
+    window = ("Could you do 140?", "I can do 150", answer)
+    assert judge(*window, first="buyer", scenario={"list_price": 180}) == ("deal", 150.0)
+
+
+def test_glad_we_worked_it_out_closes_the_deal() -> None:
+    window = (
+        "I can do 430, but that's my floor.",
+        "I can pick it up today.",
+        "Glad we could work something out",
+    )
+    assert judge(*window)[0] == "deal"
+
+
+# --- human price writing -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Can we meet halfway with 12,750?", 12750.0),
+        ("I can pay you 35.", 35.0),
+        ("I'd pay the full 200 if it has a warranty", 200.0),
+        ("I'm thinking like 150", 150.0),
+        ("Would you consider doing 1550?", 1550.0),
+        ("1725", 1725.0),
+        ("1750?", 1750.0),
+        ("40, my wife needs the space.", 40.0),
+    ],
+)
+def test_bare_numbers_in_human_chat(text: str, amount: float) -> None:
+    assert [m.amount for m in find_prices(text)] == [amount]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It has 80k mostly highway miles.", "It has 15,000 miles.", "Is it a 4 bedroom house?"],
+)
+def test_numbers_that_are_not_prices(text: str) -> None:
+    assert find_prices(text) == []
+
+
+def test_the_other_sides_listing_quoted_is_a_reference() -> None:
+    assert [m.kind for m in find_prices("I see you are selling it for $480.")] == ["reference"]
+
+
+def test_praising_ones_own_question_price_is_not_accepting() -> None:
+    window = (
+        "Would you take $400?",
+        "It is nearly new. How about $470? That is a fair price for it.",
+    )
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+# --- the item's own name: numbers and words in a listing's title -----------------------------
+@pytest.mark.parametrize(
+    ("item", "texts", "expected"),
+    [
+        # a year is no price: read as one, "Okay." would close a deal at $2,007
+        ("2007 Ford Focus", ("How much for the 2007 Ford Focus?", "Okay."), ("ongoing", None)),
+        # "sealed" in a title accepts nothing
+        (
+            "Sealed box headphones",
+            ("$3,500 then?", "The Sealed box headphones are worth more."),
+            ("ongoing", None),
+        ),
+        (
+            "4500 Watt generator",
+            ("Would you take $3,500 for the 4500 Watt generator?", "Deal."),
+            ("deal", 3500.0),
+        ),
+    ],
+)
+def test_the_items_name_is_read_as_the_item(
+    item: str, texts: tuple[str, ...], expected: tuple[str, float | None]
+) -> None:
+    scenario = {"item": item, "list_price": 5000, "buyer_open": 3000}
+    assert judge(*texts, first="buyer", scenario=scenario) == expected

@@ -180,9 +180,11 @@ def test_deal_without_a_bindable_price() -> None:
     assert result == Verdict("deal", price=None, reason="price_not_found")
 
 
-def test_deal_with_only_a_conditional_price_has_no_price() -> None:
+def test_deal_to_a_conditional_price_binds_it() -> None:
+    # Accepting an offer made with terms accepts the price with its terms (issue 14: the latest
+    # proposal wins); this used to expect price None.
     result = verdict("I could do $12 if you pay cash today.", "Deal!")
-    assert result == Verdict("deal", price=None, reason="price_not_found")
+    assert result == Verdict("deal", price=12.0, reason="acceptance")
 
 
 def test_buyer_can_open() -> None:

@@ -140,3 +140,22 @@ def test_offline_loop_shows_the_price_versus_deal_rate_trade_off(tmp_path: Path)
     assert last["mean_price"] > first["mean_price"] + 1.0
     assert last["deal_rate"] < first["deal_rate"] - 0.2
     assert all(r["deals_without_price"] == 0 for r in summary["per_round"])
+
+
+def test_a_scripted_player_reads_no_price_in_the_items_name() -> None:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    from icl_aif.games.price.scenario import PriceScenario
+    from icl_aif.games.price.simulators import ScriptedNegotiator
+
+    scenario = PriceScenario(item="1980 Schwinn", list_price=400, buyer_open=200, seller_cost=100)
+    seller = ScriptedNegotiator(strategy="linear", side="seller", scenario=scenario, seed=3)
+    line = seller.respond(
+        [
+            SystemMessage("brief"),
+            HumanMessage("Hi, how much is the 1980 Schwinn?"),
+            AIMessage("Hi, this is a good 1980 Schwinn and its price is $400."),
+            HumanMessage("Would you consider selling it for $200?"),
+        ]
+    )
+    assert "$1,980" not in line and "1980" not in line.replace("1980 Schwinn", "")

@@ -34,7 +34,7 @@ from icl_aif.config import (
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary, render_strict
-from icl_aif.transcript import Message, Speaker, Turn, Verdict
+from icl_aif.transcript import Message, Speaker, Turn, Verdict, with_move_note
 
 __all__ = [
     "Column",
@@ -232,6 +232,37 @@ class Game(ABC):
         invalid tries in a row the round ends: ``no_deal``, reason ``invalid_moves``."""
         return None
 
+    # --- binding moves (moves: structured; icl_aif.games.moves) -------------------------------
+
+    offer_model: ClassVar[type[BaseModel] | None] = None
+    """What a player offers in a binding ``offer`` move (the price game's ``{"price": P}``), as
+    the move's ``terms``; None for a game without binding moves (``moves: structured`` is then
+    refused before any game)."""
+
+    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+        """Why ``side``'s offer (an :attr:`offer_model` instance) is not a valid offer in
+        ``scenario``, as the message the player is shown before it tries again; None for a valid
+        one (the default: every offer the model validates is)."""
+        return None
+
+    def agreed_terms(
+        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+    ) -> dict[str, Any]:
+        """The terms of the agreement when ``offerer``'s ``offer`` is accepted after ``turns``,
+        as :attr:`terms_model` data (the judge's terms of the same agreement). The default: the
+        offer's fields."""
+        return offer.model_dump(mode="json")
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """The moves of the scripted opening lines, by position (a
+        :class:`icl_aif.games.moves.Move`, or None for talk): the price game's list price and the
+        buyer's first offer stand as offers. None by default."""
+        return []
+
+    def seat_name(self, side: Speaker) -> str:
+        """How a player is told of a seat (``seller``, the pie split's ``proposer``)."""
+        return side
+
     # --- the judge and the terms --------------------------------------------------------------
 
     @abstractmethod
@@ -307,9 +338,10 @@ class Game(ABC):
 
 
 def turns_as_messages(side: Speaker, turns: Sequence[Turn]) -> list[Message]:
-    """A round from ``side``'s seat: its own lines as assistant, the other side's as user."""
+    """A round from ``side``'s seat: its own lines as assistant, the other side's as user; a
+    line's binding move (``moves: structured``) follows its text (:func:`with_move_note`)."""
     return [
-        Message(role="assistant" if t["speaker"] == side else "user", content=t["text"])
+        Message(role="assistant" if t["speaker"] == side else "user", content=with_move_note(t))
         for t in turns
     ]
 

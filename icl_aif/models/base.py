@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Speaker, without_move_note
 
 
 @dataclass(frozen=True)
@@ -95,22 +98,58 @@ class TextReplyModel(BaseChatModel):
         """The reply to ``messages``."""
         raise NotImplementedError
 
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The reply to ``messages`` and the binding move it makes (``{"move": KIND, "terms":
+        ...}``, the arguments of a move tool beside ``message``), or None for a reply without one
+        (the default: :meth:`respond`'s text alone). Asked only when a tool is bound."""
+        return self.respond(messages), None
+
     def reported_usage(self) -> dict[str, int]:
         """Token usage to report with every reply (``input_tokens``, ``output_tokens``,
         ``cached_input_tokens``); none by default: simulators use no tokens."""
         return {}
 
-    def _reply(self, messages: Sequence[BaseMessage]) -> ChatResult:
-        text = self.respond(messages)
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools as a vendor's chat model does: with a tool bound, a reply that makes a move
+        (:meth:`respond_move`) calls the first tool with ``message`` and the move's fields. Only a
+        model that makes moves (overrides :meth:`respond_move`) takes tools; any other raises
+        :class:`NotImplementedError`, as LangChain's default does, so that a caller that asks
+        for structured output falls back to text at once."""
+        if type(self).respond_move is TextReplyModel.respond_move:
+            raise NotImplementedError(f"{self._llm_type} makes no moves and calls no tools")
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        # LangChain's tracing metadata: converting the schema again on every call costs more than
+        # a simulator's reply
+        kwargs.pop("ls_structured_output_format", None)
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def _reply(
+        self, messages: Sequence[BaseMessage], tools: Sequence[dict[str, Any]] | None = None
+    ) -> ChatResult:
+        call: ToolCall | None = None
+        if tools:
+            text, move = self.respond_move(without_move_notes(messages))
+            if move is not None:
+                name = tools[0]["function"]["name"]
+                call = ToolCall(name=name, args={"message": text, **move}, id=f"call_{name}")
+        else:
+            text = self.respond(messages)
         usage = self.reported_usage()
-        if not usage:
-            return chat_result(text)
-        return chat_result(
-            text,
-            input_tokens=usage.get("input_tokens", 0),
-            output_tokens=usage.get("output_tokens", 0),
-            cached_tokens=usage.get("cached_input_tokens", 0),
+        result = chat_result(
+            "" if call is not None else text,
+            input_tokens=usage.get("input_tokens", 0) if usage else None,
+            output_tokens=usage.get("output_tokens", 0) if usage else None,
+            cached_tokens=usage.get("cached_input_tokens", 0) if usage else None,
         )
+        if call is not None:
+            result.generations[0].message.tool_calls = [call]  # type: ignore[attr-defined]
+        return result
 
     def _generate(
         self,
@@ -119,7 +158,7 @@ class TextReplyModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._reply(messages)
+        return self._reply(messages, kwargs.get("tools"))
 
     async def _agenerate(
         self,
@@ -128,4 +167,16 @@ class TextReplyModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return self._reply(messages)
+        return self._reply(messages, kwargs.get("tools"))
+
+
+def without_move_notes(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` with the move notes of binding moves taken off the lines (what was said):
+    a simulator reads the talk, as it does without moves."""
+    out: list[BaseMessage] = []
+    for message in messages:
+        text = message.content
+        if isinstance(text, str) and "[move: " in text:
+            message = message.model_copy(update={"content": without_move_note(text)})
+        out.append(message)
+    return out

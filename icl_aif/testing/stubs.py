@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_httpserver import HTTPServer
@@ -43,10 +43,10 @@ def respond_in_order(server: HTTPServer, path: str, *answers: Answer) -> None:
 class VendorStub:
     """A stub of one vendor's chat endpoint on 127.0.0.1, started by :meth:`start`.
 
-    Queue answers with :meth:`reply`, :meth:`rate_limit`, :meth:`fail`, :meth:`deny`,
-    :meth:`malformed` and :meth:`slow`; each takes ``times`` (how many requests it answers; None:
-    every request the queued answers leave, in any order of queuing). Read what the SDK sent with
-    :attr:`requests` and :attr:`bodies`.
+    Queue answers with :meth:`reply`, :meth:`tool_reply`, :meth:`rate_limit`, :meth:`fail`,
+    :meth:`deny`, :meth:`malformed` and :meth:`slow`; each takes ``times`` (how many requests it
+    answers; None: every request the queued answers leave, in any order of queuing). Read what the
+    SDK sent with :attr:`requests` and :attr:`bodies`.
     """
 
     def __init__(self, wire: WireFormat, server: HTTPServer) -> None:
@@ -127,6 +127,21 @@ class VendorStub:
         """A normal reply saying ``text``; ``usage`` as a run should record it (default:
         :attr:`usage`)."""
         body = self.wire.body(text, usage)
+        self.queue(lambda _: json_response(body), times)
+
+    def tool_reply(
+        self,
+        name: str,
+        args: Mapping[str, Any],
+        *,
+        text: str = "",
+        usage: Usage | None = None,
+        times: int | None = 1,
+    ) -> None:
+        """A reply that calls the tool ``name`` with the arguments ``args`` (in the vendor's
+        tool-call format, see :attr:`WireFormat.tool_body`), saying ``text`` beside the call if
+        given; ``usage`` as a run should record it (default: :attr:`usage`)."""
+        body = self.wire.tool_body(name, args, text, usage)
         self.queue(lambda _: json_response(body), times)
 
     def rate_limit(self, retry_after: float = 0.2, *, times: int | None = 1) -> None:

@@ -8,6 +8,7 @@ each vendor's fields so that the vendor's SDK, read by icl-aif, records exactly 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -18,6 +19,12 @@ redaction of keys in run records is exercised."""
 
 REPLY_LINE = "I can't go that low, but I could do $17."
 """What a stub says when a test names no reply text."""
+
+TOOL_CALL_ID = "call_stub_1"
+"""The id of the tool call in an OpenAI, Cohere or AI21 tool-call reply."""
+
+TOOL_USE_ID = "toolu_stub_1"
+"""The id of the ``tool_use`` block in an Anthropic tool-call reply."""
 
 Usage = Mapping[str, int]
 """Token counts as a run records them: ``input_tokens`` (cached ones included),
@@ -110,6 +117,76 @@ def ai21_body(text: str = REPLY_LINE, usage: Usage | None = None) -> dict[str, A
     }
 
 
+def _function_call(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool call as OpenAI, Cohere v2 and AI21 write it: the arguments as a JSON string."""
+    return {
+        "id": TOOL_CALL_ID,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(dict(args))},
+    }
+
+
+def openai_tool_body(
+    name: str, args: Mapping[str, Any], text: str = "", usage: Usage | None = None
+) -> dict[str, Any]:
+    """A chat completion that calls the tool ``name`` with ``args`` (``finish_reason``
+    ``tool_calls``); ``content`` is ``text``, or null when it is empty."""
+    body = openai_body(text, usage)
+    choice = body["choices"][0]
+    choice["message"] = {
+        "role": "assistant",
+        "content": text or None,
+        "tool_calls": [_function_call(name, args)],
+    }
+    choice["finish_reason"] = "tool_calls"
+    return body
+
+
+def anthropic_tool_body(
+    name: str, args: Mapping[str, Any], text: str = "", usage: Usage | None = None
+) -> dict[str, Any]:
+    """A message that calls the tool ``name`` with ``args``: a ``text`` block (only if ``text``)
+    then a ``tool_use`` block, ``stop_reason`` ``tool_use``."""
+    body = anthropic_body(text, usage)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks.append({"type": "tool_use", "id": TOOL_USE_ID, "name": name, "input": dict(args)})
+    body["content"] = blocks
+    body["stop_reason"] = "tool_use"
+    return body
+
+
+def cohere_tool_body(
+    name: str, args: Mapping[str, Any], text: str = "", usage: Usage | None = None
+) -> dict[str, Any]:
+    """A v2 chat reply that calls the tool ``name`` with ``args`` (``finish_reason``
+    ``TOOL_CALL``); ``text`` is the ``tool_plan`` (left out when empty), and there is no
+    ``content``."""
+    body = cohere_body(text, usage)
+    message: dict[str, Any] = {"role": "assistant"}
+    if text:
+        message["tool_plan"] = text
+    message["tool_calls"] = [_function_call(name, args)]
+    body["message"] = message
+    body["finish_reason"] = "TOOL_CALL"
+    return body
+
+
+def ai21_tool_body(
+    name: str, args: Mapping[str, Any], text: str = "", usage: Usage | None = None
+) -> dict[str, Any]:
+    """A chat completion of AI21's API that calls the tool ``name`` with ``args`` (the OpenAI
+    shape: ``finish_reason`` ``tool_calls``, ``content`` null when ``text`` is empty)."""
+    body = ai21_body(text, usage)
+    choice = body["choices"][0]
+    choice["message"] = {
+        "role": "assistant",
+        "content": text or None,
+        "tool_calls": [_function_call(name, args)],
+    }
+    choice["finish_reason"] = "tool_calls"
+    return body
+
+
 OPENAI_USAGE: Usage = {"input_tokens": 42, "output_tokens": 9, "cached_input_tokens": 32}
 ANTHROPIC_USAGE: Usage = {"input_tokens": 70, "output_tokens": 9, "cached_input_tokens": 30}
 COHERE_USAGE: Usage = {"input_tokens": 38, "output_tokens": 9, "cached_input_tokens": 24}
@@ -126,6 +203,16 @@ class BodyBuilder(Protocol):
     run should record it (None: the wire format's default usage)."""
 
     def __call__(self, text: str = ..., usage: Usage | None = None) -> dict[str, Any]: ...
+
+
+class ToolBodyBuilder(Protocol):
+    """``tool_body(name, args, text="", usage=None)``: a reply body that calls the tool ``name``
+    with the arguments ``args``, saying ``text`` beside the call (if any), with ``usage`` as a run
+    should record it (None: the wire format's default usage)."""
+
+    def __call__(
+        self, name: str, args: Mapping[str, Any], text: str = ..., usage: Usage | None = None
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -146,6 +233,8 @@ class WireFormat:
     """The reply body: ``body(text, usage)``."""
     usage: Usage
     """What a run records from a reply with the default usage."""
+    tool_body: ToolBodyBuilder
+    """A reply that calls one tool: ``tool_body(name, args, text, usage)``."""
 
 
 WIRE_FORMATS: dict[str, WireFormat] = {
@@ -157,6 +246,7 @@ WIRE_FORMATS: dict[str, WireFormat] = {
         "OPENAI_API_KEY",
         openai_body,
         OPENAI_USAGE,
+        openai_tool_body,
     ),
     "anthropic": WireFormat(
         "anthropic",
@@ -166,6 +256,7 @@ WIRE_FORMATS: dict[str, WireFormat] = {
         "ANTHROPIC_API_KEY",
         anthropic_body,
         ANTHROPIC_USAGE,
+        anthropic_tool_body,
     ),
     "cohere": WireFormat(
         "cohere",
@@ -175,6 +266,7 @@ WIRE_FORMATS: dict[str, WireFormat] = {
         "COHERE_API_KEY",
         cohere_body,
         COHERE_USAGE,
+        cohere_tool_body,
     ),
     "ai21": WireFormat(
         "ai21",
@@ -184,6 +276,7 @@ WIRE_FORMATS: dict[str, WireFormat] = {
         "AI21_API_KEY",
         ai21_body,
         AI21_USAGE,
+        ai21_tool_body,
     ),
 }
 """The wire formats the stubs speak, by provider name."""

@@ -24,6 +24,7 @@ from statistics import fmean
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.errors import UsageError
@@ -45,6 +46,8 @@ from icl_aif.games.base import (
     round_goal,
     sample_round_sets,
 )
+from icl_aif.games.dond import binding
+from icl_aif.games.dond.binding import DondOffer
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import move_problem
 from icl_aif.games.dond.scenario import (
@@ -149,6 +152,7 @@ class DondGame(Game):
     terms_model = DondTerms
     judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
+    offer_model = DondOffer
     columns = (
         Column("seller_score", "Alice's score", "number"),
         Column("buyer_score", "Bob's score", "number"),
@@ -335,6 +339,23 @@ class DondGame(Game):
         proposal that cannot be read, names unknown items, claims more than there are or gives
         out more or fewer than all the items."""
         return move_problem(_scenario(scenario).counts, side, text, turns)
+
+    # --- binding moves (moves: structured) --------------------------------------------------
+
+    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+        """A share that claims more of an item than there is, or two shares that do not give
+        out exactly all the items, is refused with the collection named."""
+        return binding.check_offer(_scenario(scenario), cast(DondOffer, offer))
+
+    def agreed_terms(
+        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+    ) -> dict[str, Any]:
+        """Each seat's items and own score, as the judge states a match of two proposals."""
+        return binding.agreed_terms(_scenario(scenario), offerer, cast(DondOffer, offer))
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """An opening ``[propose]`` offers what it claims; the default opener is talk."""
+        return binding.opening_moves(_scenario(scenario))
 
     # --- the judge and the terms ----------------------------------------------------------
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -191,8 +191,15 @@ class DondPlayer(simulation.ConcessionPlayer):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): a message is
+        talk, a proposal that matches the other side's pending one accepts it, any other
+        proposal offers its split, a walk-away walks away; the acknowledgement of feedback makes
+        none."""
         if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round."
+            return "Understood. I will use this feedback in the next round.", None
         view = read_round(messages, self._first_opener, self.side)
         lexicon = count_lexicon(view.feedback)
         if self.strategy == "fair":
@@ -229,21 +236,21 @@ class DondPlayer(simulation.ConcessionPlayer):
         if pending is not None and pending["speaker"] != self.side:
             offered = self._offered(read_move(pending["text"]))
             if offered is not None and last_chance(offered):
-                return self._say("propose", lexicon, mine=offered)
+                return self._propose(view, lexicon, offered)
             if self.scenario.mismatch == "continue" and left >= 2:
-                return self._say("propose", lexicon, mine=demand)
-            return self._say("walk", lexicon)
+                return self._propose(view, lexicon, demand)
+            return self._say("walk", lexicon), _move("walk_away")
         if left <= 1:
-            return self._say("walk", lexicon)
+            return self._say("walk", lexicon), _move("walk_away")
         previous = view.moves[-1].kind if view.moves else None
         may_propose = previous not in (None, "propose")
         offered = self._latest_offer(view)
         if may_propose and offered is not None and acceptable(offered):
-            return self._say("propose", lexicon, mine=offered)
+            return self._propose(view, lexicon, offered)
         if may_propose and left == 2:
             if offered is not None and last_chance(offered):
-                return self._say("propose", lexicon, mine=offered)
-            return self._say("propose", lexicon, mine=demand)
+                return self._propose(view, lexicon, offered)
+            return self._propose(view, lexicon, demand)
         mine_before = [
             claim.mine
             for turn, move in zip(view.turns, view.moves, strict=True)
@@ -252,7 +259,7 @@ class DondPlayer(simulation.ConcessionPlayer):
             and claim.mine is not None
         ]
         intent = "open" if not mine_before else "hold" if mine_before[-1] == demand else "counter"
-        return self._say(intent, lexicon, mine=demand)
+        return self._say(intent, lexicon, mine=demand), _move("talk")
 
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
         """The opening share, the reservation share and beta after the feedback so far."""
@@ -321,6 +328,22 @@ class DondPlayer(simulation.ConcessionPlayer):
                 return offered
         return None
 
+    def _propose(
+        self, view: RoundView, lexicon: dict[str, int], mine: Items
+    ) -> tuple[str, dict[str, Any]]:
+        """A ``[propose]`` line keeping ``mine`` and its move: it accepts when it answers the
+        other side's pending proposal with that proposal's exact complement (the judge's match),
+        else it offers the split."""
+        text = self._say("propose", lexicon, mine=mine)
+        rest = _rest(self.scenario.counts, mine)
+        assert rest is not None
+        pending = last_pending(view.turns)
+        if pending is not None and pending["speaker"] != self.side:
+            claim = read_move(pending["text"]).claim
+            if claim is not None and claim.mine is not None and claim.mine == rest:
+                return text, _move("accept")
+        return text, _move("offer", {"mine": mine.model_dump(), "yours": rest.model_dump()})
+
     def _say(self, intent: str, lexicon: dict[str, int], *, mine: Items | None = None) -> str:
         values = {"mine": "", "yours": ""}
         if mine is not None:
@@ -328,6 +351,11 @@ class DondPlayer(simulation.ConcessionPlayer):
             assert rest is not None
             values = {"mine": items_text(mine), "yours": items_text(rest)}
         return self._rng.choice(REPLIES[intent]).format_map(values)
+
+
+def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A scripted player's move as the move tool's arguments (beside ``message``)."""
+    return {"move": kind, "terms": terms}
 
 
 def _message_claim(move: Move) -> Claim | None:

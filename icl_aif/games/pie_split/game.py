@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -39,6 +40,8 @@ from icl_aif.games.base import (
     round_goal,
     sample_round_sets,
 )
+from icl_aif.games.pie_split import binding
+from icl_aif.games.pie_split.binding import PieSplitOffer
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import (
@@ -121,6 +124,7 @@ class PieSplitGame(Game):
     terms_model = PieSplitTerms
     judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
+    offer_model = PieSplitOffer
 
     # --- what each side is told ----------------------------------------------------------
 
@@ -234,6 +238,27 @@ class PieSplitGame(Game):
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = PieSplitTerms(seller_share=0.6, buyer_share=0.4, exchanges=2).model_dump()
         return sample_round_sets(turns, terms)
+
+    # --- binding moves (moves: structured) --------------------------------------------------
+
+    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+        """A split whose shares do not add up to the pie is refused, naming the pie."""
+        return binding.check_offer(_scenario(scenario), cast(PieSplitOffer, offer))
+
+    def agreed_terms(
+        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+    ) -> dict[str, Any]:
+        """Each seat's share as a proportion and ``exchanges``, the offers made before the
+        accepted one (the judge's :func:`~icl_aif.games.pie_split.judge.terms_of`)."""
+        return binding.agreed_terms(_scenario(scenario), offerer, cast(PieSplitOffer, offer), turns)
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """An opener that states a valid split offers it; the default opener is talk."""
+        return binding.opening_moves(_scenario(scenario))
+
+    def seat_name(self, side: Speaker) -> str:
+        """``proposer`` (the seller seat) or ``responder`` (the buyer seat)."""
+        return ROLE_NAMES[side]
 
     # --- the judge and the terms ----------------------------------------------------------
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -193,8 +193,14 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): an opening,
+        held or countered split offers it, an acceptance accepts, walking away walks away; the
+        acknowledgement of feedback makes none."""
         if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round."
+            return "Understood. I will use this feedback in the next round.", None
         pie = self.scenario.pie
         view = read_round(messages, self._first_opener, pie)
         lexicon = count_lexicon(view.feedback)
@@ -217,14 +223,16 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
                 good = mine >= self.scenario.discount * demand - tolerance
             too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
             if good and not too_early:
-                return self._accept(offered, lexicon)
+                return self._accept(offered, lexicon), _move("accept")
             if last_line and mine >= reservation * pie - tolerance:
-                return self._accept(offered, lexicon)
+                return self._accept(offered, lexicon), _move("accept")
         if last_line and not rival_after:
-            return self._say("walk", lexicon)
+            return self._say("walk", lexicon), _move("walk_away")
         previous = view.own_demands()
         intent = "open" if not previous else "hold" if demand == previous[-1] else "counter"
-        return self._say(intent, lexicon, number=number, mine=demand, yours=round(pie - demand, 6))
+        yours = round(pie - demand, 6)
+        text = self._say(intent, lexicon, number=number, mine=demand, yours=yours)
+        return text, _move("offer", mine=demand, yours=yours)
 
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
         """The opening demand, the reservation share and beta after the feedback so far."""
@@ -278,6 +286,16 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
         if lexicon["remind"] and intent in ("counter", "hold"):
             text = f"{self._rng.choice(REPLIES['remind'])} {text}"
         return text
+
+
+def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -> dict[str, Any]:
+    """A scripted player's move as the move tool's arguments (beside ``message``): an offer's
+    shares as its line states them (:func:`format_amount`), so the moves bind what the judge
+    reads."""
+    if mine is None or yours is None:
+        return {"move": kind, "terms": None}
+    terms = {"mine": float(format_amount(mine)), "yours": float(format_amount(yours))}
+    return {"move": kind, "terms": terms}
 
 
 def build_player(request: ModelRequest) -> PieSplitPlayer:

@@ -32,9 +32,13 @@ from icl_aif.games.base import (
     sample_round_sets,
 )
 from icl_aif.games.price.moderator.prices import names_a_price
+from icl_aif.games.price.offers import PriceOffer
+from icl_aif.games.price.offers import opening_moves as price_opening_moves
 from icl_aif.games.price.scenario import (
     PriceScenario,
     PriceTerms,
+    listing_values,
+    load_listings,
     opening_turns,
     scenario_values,
 )
@@ -99,6 +103,7 @@ class PriceGame(Game):
     terms_model = PriceTerms
     judges = ("rules", "llm", "hybrid")
     simulators = ("boulware", "linear", "conceder", "tit_for_tat", "critic")
+    offer_model = PriceOffer
 
     # --- what each side is told ----------------------------------------------------------
 
@@ -200,7 +205,23 @@ class PriceGame(Game):
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         return sample_round_sets(turns, {"price": s.list_price}, unclear=False)
 
+    # --- one game's scenario ----------------------------------------------------------------
+
+    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+        """With ``listings``, the scenario of one listing of that file drawn from ``seed`` (its
+        item, prices and ``source``; ``listings`` is null in the result, which plays that
+        listing); the scenario itself otherwise."""
+        s = _scenario(scenario)
+        if s.listings is None:
+            return s
+        listing = random.Random(f"price:listing:{seed}").choice(load_listings(s.listings))
+        return s.model_copy(update={**listing_values(listing), "listings": None})
+
     # --- the judge and the terms ----------------------------------------------------------
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """The openers that name a price offer it: the list price and the buyer's first offer."""
+        return price_opening_moves(_scenario(scenario))
 
     def build_judge(
         self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import os
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from icl_aif.config import Opener, Scenario
+from icl_aif.games.price.listings import ListingsError, listing_rows
 from icl_aif.transcript import Turn, format_money
 
 __all__ = [
@@ -14,6 +27,8 @@ __all__ = [
     "PriceScenario",
     "PriceTerms",
     "ScenarioConfig",
+    "listing_values",
+    "load_listings",
     "opening_turns",
     "scenario_values",
 ]
@@ -37,6 +52,32 @@ class PriceScenario(Scenario):
         None, gt=0, description="The most the buyer may pay (private); none means no stated budget."
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
+    listings: Path | None = Field(
+        None,
+        description="A listings file (JSONL, e.g. from icl-aif scenarios import): each game plays "
+        "one listing drawn from its seed, whose item and prices replace the ones above. A "
+        "relative path is read from the working directory, like feedback.pool.",
+    )
+    source: str | None = Field(
+        None, description="Where the scenario comes from (a listing's id); recorded, not said."
+    )
+
+    @field_validator("listings")
+    @classmethod
+    def _check_listings(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            load_listings(value)  # a missing file or a bad line fails when the config loads
+        return value
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Every field, but ``listings`` and ``source`` only when set (records of scenarios
+        without them stay as they were)."""
+        data: dict[str, Any] = handler(self)
+        for key in ("listings", "source"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @field_validator("item")
     @classmethod
@@ -71,6 +112,43 @@ class PriceScenario(Scenario):
 
 ScenarioConfig = PriceScenario
 """The name this scenario had before games were plug-ins."""
+
+LISTING_FIELDS = ("item", "list_price", "buyer_open", "seller_cost", "buyer_budget", "source")
+"""The fields a listing sets in the scenario of the game that plays it."""
+
+
+def load_listings(path: Path) -> tuple[PriceScenario, ...]:
+    """The listings of a listings file, each checked as a price scenario; a problem is a
+    ``ValueError`` that names the file and the line. Read once per file version."""
+    stat = os.stat(path) if path.is_file() else None
+    key = (str(path.resolve()), stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
+    return _load_listings(path, key)
+
+
+@cache
+def _load_listings(path: Path, key: tuple[str, int, int]) -> tuple[PriceScenario, ...]:
+    del key  # the cache's key: the file's place, time and size
+    listings = []
+    for number, row in listing_rows(path):
+        try:
+            listings.append(PriceScenario.model_validate(row))
+        except ValidationError as exc:
+            raise ListingsError(f"{path} line {number}: {_problem(exc)}") from None
+    return tuple(listings)
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first problem of a listing as ``field: message``, or the message of a check across
+    fields."""
+    error = exc.errors()[0]
+    message = str(error.get("ctx", {}).get("error", error["msg"]))
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {message}" if where else message
+
+
+def listing_values(listing: PriceScenario) -> dict[str, Any]:
+    """The values a listing sets in a game's scenario (:data:`LISTING_FIELDS`)."""
+    return {name: getattr(listing, name) for name in LISTING_FIELDS}
 
 
 class PriceTerms(BaseModel):

@@ -52,7 +52,7 @@ from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.price.critic import build_critic
-from icl_aif.games.price.moderator.prices import standing_offer
+from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
 from icl_aif.transcript import Speaker, Turn, format_money
@@ -148,14 +148,18 @@ class Reading:
     feedback: list[str]
 
 
-def read_conversation(messages: Sequence[BaseMessage], first_opener: str) -> Reading:
-    """Split the history into the current round and the feedback turns before earlier rounds."""
+def read_conversation(
+    messages: Sequence[BaseMessage], first_opener: str, item: str | None = None
+) -> Reading:
+    """Split the history into the current round and the feedback turns before earlier rounds.
+    The ``item``'s name is not read for prices: "1980 Schwinn", "4K TV" and "2007 Ford Focus"
+    name no price."""
     history = simulation.read_history(messages, first_opener)
     own: list[float] = []
     rival: list[float] = []
     own_turns = 0
     for mine, text in history.lines():
-        offer = standing_offer(text)
+        offer = standing_offer(without_item(text, item))
         if mine:
             own_turns += 1
             if offer is not None:
@@ -226,9 +230,14 @@ class ScriptedNegotiator(TextReplyModel):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): a counter-offer
+        or a held price offers it, an acceptance accepts, walking away walks away."""
         if messages and messages[-1].type == "human" and self._is_feedback(messages):
-            return "Understood. I will use this feedback in the next round."
-        reading = read_conversation(messages, self._first_opener)
+            return "Understood. I will use this feedback in the next round.", None
+        reading = read_conversation(messages, self._first_opener, self.scenario.item)
         lexicon = count_lexicon(reading.feedback)
         for group, mentions in PERSONAS.get(self.persona or "", {}).items():
             lexicon[group] += mentions
@@ -248,14 +257,16 @@ class ScriptedNegotiator(TextReplyModel):
             acceptable_now = sign * (rival - next_offer) >= 0
             too_early = lexicon["no_early"] > 0 and turn < 2 and not last_turn
             if acceptable_now and not too_early:
-                return self._say("accept", price=rival, lexicon=lexicon)
+                return self._say("accept", price=rival, lexicon=lexicon), _move("accept")
             if last_turn:
                 if sign * (rival - reservation) >= 0:
-                    return self._say("accept", price=rival, lexicon=lexicon)
-                return self._say("walk", lexicon=lexicon)
+                    return self._say("accept", price=rival, lexicon=lexicon), _move("accept")
+                return self._say("walk", lexicon=lexicon), _move("walk_away")
         if next_offer == previous:
-            return self._say("hold", offer=next_offer, lexicon=lexicon)
-        return self._say("counter", offer=next_offer, lexicon=lexicon)
+            text = self._say("hold", offer=next_offer, lexicon=lexicon)
+            return text, _move("offer", next_offer)
+        text = self._say("counter", offer=next_offer, lexicon=lexicon)
+        return text, _move("offer", next_offer)
 
     def _is_feedback(self, messages: Sequence[BaseMessage]) -> bool:
         """True when the last user message is a feedback turn (``Round N is over.``, from
@@ -322,6 +333,12 @@ class ScriptedNegotiator(TextReplyModel):
         if lexicon["value"] and intent in ("counter", "hold"):
             text = f"{self._rng.choice(templates['value']).format_map(values)} {text}"
         return text
+
+
+def _move(kind: str, price: float | None = None) -> dict[str, Any]:
+    """A scripted player's move as the move tool's arguments (beside ``message``): the price as
+    its line states it, in cents."""
+    return {"move": kind, "terms": None if price is None else {"price": round(price, 2)}}
 
 
 def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:

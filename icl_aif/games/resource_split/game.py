@@ -29,6 +29,7 @@ from statistics import fmean
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -50,6 +51,8 @@ from icl_aif.games.base import (
     sample_round_sets,
 )
 from icl_aif.games.registry import register_game
+from icl_aif.games.resource_split import binding
+from icl_aif.games.resource_split.binding import ResourceSplitOffer
 from icl_aif.games.resource_split.judge import (
     ResourceSplitJudge,
     judge_values,
@@ -185,6 +188,7 @@ class ResourceSplitGame(Game):
     terms_model = ResourceSplitTerms
     judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
+    offer_model = ResourceSplitOffer
     columns = (
         Column("invalid_moves", "invalid moves", "count"),
         Column("aborts", "aborts", "count"),
@@ -337,6 +341,27 @@ class ResourceSplitGame(Game):
         acceptance with no valid standing offer of the other side in ``turns``, or an acceptance
         that restates another split than that offer; None for any other line."""
         return invalid_move_message(_move_prompts(), complete(scenario), side, text, turns)
+
+    # --- binding moves (moves: structured) --------------------------------------------------
+
+    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+        """A split whose two shares of some resource do not add up to its amount is refused,
+        naming the amounts and what is off."""
+        return binding.check_offer(complete(scenario), cast(ResourceSplitOffer, offer))
+
+    def agreed_terms(
+        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+    ) -> dict[str, Any]:
+        """Each seat's units and reward under the game's utilities, as the judge states them."""
+        return binding.agreed_terms(complete(scenario), offerer, cast(ResourceSplitOffer, offer))
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """An opener that states a valid split offers it; the default opener is talk."""
+        return binding.opening_moves(complete(scenario))
+
+    def seat_name(self, side: Speaker) -> str:
+        """``player 1`` (the seller seat) or ``player 2`` (the buyer seat)."""
+        return ROLE_NAMES[side]
 
     # --- the judge and the terms ----------------------------------------------------------
 

@@ -252,8 +252,14 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): an opening,
+        held or countered split offers it, an acceptance accepts, walking away walks away; the
+        acknowledgement of feedback makes none."""
         if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round."
+            return "Understood. I will use this feedback in the next round.", None
         played = self._played
         amounts, own = amounts_of(played), utilities(played, self.side)
         top = max_value(played, self.side)
@@ -272,11 +278,11 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
             worth = value_of(offered.yours, own) / top  # the other side's split, my part
             too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
             if worth >= demand - 1e-9 and not too_early:
-                return self._accept(offered, lexicon, left)
+                return self._accept(offered, lexicon, left), _move("accept")
             if last_line and worth >= last_floor - 1e-9:
-                return self._accept(offered, lexicon, left)
+                return self._accept(offered, lexicon, left), _move("accept")
         if last_line and not rival_after:
-            return self._say("walk", lexicon, left)
+            return self._say("walk", lexicon, left), _move("walk_away")
         if self.strategy == "fair":
             mine = even_bundle(amounts)
         else:
@@ -284,7 +290,9 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
             mine = demand_bundle(amounts, own, math.ceil(demand * top - 1e-9), claims)
         previous = view.own_splits()
         intent = "open" if not previous else "hold" if mine == previous[-1].mine else "counter"
-        return self._say(intent, lexicon, left, mine=mine, yours=rest_of(amounts, mine))
+        yours = rest_of(amounts, mine)
+        text = self._say(intent, lexicon, left, mine=mine, yours=yours)
+        return text, _move("offer", {"mine": mine.as_dict(), "yours": yours.as_dict()})
 
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float, float]:
         """The opening demand, the reservation, the least it accepts on its last line and beta
@@ -333,6 +341,11 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
             remind = self._rng.choice(REPLIES["remind"]).format_map({"left": left - 1})
             text = f"{remind} {text}"
         return text
+
+
+def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A scripted player's move as the move tool's arguments (beside ``message``)."""
+    return {"move": kind, "terms": terms}
 
 
 def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:

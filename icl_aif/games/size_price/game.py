@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
 
 from icl_aif.config import Anchor, ExperimentConfig, Scenario
 from icl_aif.games.base import (
@@ -48,6 +49,8 @@ from icl_aif.games.base import (
     sample_round_sets,
 )
 from icl_aif.games.registry import register_game
+from icl_aif.games.size_price import binding
+from icl_aif.games.size_price.binding import SizePriceOffer
 from icl_aif.games.size_price.judge import SizePriceJudge, standing_offer
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
@@ -131,6 +134,7 @@ class SizePriceGame(Game):
     terms_model = SizePriceTerms
     judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "critic")
+    offer_model = SizePriceOffer
 
     # --- what each side is told ----------------------------------------------------------
 
@@ -292,6 +296,26 @@ class SizePriceGame(Game):
                 f'is {offer.text()}. Accept it with "ACCEPT" or make a new offer.'
             )
         return None
+
+    # --- binding moves (moves: structured) --------------------------------------------------
+
+    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+        """An offer of more units than ``max_quantity`` is refused, naming the bound."""
+        return binding.check_offer(_scenario(scenario), cast(SizePriceOffer, offer))
+
+    def agreed_terms(
+        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+    ) -> dict[str, Any]:
+        """The offer's quantity and unit price, as the judge states them."""
+        return binding.agreed_terms(cast(SizePriceOffer, offer))
+
+    def opening_moves(self, scenario: Scenario) -> list[Any]:
+        """An opener that makes a valid offer offers it; the default opener is talk."""
+        return binding.opening_moves(_scenario(scenario))
+
+    def seat_name(self, side: Speaker) -> str:
+        """``wholesale seller`` or ``retail buyer``, as the briefs name the seats."""
+        return ROLE_NAMES[side]
 
     # --- the judge and the terms ----------------------------------------------------------
 

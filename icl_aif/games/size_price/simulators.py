@@ -55,7 +55,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -205,8 +205,14 @@ class SizePricePlayer(simulation.ConcessionPlayer):
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): an opening,
+        held or countered offer offers it, an acceptance accepts, walking away walks away; the
+        acknowledgement of feedback makes none."""
         if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round."
+            return "Understood. I will use this feedback in the next round.", None
         view = read_round(messages, self._first_opener)
         lexicon = count_lexicon(view.feedback)
         opening, reservation, beta = self._adapted(lexicon)
@@ -225,13 +231,13 @@ class SizePricePlayer(simulation.ConcessionPlayer):
             good = mine >= max(0.0, self._value(offer)) - 1e-9
             too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
             if good and not too_early:
-                return self._say("accept", lexicon, standing)
+                return self._say("accept", lexicon, standing), _move("accept")
             if last_line and mine >= reservation * surplus - 1e-9:
-                return self._say("accept", lexicon, standing)
+                return self._say("accept", lexicon, standing), _move("accept")
         if last_line and not rival_after:
-            return self._say("walk", lexicon)
+            return self._say("walk", lexicon), _move("walk_away")
         intent = "open" if not previous else "hold" if offer.same(previous[-1]) else "counter"
-        return self._say(intent, lexicon, offer)
+        return self._say(intent, lexicon, offer), _move("offer", offer)
 
     def _value(self, offer: Offer) -> float:
         return payoffs(self.scenario, int(offer.quantity), offer.unit_price)[self.side]
@@ -288,6 +294,15 @@ class SizePricePlayer(simulation.ConcessionPlayer):
         if lexicon["remind"] and intent in ("counter", "hold"):
             text = f"{self._rng.choice(REPLIES[f'remind_{self.side}'])} {text}"
         return text
+
+
+def _move(kind: str, offer: Offer | None = None) -> dict[str, Any]:
+    """A scripted player's move as the move tool's arguments (beside ``message``): an offer's
+    quantity and unit price as its line states them (in cents)."""
+    if offer is None:
+        return {"move": kind, "terms": None}
+    terms = {"quantity": int(offer.quantity), "unit_price": round(offer.unit_price, 2)}
+    return {"move": kind, "terms": terms}
 
 
 def build_player(request: ModelRequest) -> SizePricePlayer:

@@ -59,7 +59,7 @@ def _latest_offers(ctx: Context, last: int) -> list[float]:
 
 
 def _ongoing_ambiguity(reading: Reading) -> str | None:
-    if reading.accept is not None:
+    if reading.accept is not None or reading.accepts_with_terms:
         return "acceptance cue without a deal"
     if reading.ending is not None:
         return "ending cue without an ending"

@@ -39,6 +39,7 @@ from typing import Literal
 
 __all__ = [
     "OFFER_KINDS",
+    "SOFT_IF_RE",
     "PriceKind",
     "PriceMention",
     "find_prices",
@@ -46,6 +47,7 @@ __all__ = [
     "normalize",
     "sentence_spans",
     "standing_offer",
+    "without_item",
 ]
 
 PriceKind = Literal["offer", "question", "reference", "conditional", "refused"]
@@ -110,7 +112,7 @@ _PREFIX_RE = re.compile(r"(?:US\s?\$|\$|USD|US dollars?)\s?$", re.IGNORECASE)
 _THOUSANDS_SUFFIX_RE = re.compile(r"[kK]\b")
 # After "5k": not money ("5k miles", "10k run", "4k video").
 _K_UNIT_AFTER_RE = re.compile(
-    r"\s*(?:mi\b|miles?|km|kms|run|race|steps|views|followers|subscribers|resolution|video|"
+    r"\s*(?:(?:mostly|highway|city|original|total|actual|road)\s+)*(?:mi\b|miles?|km|kms|run|race|steps|views|followers|subscribers|resolution|video|"
     r"display|tv|monitor|screen|rpm)",
     re.IGNORECASE,
 )
@@ -123,9 +125,21 @@ _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?|\bcounter(?:\s+(?:with|"
     r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
     r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
-    r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget)\s+$",
+    r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
+    r"\bdoing|\bpaying|\btaking|\bgiving)"
+    # human chat puts a word or two between the verb and the number: "pay you 35",
+    # "pay the full 200", "take maybe 90"
+    r"(?:\s+(?:you|me|the|full|maybe|like|roughly|approximately|only|just|around|about))*\s+$",
     re.IGNORECASE,
 )
+# A number written with a thousands separator ("13,500") is an amount, not a count or a year.
+_THOUSANDS_SEPARATOR_RE = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+# A sentence that is nothing but a number ("1725", "1750?", "how about 90!") puts it on the table.
+_LONE_NUMBER_AROUND_RE = re.compile(r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how about|what about)?\W*$")
+# After a number at the start of a line: a list marker ("1. ...", "2) ...").
+_LIST_MARKER_RE = re.compile(r"[.)]\s+\S")
+# A number that opens a turn's sentence, set off by a comma: "40, my boss needs the money."
+_OPENING_NUMBER_AFTER_RE = re.compile(r"\s*[,!]")
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
@@ -171,12 +185,13 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
-    r"expensive)\b",
+    r"expensive|(?:a bit|a little|a tad|way|so|too) much)\b",
     r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
     r"an option)",
     r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"
     r"cut it|do it|happen|fly|going to work|acceptable|possible|doable)",
     r"out of (?:the question|my (?:budget|range|price range))",
+    r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less)\b",
     r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
     r"paid)",
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
@@ -220,7 +235,10 @@ _QUESTION_COMPARE_BEFORE_RE = re.compile(
 _QUOTED_BEFORE_RE = re.compile(
     r"\b(?:you|you've|you'd|you have)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|asked for|wanted|"
     r"mentioned|quoted|proposed|suggested|put|offer|ask|want|asking|offering|"
-    r"suggesting)\b[^$\d]*$|\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|"
+    r"suggesting)\b[^$\d]*$|"
+    # the other side's listing, quoted: "I see you are selling it for $220", "you listed it at"
+    r"\b(?:you're|you are|you've been|you were)\s+(?:selling|listing|charging|pricing)\b[^$\d]*$|"
+    r"\byou(?:'ve| have)?\s+(?:listed|priced)\b[^$\d]*$|\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|"
     r"counter-offer|number|figure|proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
 )
 
@@ -264,10 +282,13 @@ _SOFT_IF_RE = re.compile(
     r"\b(?:what|even|as|see|wonder|wondering|know|check|tell me|ask|asking|not sure|unsure|"
     r"let me know|curious|sure)\s+if\b|\bif (?:you (?:want|like|wish|prefer|insist|please|'d like|"
     r"would like|agree|accept|are interested|'re interested|are ready|'re ready)|that (?:works|"
-    r"helps|'s okay|'s ok|is okay|is ok|'s fine|is fine|'s alright|sounds good|suits you)|"
+    r"helps|'s okay|'s ok|is okay|is ok|'s fine|is fine|'s alright|sounds good|suits you|"
+    r"sounds (?:fair|ok|okay|reasonable|alright)|'s fair|is fair)|"
     r"it (?:helps|works)|possible|need be|necessary|so|not|anything|that's too (?:much|high|low|"
     r"steep)|that's more than|that's still|that's a bit)\b"
 )
+# Shared with the rules: an "if" that adds no terms does not make an acceptance conditional.
+SOFT_IF_RE = _SOFT_IF_RE
 # Bundle / multi-item terms: "$25 for both", "$15 each", "two for $20".
 _BUNDLE_AFTER_RE = re.compile(
     r"\s*(?:each|apiece|a piece|per (?:item|piece|unit|one)|for (?:both|the two|two|three|four|"
@@ -519,10 +540,35 @@ def _money_value(
     return value, start, end
 
 
+def _alone_in_sentence(number: _Number, text: str) -> bool:
+    """The number is the whole sentence, bar punctuation and an opener ("1725", "1750?"), or
+    opens it, set off by a comma ("40, and that's final")."""
+    line_start = text.rfind("\n", 0, number.start) + 1
+    if _LIST_MARKER_RE.match(text, number.end) and not text[line_start : number.start].strip():
+        return False  # "1. Ask the buyer ...": a numbered list, not a price
+    spans = sentence_spans(text)
+    start, end = _sentence_of(spans, number.start)
+    rest = text[start : number.start] + " " + text[number.end : end]
+    if _LONE_NUMBER_AROUND_RE.match(rest):
+        return True
+    return not text[start : number.start].strip() and bool(
+        _OPENING_NUMBER_AFTER_RE.match(text, number.end)
+    )
+
+
 def _bare_value(number: _Number, text: str) -> float | None:
-    """The value of an unmarked number that still reads as a price ("how about 15?")."""
-    cued = _BARE_CUE_RE.search(text[max(0, number.start - 25) : number.start])
-    if not cued and not _BARE_AFTER_CUE_RE.match(text, number.end):
+    """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
+    or a number said on its own, "1725")."""
+    cued = _BARE_CUE_RE.search(text[max(0, number.start - 40) : number.start])
+    separated = not number.is_word and bool(
+        _THOUSANDS_SEPARATOR_RE.match(text[number.start : number.end])
+    )
+    if (
+        not cued
+        and not separated
+        and not _BARE_AFTER_CUE_RE.match(text, number.end)
+        and not _alone_in_sentence(number, text)
+    ):
         return None
     if _NOT_MONEY_AFTER_RE.match(text, number.end):
         return None
@@ -696,6 +742,16 @@ def _find_prices(text: str, scale: float | None) -> tuple[PriceMention, ...]:
         PriceMention(round(amount, 2), start, end, _kind(lowered, start, end, sentences, spans))
         for amount, start, end in raw
     )
+
+
+def without_item(text: str, item: str | None) -> str:
+    """``text`` with every mention of the item's name (any case) read as "item": "1980 Schwinn",
+    "4K TV" and "2007 Ford Focus" name no price, and "Sealed box" accepts nothing. The name as
+    the scenario spells it only; a player's shorter mention ("the 1980 bike") is read as it
+    is."""
+    if not item or item.lower() not in text.lower():
+        return text
+    return re.sub(re.escape(item), "item", text, flags=re.IGNORECASE)
 
 
 def standing_offer(text: str) -> float | None:

@@ -47,9 +47,18 @@ Deciding the last turn (:func:`decide`)
 
 Real chat (human and model text; ``tests/test_moderator_real_text.py`` holds one case per class):
 "deal" used to describe ("a great deal at $40") is not an acceptance; "I can accept your offer of
-$X" is; a "yes"/"ok" confirms only an earlier turn that really accepted a price; a conditional
-agreement ("I can do that if you pick it up") waits for the other side's "ok"; "13k" is 13,000;
-a bare number is a price when a cue follows it ("4600 and you have a deal", "425 then").
+$X", "I can do your $X", "$X is a deal", "I'll call it a deal", "sounds like a fair price" and
+sending the offer form ("ok sending offer now") are; a "yes"/"ok" confirms only an earlier turn
+that really accepted a price, or a turn that asked "deal?"; an "OK" followed by a question about the
+item ("Ok, great. What colour is it?") acknowledges an answer; an "OK" that names a price the other
+side put on the table ("ok $65 sounds good") accepts it even when a question came in between; a
+conditional agreement ("I can do that if you pick it up", "I can accept that, but you'll have to
+ship it") waits for the other side's "ok"; a turn that praises or restates its own price after
+"yes" ("Yes, and I'll add the case. $500.") is a counter-offer, as is "I'll take it for $X" when
+nobody offered $X; "I agree, but ..." concedes a point only.  The latest proposal wins: accepting
+a turn whose only price is conditional ("$132 if I pick it up?") binds that price.  "13k" is
+13,000; a bare number is a price when a cue comes before or after it ("pay you 35", "425 then"),
+when it has a thousands separator ("13,500"), or when it is said on its own ("1725").
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -61,17 +70,19 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from icl_aif.games.price.moderator.prices import (
     OFFER_KINDS,
+    SOFT_IF_RE,
     PriceMention,
     find_prices,
     normalize,
     sentence_spans,
+    without_item,
 )
 from icl_aif.games.price.verdict import PriceVerdict
 from icl_aif.transcript import Turn
@@ -112,7 +123,7 @@ STRONG_ACCEPT = [
     r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
     r"\b(?:done deal|deal done|deal's done|deal is done)\b",
-    r"\bi (?:accept|agree)\b(?! with| that)",
+    r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)",
     r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
     r"deal|amount)|your " + PRICE + r")\b",
@@ -137,13 +148,31 @@ STRONG_ACCEPT = [
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
     r"you found (?:a|your) buyer|i'm sold)\b",
     r"\b(?:when|where) (?:can|should|do) i (?:pick (?:it|them) up|pay|send|come)\b",
+    # "I'll call it a deal", "$1700 is a deal", "glad we could work something out"
+    r"\bcall it a deal\b",
+    PRICE + r"\s+(?:is|it is)\s+a deal\b",
+    r"\bglad we (?:could|can|were able to) (?:work (?:something|it|this) out|come to (?:an agreement|"
+    r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
+    # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
+    r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your (?:offer|price|" + PRICE + r")",
+    r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|cash)\b",
 ]
 WEAK_ACCEPT = [
-    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|"
+    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
+    r"yah|whatever|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
-    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not)\b)",
-    r"\b(?:sounds|that's|that is|looks|seems) (?:good|great|fair|reasonable|fine|acceptable|"
-    r"perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
+    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
+    r"news|job|work|location|area|neighborhood|place)\b)",
+    r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just)? (?:good|great|fair|"
+    r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
+    # "That sounds like a fair price", "sounds like a great deal": an evaluation of the offer
+    r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|reasonable|"
+    r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
+    r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer)\b",
+    r"\bthat (?:would|will|'d) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
+    # "Sounds simple enough, sure.", "For you yes!"
+    r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
     r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
     r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
     r"\bworks for me\b",
@@ -155,15 +184,24 @@ WEAK_ACCEPT = [
     # CraigslistBargain chats close with an offer form: "I'll enter the offer", "submit your offer"
     r"\b(?:i'll|i will|let me|go ahead and|please|just|you can|i'm going to|i am going to) "
     r"(?:submit|enter|send|put in|make|place) (?:the|your|my|an?|that) (?:final )?offer\b",
+    # "ok sending offer now", "let me send you the offer": the form that closes the deal
+    r"\b(?:submit|enter|send|put in|place)(?:ing)? (?:you |it |in |over )?(?:the |your |my |an |a |"
+    r"that |this )?(?:final )?offer\b",
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
     r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|want|"
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
-    r"maybe|perhaps|if|unless|before|until|whether|or)\b[^.!?]{0,12}$|"
+    r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b[^.!?]{0,12}$|"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
     + PRICE
     + r"\s*,?\s*and\b[^.!?]{0,20}$"
+)
+# Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
+# to pick it up"), so it is not yet a deal.
+TERMS_AFTER_RE = re.compile(
+    r"\W*(?:but|however|only|though)\b[^.!?]{0,40}?\b(?:you(?:'ll| will| would|'d)?(?: probably|"
+    r" still)?(?: will| would)? (?:have|need|must)|only if|if you|i (?:can't|cannot|won't))"
 )
 # Inside the acceptance sentence, before it: the acceptance hangs on a condition.
 CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
@@ -275,6 +313,15 @@ ACKNOWLEDGE_RE = re.compile(
     r"nice|great))\b"
 )
 
+# A question after a weak "OK" that is about closing the deal, not about the item:
+# "OK, when can I pick it up?" accepts, "Ok, great. What colour is it?" does not.
+CLOSING_QUESTION_RE = re.compile(
+    r"\b(?:pick(?:ing)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
+    r"deliver|delivery|when|where|venmo|paypal|cash|bring|ship|drop (?:it|them) off|deal)\b"
+)
+# A question that asks the other side to agree: "so we got a deal?", "Deal?"
+DEAL_QUESTION_RE = re.compile(r"\b(?:deal|agreed|do we have an agreement)\b")
+
 _OFFER_KINDS = OFFER_KINDS
 _TABLE_KINDS = frozenset({"offer", "question", "conditional"})
 _PRICE_TOLERANCE = 0.005
@@ -299,6 +346,9 @@ class Reading:
     ending_reason: str | None  # "walk_away" or "refusal"
     farewell_only: bool  # every ending phrase is a farewell ("Thanks, bye!")
     has_question: bool  # some sentence ends with "?"
+    # an acceptance dropped because new terms follow it ("Okay, but only if you pay cash"): no
+    # acceptance for the rules, a doubt for the hybrid moderator
+    accepts_with_terms: bool = False
 
     @property
     def strong_accept(self) -> int | None:
@@ -333,6 +383,17 @@ class Reading:
         offers = [m.amount for m in self.prices if m.kind in _TABLE_KINDS]
         return offers[-1] if offers else None
 
+    def proposal(self, plausible: Callable[[float], bool]) -> float | None:
+        """The price this turn proposes: its last plausible offer or question, else its last
+        plausible conditional price ("$132 if I pick it up?" proposes $132 with terms).  An
+        unconditional price wins over a conditional one in the same turn ("$15, or $12 if you
+        pay cash")."""
+        for kinds in (_OFFER_KINDS, frozenset({"conditional"})):
+            offers = [m.amount for m in self.prices if m.kind in kinds and plausible(m.amount)]
+            if offers:
+                return offers[-1]
+        return None
+
     def firm_offer(self) -> float | None:
         """The last price stated as a firm offer (not a question)."""
         offers = [m.amount for m in self.prices if m.kind == "offer"]
@@ -352,14 +413,19 @@ def _is_question(sentence: str) -> bool:
 
 
 def _acceptances(
-    patterns: list[str], text: str, sentences: list[tuple[int, int]]
+    patterns: list[str],
+    text: str,
+    sentences: list[tuple[int, int]],
+    dropped: list[int] | None = None,
 ) -> list[tuple[int, tuple[int, int]]]:
     """Live matches of ``patterns``: (position, accepting clause).
 
     A match is dead inside a question, after a negator ("no deal", "I can't accept") or after a
-    condition ("If you can do $14, we have a deal").  The accepting clause runs from the last
+    condition ("If you can do $14, we have a deal"), and when new terms follow it ("okay, but
+    only if ..."; its position goes to ``dropped``). The accepting clause runs from the last
     contrast before the match ("..., but fine, deal") to the end of its sentence.
     """
+    dropped = [] if dropped is None else dropped
     found: list[tuple[int, tuple[int, int]]] = []
     for start, end in sentences:
         sentence = text[start:end]
@@ -368,7 +434,10 @@ def _acceptances(
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
                 head = sentence[: match.start()]
-                if NEGATORS_RE.search(head) or CONDITIONAL_RE.search(head):
+                if NEGATORS_RE.search(head) or CONDITIONAL_RE.search(_without_soft_ifs(head)):
+                    continue
+                if TERMS_AFTER_RE.match(sentence, match.end()):
+                    dropped.append(start + match.start())
                     continue
                 contrasts = [c.end() for c in CONTRAST_RE.finditer(sentence, 0, match.end())]
                 clause_start = start + (contrasts[-1] if contrasts else 0)
@@ -416,8 +485,9 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
     prices = tuple(find_prices(text, scale))
     lowered = mask_prices(normalize(text), prices)
     sentences = sentence_spans(lowered)
-    strong = _acceptances(STRONG_ACCEPT, lowered, sentences)
-    weak = _acceptances(WEAK_ACCEPT, lowered, sentences)
+    with_terms: list[int] = []
+    strong = _acceptances(STRONG_ACCEPT, lowered, sentences, with_terms)
+    weak = _acceptances(WEAK_ACCEPT, lowered, sentences, with_terms)
     ending, reason, farewell_only = _ending(lowered, sentences)
     return Reading(
         text=lowered,
@@ -429,6 +499,7 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
         ending_reason=reason,
         farewell_only=farewell_only,
         has_question=any(_is_question(lowered[a:b]) for a, b in sentences),
+        accepts_with_terms=bool(with_terms),
     )
 
 
@@ -464,7 +535,10 @@ class Context:
         if scale is None:
             amounts = [m.amount for turn in window for m in find_prices(turn["text"])]
             scale = statistics.median(amounts) if amounts else None
-        return cls(window, [read_turn(turn["text"], scale) for turn in window], scenario)
+        item = (scenario or {}).get("item")
+        item = item if isinstance(item, str) else None
+        readings = [read_turn(without_item(turn["text"], item), scale) for turn in window]
+        return cls(window, readings, scenario)
 
     def plausible(self, amount: float) -> bool:
         """With a list price in the scenario, drop amounts far outside its range."""
@@ -516,8 +590,10 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         if not table:
             return stated[0]
     for j in ctx.other_turns(index):
-        offer = ctx.readings[j].standing_offer()
-        if offer is not None and ctx.plausible(offer):
+        # The latest proposal wins, even one with terms: "Would you accept $132 if I pick it
+        # up?" -> "Okay. That works." is a deal at $132, not at an older unconditional price.
+        offer = ctx.readings[j].proposal(ctx.plausible)
+        if offer is not None:
             return offer
         if ctx.readings[j].accept is not None and _depth < len(ctx.window):
             confirmed = bind_price(ctx, j, _depth + 1)
@@ -546,12 +622,29 @@ def _matching_firm_prices(ctx: Context, index: int) -> float | None:
 
 
 def _counter_offer(ctx: Context, index: int) -> bool:
-    """The accepting clause names its own price, unlike any the other side put on the table."""
+    """The accepting clause names its own price, unlike any the other side put on the table
+    ("I'll take it for $40" when nobody offered $40 is an offer), or the turn goes on to state
+    another firm price of its own ("Yes, and I'll add the case. $500.")."""
     stated = ctx.stated(index)
-    if not stated:
-        return False
     table = ctx.table(index)
-    return bool(table) and not any(_same(s, t) for s in stated for t in table)
+    if stated and not any(_same(s, t) for s in stated for t in table):
+        return True
+    return _restates_own_price(ctx, index, table)
+
+
+def _restates_own_price(ctx: Context, index: int, table: list[float]) -> bool:
+    """After its acceptance, the turn states a firm price that is on nobody's table: a weak
+    "Yes" answering a question, followed by the speaker's own price, is not an acceptance."""
+    reading = ctx.readings[index]
+    position = reading.accept
+    if position is None:
+        return False
+    later = [
+        m.amount
+        for m in reading.prices
+        if m.kind == "offer" and m.start > position and ctx.plausible(m.amount)
+    ]
+    return any(not any(_same(p, t) for t in table) for p in later)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,11 +673,21 @@ _PUSHBACK_OPENING_RE = re.compile(
 )
 
 
+def _without_soft_ifs(text: str) -> str:
+    """``text`` with the "if" of every soft condition ("if you want", "if that works") blanked,
+    same length: such an "if" adds no terms, so it does not resist an acceptance."""
+    chars = list(text)
+    for match in SOFT_IF_RE.finditer(text):
+        for inner in re.finditer(r"\bif\b", match.group(0)):
+            chars[match.start() + inner.start() : match.start() + inner.end()] = "  "
+    return "".join(chars)
+
+
 def _resists(reading: Reading, position: int) -> bool:
     """After a weak acceptance, the turn pushes back: in the accepting sentence, or in a later
     sentence that names a price or opens with a contrast ("OK. But I need it delivered.").
     A later aside without either ("That works. I can't use it anyway!") does not."""
-    text = reading.text
+    text = _without_soft_ifs(reading.text)
     for start, end in sentence_spans(text):
         if end <= position:
             continue
@@ -612,17 +715,61 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         for m in reading.prices
     ):
         return False
+    if (position == 0 and _asks_about_the_item(reading, position)) or _praises_own_price(
+        ctx, index
+    ):
+        return False
     previous = ctx.previous_other(index)
     if previous is None:
         return False
     prev = ctx.readings[previous]
-    if prev.table_offer() is not None:
+    if prev.proposal(ctx.plausible) is not None or _asks_for_a_deal(prev):
+        return True
+    # "ok $65 sounds good": the turn names the price it agrees to, put on the table earlier.
+    if any(_same(p, t) for p in ctx.stated(index) for t in ctx.table(index, _depth + 1)):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing.
     if prev.accept is None or _depth >= len(ctx.window):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+def _praises_own_price(ctx: Context, index: int) -> bool:
+    """A weak acceptance that names no price, in a turn that proposes its own price, off the
+    other side's table: "$500 is my final offer. That is a fair price." and "How about $19?
+    That is a fair price for it." praise the speaker's own offer."""
+    if ctx.stated(index):
+        return False
+    table = ctx.table(index, len(ctx.window))
+    own = [
+        m.amount
+        for m in ctx.readings[index].prices
+        if m.kind in _OFFER_KINDS and ctx.plausible(m.amount)
+    ]
+    return any(not any(_same(p, t) for t in table) for p in own)
+
+
+def _asks_about_the_item(reading: Reading, position: int) -> bool:
+    """After a weak "OK", the turn asks about something other than closing the deal ("Ok,
+    great. What condition is it in?"): the "OK" acknowledges an answer, it does not accept.
+    Checked only for a turn that opens with its weak acceptance."""
+    text = reading.text
+    return any(
+        start >= position
+        and _is_question(text[start:end])
+        and not CLOSING_QUESTION_RE.search(text, start, end)
+        for start, end in sentence_spans(text)
+    )
+
+
+def _asks_for_a_deal(reading: Reading) -> bool:
+    """The turn asks the other side to agree ("so we got a deal?"): a "yes" to it accepts."""
+    text = reading.text
+    return any(
+        _is_question(text[start:end]) and DEAL_QUESTION_RE.search(text, start, end)
+        for start, end in sentence_spans(text)
+    )
 
 
 def _conditional_accept(ctx: Context, index: int) -> bool:
@@ -684,6 +831,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and not reading.has_question
         and not HESITATION_RE.search(reading.text)
         and ctx.plausible(firm)
+        and not _inside_condition(reading, firm)
     ):
         other = ctx.readings[previous].standing_offer()
         if other is not None and _same(firm, other):
@@ -694,6 +842,23 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
     if ACKNOWLEDGE_RE.search(reading.text):
         return _carry_over(ctx, last, default=PriceVerdict("ongoing"))
     return PriceVerdict("ongoing")
+
+
+def _inside_condition(reading: Reading, amount: float) -> bool:
+    """The speaker states the price inside an "if" about themselves ("if I do $40 I could not
+    afford ..."): a hypothetical, not a firm price.  Terms set for the other side ("if you pay
+    cash, I will sell it for $56") do not count here."""
+    text = reading.text
+    for mention in reading.prices:
+        if not _same(mention.amount, amount):
+            continue
+        start = max((a for a, _ in sentence_spans(text) if a <= mention.start), default=0)
+        if _OWN_HYPOTHETICAL_RE.search(text, start, mention.start):
+            return True
+    return False
+
+
+_OWN_HYPOTHETICAL_RE = re.compile(r"\bif (?:i|we)\b[^.!?,]*$")
 
 
 def _carry_over(ctx: Context, last: int, default: PriceVerdict) -> PriceVerdict:
