@@ -36,7 +36,10 @@ logger = logging.getLogger(__name__)
 async def _invoke(ctx: GameContext, start: dict[str, Any]) -> dict[str, Any]:
     """The run graph from ``start`` to its end; a defect becomes the state's error."""
     try:
-        state: dict[str, Any] = await build_run_graph().ainvoke(cast(RunState, start), context=ctx)
+        with ctx.cache_scope():  # the config's response cache, for this arm's calls
+            state: dict[str, Any] = await build_run_graph().ainvoke(
+                cast(RunState, start), context=ctx
+            )
         if state.pop("__interrupt__", None):
             state["error"] = "the game paused for a person, and no one was asked"
         return state
@@ -69,16 +72,18 @@ async def play_branched_game(
     moderator: Moderator | None = None,
     *,
     contexts: list[GameContext] | None = None,
+    cell: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Play game ``index`` of an experiment with ``arms``: one record per arm, and every call.
 
     The calls are the prefix's (``arm``: null) then each arm's, in the arms' order. Every context
     made is appended to ``contexts`` when given, so a caller can watch the cost of a game in flight.
+    ``cell`` is the game's sweep cell (the response cache's replicate identity).
     """
     assert config.arms, "an experiment with arms"
     started = now()
     prefix = GameContext(
-        config=prefix_config(config), index=index, prompts=prompts, moderator=moderator
+        config=prefix_config(config), index=index, prompts=prompts, moderator=moderator, cell=cell
     )
     if contexts is not None:
         contexts.append(prefix)
@@ -100,6 +105,7 @@ async def play_branched_game(
                 arm=arm,
                 prompts=prompts,
                 moderator=moderator,
+                cell=cell,
             )
             if contexts is not None:
                 contexts.append(ctx)

@@ -12,7 +12,7 @@ import json
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from icl_aif import cache as response_cache
 from icl_aif import limits, pricing
 from icl_aif.config import Price, RateLimit, RetryConfig
 from icl_aif.models.base import message_text
@@ -101,10 +102,11 @@ class CallResult:
     limit_wait_s: float
     parsed: Any = None  # a structured-output runnable's parsed value, or the arguments of the
     # reply's first tool call; not part of the record
+    cache: str | None = None  # with a response cache: "hit" or "miss" (icl_aif.cache)
 
     def record(self) -> dict[str, Any]:
-        """The call's fields in ``calls.jsonl`` order."""
-        return {
+        """The call's fields in ``calls.jsonl`` order (``cache`` only with a response cache)."""
+        fields = {
             "output": self.output,
             "usage": self.usage,
             "error": self.error,
@@ -113,6 +115,9 @@ class CallResult:
             "latency_s": self.latency_s,
             "limit_wait_s": self.limit_wait_s,
         }
+        if self.cache is not None:
+            fields["cache"] = self.cache
+        return fields
 
 
 async def invoke(
@@ -122,6 +127,7 @@ async def invoke(
     settings: CallSettings,
     *,
     max_tokens: int | None = None,
+    asked: Mapping[str, Any] | None = None,
 ) -> tuple[CallResult, BaseException | None]:
     """Send ``messages`` to ``model``, retrying what is retryable; never raises a model failure.
 
@@ -137,7 +143,48 @@ async def invoke(
     output text and usage (a tool call's arguments as JSON when the text is empty), and the
     parsed value comes back in ``CallResult.parsed`` (None when the reply did not parse). A
     reply that calls a tool (a model with tools bound) gives its first call's arguments there.
+
+    ``asked`` says who asks (``role``, and ``round`` and ``method`` where known): with a
+    response cache bound to the game being played (:func:`icl_aif.cache.bind`) such a call is
+    looked up first, a hit coming back as the stored call (``cache``: ``hit``), and a reply that
+    missed is stored at once (``cache``: ``miss``; failures are never stored).
     """
+    replicate = response_cache.scope() if asked is not None else None
+    if replicate is None:
+        return await _invoke(model, model_id, messages, settings, max_tokens)
+    assert asked is not None
+    started = time.perf_counter()
+    key, who = replicate.key(model_id, messages, asked, max_tokens)
+    stored = replicate.cache.get(key)
+    if stored is not None:
+        hit = CallResult(
+            output=stored["output"],
+            usage=stored.get("usage"),
+            error=None,
+            attempts=stored.get("attempts", 1),
+            cost_usd=stored.get("cost_usd"),
+            latency_s=round(time.perf_counter() - started, 6),
+            limit_wait_s=0.0,
+            parsed=stored.get("parsed"),
+            cache="hit",
+        )
+        return hit, None
+    result, exc = await _invoke(model, model_id, messages, settings, max_tokens)
+    if result.output is not None:
+        entry = replicate.entry(model_id, who, result)
+        if entry is not None:
+            replicate.cache.put(key, entry)
+    return replace(result, cache="miss"), exc
+
+
+async def _invoke(
+    model: BaseChatModel | Runnable[Any, Any],
+    model_id: str,
+    messages: Sequence[Message],
+    settings: CallSettings,
+    max_tokens: int | None,
+) -> tuple[CallResult, BaseException | None]:
+    """:func:`invoke` without the cache."""
     prompt = to_langchain(messages)
     retry = settings.retry
     provider = model_id.partition(":")[0]
@@ -227,7 +274,10 @@ async def call_model(
     model, the messages and :meth:`CallResult.record`. A failure (not retryable, or the last
     try) raises :class:`ModelCallError` for ``role`` after the call is recorded.
     """
-    result, exc = await invoke(model, model_id, messages, settings, max_tokens=max_tokens)
+    asked = {"role": role, "round": labels.get("round")}
+    result, exc = await invoke(
+        model, model_id, messages, settings, max_tokens=max_tokens, asked=asked
+    )
     calls.append(
         {
             **labels,

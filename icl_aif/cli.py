@@ -292,6 +292,192 @@ def play(
     console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
 
 
+@app.command()
+def serve(
+    config_or_run: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Experiment YAML file (a new run), or a run directory (continue it).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory of a new run (default runs/<name>-<time>).")
+    ] = None,
+    set_: SetOption = None,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on (another than 127.0.0.1 opens the page to the network)."
+        ),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 8765,
+    claim_timeout: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            help="Seconds an opened task stays with its annotator; unanswered, it returns to the queue.",
+        ),
+    ] = 900,
+    pool: Annotated[
+        Path | None,
+        typer.Option(
+            "--pool",
+            metavar="RUN_DIR",
+            help="Pool building: show the finished games of RUN_DIR and collect suggestions.",
+            show_default=False,
+        ),
+    ] = None,
+    pool_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--pool-out",
+            help="With --pool: the pool file to append to (provenance goes to "
+            "<name>.provenance.jsonl beside it).",
+            show_default=False,
+        ),
+    ] = None,
+    preflight: PreflightOption = True,
+) -> None:
+    """Human critics on a web page: the feedback of a feedback.source human run, or a pool.
+
+    Prints the page's link with its token and `token: ...` on its own line (set
+    ICL_AIF_SERVE_TOKEN to keep the same token across restarts). Each paused game is a task on
+    the page and in the JSON API (/api/tasks, /api/status); the run resumes each game with the
+    submitted suggestions. Killed or stopped, icl-aif serve RUN_DIR continues the run.
+
+    Exit codes as icl-aif run: 0 finished, 2 bad input, 3 some games failed, 130 interrupted.
+    """
+    import os
+    import secrets
+
+    from icl_aif.serve import require_web
+
+    require_web()
+    from icl_aif.records import GAMES, MANIFEST, default_run_dir
+    from icl_aif.resume import resume_config
+    from icl_aif.serve.server import listen, page_url, serve_pool, serve_run
+
+    if claim_timeout <= 0:
+        raise UsageError("--claim-timeout: give a number of seconds above 0")
+    token = os.environ.get("ICL_AIF_SERVE_TOKEN") or secrets.token_urlsafe(32)
+
+    def announce() -> None:
+        # the token on its own line (study platforms read it), then the link that sets it
+        print(f"token: {token}", flush=True)
+        print(f"page: {url}?token={token}", flush=True)
+        print(f"api: {url}api/status (Authorization: Bearer <token>)", flush=True)
+
+    if pool is not None:
+        if config_or_run is not None or out is not None or set_:
+            raise UsageError("--pool RUN_DIR shows a finished run: give no config, --out or --set")
+        if pool_out is None:
+            raise UsageError("--pool needs --pool-out FILE: the pool file to append suggestions to")
+        if not pool.is_dir():
+            raise UsageError(f"--pool {pool}: no such run directory")
+        sock = listen(host, port)
+        url = page_url(sock)
+
+        def announce_pool(tasks: Any) -> None:
+            console.print(
+                f"{tasks.total - tasks.answered_before} of {tasks.total} transcripts to answer; "
+                f"suggestions go to {pool_out}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+            announce()
+
+        try:
+            tasks = asyncio.run(
+                serve_pool(
+                    pool,
+                    pool_out,
+                    sock=sock,
+                    token=token,
+                    claim_timeout=claim_timeout,
+                    announce=announce_pool,
+                )
+            )
+        except KeyboardInterrupt:
+            errors.print("interrupted; continue with the same command", markup=False)
+            raise typer.Exit(130) from None
+        console.print(
+            f"{tasks.total} transcripts answered; pool written to {pool_out}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
+    if pool_out is not None:
+        raise UsageError("--pool-out goes with --pool RUN_DIR")
+    overrides = list(set_ or [])
+    if config_or_run is None:
+        raise UsageError("give an experiment file (a new run) or a run directory (continue it)")
+    resume = config_or_run.is_dir()
+    if resume:
+        if out is not None and out != config_or_run:
+            raise UsageError("a run directory is continued where it is: drop --out")
+        experiment = resume_config(config_or_run, None, overrides)
+        directory = config_or_run
+    else:
+        experiment = load_config(config_or_run, overrides)
+        directory = out or default_run_dir(experiment)
+        if (directory / GAMES).exists():
+            raise UsageError(
+                f"{directory} already holds a run; choose another --out directory, "
+                f"or continue it with: icl-aif serve {directory}"
+            )
+    if not experiment.feedback_needs_person or experiment.person is not None:
+        raise UsageError(
+            f"icl-aif serve answers the feedback of feedback.source human on the web; this "
+            f"experiment has feedback.source {experiment.feedback.source}"
+            + (f" and person: {experiment.person}" if experiment.person else "")
+            + ": play it with icl-aif run (--set feedback.source=human to serve it)"
+        )
+    sock = listen(host, port)
+    url = page_url(sock)
+
+    def recorded(state: Any) -> None:
+        console.print(
+            f"{state.done} of {state.games} games recorded", markup=False, highlight=False
+        )
+
+    try:
+        result = asyncio.run(
+            serve_run(
+                experiment,
+                directory,
+                sock=sock,
+                token=token,
+                claim_timeout=claim_timeout,
+                announce=announce,
+                resume=resume,
+                overrides=overrides,
+                config_file=None if resume else str(config_or_run),
+                probe_models=preflight,
+                progress=recorded,
+            )
+        )
+    except KeyboardInterrupt:
+        if (directory / MANIFEST).is_file():
+            errors.print(
+                f"interrupted; continue with: icl-aif serve {directory}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+        else:
+            errors.print("interrupted before the first game; nothing recorded", markup=False)
+        raise typer.Exit(130) from None
+    _print_tables(result.summary, experiment.name)
+    _print_usage(result.summary)
+    _write_plots(result.directory)
+    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+    if _print_failures(result.summary):
+        raise typer.Exit(3)
+
+
 def _measure_of(experiment: ExperimentConfig) -> Measure:
     """The per-round figure of ``experiment``'s game, as a person at the terminal reads results."""
     from icl_aif.games.registry import get_game
@@ -513,10 +699,11 @@ def _print_failures(summary: dict[str, Any]) -> bool:
 
 
 def _print_usage(summary: dict[str, Any]) -> None:
-    """The cost line (when a model reported tokens) and the budget line (when it stopped the run)."""
-    from icl_aif.report import budget_line, cost_line
+    """The cost line (when a model reported tokens), the cache line (when the run had a response
+    cache) and the budget line (when it stopped the run)."""
+    from icl_aif.report import budget_line, cache_line, cost_line
 
-    for line in (cost_line(summary), budget_line(summary)):
+    for line in (cost_line(summary), cache_line(summary), budget_line(summary)):
         if line:
             console.print(line, markup=False, highlight=False)
 

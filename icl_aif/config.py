@@ -33,6 +33,7 @@ Acknowledgement = Literal["scripted", "generated"]
 ModeratorMode = Literal["rules", "llm", "hybrid"]
 ContextMode = Literal["all", "last_rounds", "feedback_only"]
 MovesMode = Literal["text", "structured"]
+CacheMode = Literal["read_write", "read_only"]
 CriticConstraint = Literal["no_price", "build_on_last", "generic", "one_item"]
 CRITIC_CONSTRAINTS: tuple[CriticConstraint, ...] = typing.get_args(CriticConstraint)
 
@@ -204,6 +205,32 @@ class MetricsConfig(_Strict):
     bootstrap_seed: int | None = Field(
         None, description="Seed of every bootstrap and permutation test; none: the experiment seed."
     )
+
+
+class CacheConfig(_Strict):
+    """The response cache (``cache:``; off without it): every model call of a game is keyed on
+    the model, the exact messages, the role's decoding settings and the game's replicate identity
+    (:mod:`icl_aif.cache`), so a resumed or repeated run reuses the calls it already paid for."""
+
+    path: Path = Field(
+        description="The cache file (JSON lines, made on the first stored call); a relative "
+        "path is from the working directory, recorded absolute."
+    )
+    mode: CacheMode = Field(
+        "read_write",
+        description="read_write: use hits, store every new reply at once; read_only: use hits, "
+        "store nothing.",
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _check_path(cls, value: Path) -> Path:
+        if not str(value).strip():
+            raise ValueError("name the cache file")
+        value = value.expanduser()
+        if value.is_dir():
+            raise ValueError(f"{value} is a directory: name a file, e.g. {value / 'cache.jsonl'}")
+        return value.absolute()  # workers and resumes find it from any working directory
 
 
 class RetryConfig(_Strict):
@@ -453,6 +480,9 @@ class ExperimentConfig(_Strict):
     prices: dict[str, Price] = Field(
         default_factory=dict,
         description="USD per million tokens per provider:model string; extends the shipped table.",
+    )
+    cache: CacheConfig | None = Field(
+        None, description="Response cache (path, mode); none: every call goes to its model."
     )
     max_usd: float | None = Field(
         None, gt=0, description="Start no new run once the recorded cost reaches this many USD."
@@ -917,6 +947,8 @@ def config_to_yaml(config: ExperimentConfig) -> str:
         data.pop("branch_after")
     if data.get("improved_model") is None:
         data.pop("improved_model")
+    if data.get("cache") is None:  # a run without a cache writes the file it always wrote
+        data.pop("cache")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 

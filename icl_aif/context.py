@@ -5,6 +5,7 @@ It reaches the nodes through LangGraph's runtime context, never through module g
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from icl_aif import cache as response_cache
 from icl_aif.calls import ModelCallError
 from icl_aif.calls import call_model as call_and_record
 from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
@@ -105,6 +107,10 @@ class GameContext:
     ``arm`` names a paired feedback arm (``icl_aif.arms``): the models keep the game's private
     values (built from the game's seeds) while every random choice, the models' and the
     protocol's, comes from ``arm_seed``, derived from the game's seed and the arm.
+
+    ``cell`` is the sweep cell the game belongs to (None without a sweep): with it and ``arm``,
+    the game's id and seed, it names the game's replicate for the response cache
+    (:meth:`cache_scope`).
     """
 
     config: ExperimentConfig = field(default_factory=lambda: ExperimentConfig(name="studio"))
@@ -114,6 +120,7 @@ class GameContext:
     moderator: Moderator | None = None
     models: dict[str, BaseChatModel] = field(default_factory=dict)
     calls: list[dict[str, Any]] = field(default_factory=list)
+    cell: str | None = None
     game_id: str = field(init=False)
     seed: int = field(init=False)
     arm_seed: int | None = field(init=False)
@@ -146,6 +153,25 @@ class GameContext:
         self.rng = random.Random(
             derive_seed(self.seed if self.arm_seed is None else self.arm_seed, "protocol")
         )
+
+    def cache_scope(self) -> contextlib.AbstractContextManager[object]:
+        """The config's response cache (``cache``), bound to this game's calls while it is
+        entered: keyed on this game's replicate (the game and its scenario, id, seed, cell, arm)
+        and each role's decoding settings (:mod:`icl_aif.cache`); nothing without ``cache``."""
+        config = self.config
+        if config.cache is None:
+            return contextlib.nullcontext()
+        settings = {role: response_cache.decoding(rc) for role, rc in config.model_roles().items()}
+        settings["moderator"] = response_cache.decoding(config.roles.moderator)
+        labels = {
+            "game": config.game,
+            "scenario": response_cache.digest(config.scenario.model_dump(mode="json")),
+            "game_id": self.game_id,
+            "seed": self.seed,
+            "cell": self.cell,
+            "arm": self.arm,
+        }
+        return response_cache.bind(config.cache, labels, settings)
 
     async def call_model(self, role: str, round_number: int, messages: Sequence[Message]) -> str:
         """Send ``messages`` to ``role``'s model (:func:`icl_aif.calls.call_model`) and record the

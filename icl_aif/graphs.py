@@ -22,15 +22,18 @@ from icl_aif.state import RoundState, RunState
 
 @cache
 def build_round_graph() -> CompiledStateGraph[RoundState, GameContext, RoundState, RoundState]:
-    """openers -> seller <-> buyer, with the moderator after every utterance."""
+    """openers -> seller <-> buyer, with the moderator after every utterance.
+
+    The openers and the moderator send the round on themselves (``Command(goto=...)``, see
+    :func:`icl_aif.nodes.routed`): the same edges as a conditional edge after each, drawn from
+    their return types, at less cost a step.
+    """
     graph = StateGraph(RoundState, context_schema=GameContext)
     graph.add_node("open_round", nodes.open_round)
     graph.add_node("seller", nodes.speaker_node("seller"))
     graph.add_node("buyer", nodes.speaker_node("buyer"))
     graph.add_node("moderate", nodes.moderate)
     graph.add_edge(START, "open_round")
-    for source in ("open_round", "moderate"):
-        graph.add_conditional_edges(source, nodes.route_turn, ["seller", "buyer", END])
     graph.add_edge("seller", "moderate")
     graph.add_edge("buyer", "moderate")
     return graph.compile(name="negotiation")

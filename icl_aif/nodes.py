@@ -9,12 +9,12 @@ thread pool, which costs more than the work they do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
+from langgraph.types import Command, interrupt
 
 from icl_aif import protocol
 from icl_aif.calls import ModelCallError
@@ -30,11 +30,14 @@ from icl_aif.transcript import Speaker, Turn, other_side, with_move_note
 
 # --- one round ----------------------------------------------------------------------------
 
+NextTurn = Literal["seller", "buyer", "__end__"]
+"""Where a round goes after the openers or the moderator: a speaker, or the end of the round."""
 
-async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Put the scripted opening lines on the table."""
+
+async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:
+    """Put the scripted opening lines on the table; the other side of the last opener speaks."""
     ctx = context_of(runtime.context)
-    return {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"}
+    return routed(state, {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"})
 
 
 def speaker_node(side: Speaker) -> Any:
@@ -118,11 +121,17 @@ def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
     return screened_turn(side, text, max_chars=config.scenario.max_reply_chars)
 
 
-async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-    """Judge the round after the last utterance; reaching the cap is no deal, never a deal,
-    and the round is marked ``truncated`` (the cap ended it, not the players). With ``moves:
-    structured`` the moves decide (:func:`icl_aif.games.moves.resolve`) and the moderator's
-    reading of the window is a cross-check: a disagreement is noted for the turn."""
+async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:
+    """Judge the round after the last utterance and send it to the next speaker or its end
+    (:func:`routed`)."""
+    return routed(state, await _judge(state, runtime))
+
+
+async def _judge(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+    """The moderator's update: reaching the cap is no deal, never a deal, and the round is
+    marked ``truncated`` (the cap ended it, not the players). With ``moves: structured`` the
+    moves decide (:func:`icl_aif.games.moves.resolve`) and the moderator's reading of the
+    window is a cross-check: a disagreement is noted for the turn."""
     if state.get("error"):  # the speaker's model failed: the round ends with that error
         return {}
     if state.get("reason") == "invalid_moves":  # the speaker's invalid tries ended the round
@@ -155,11 +164,19 @@ async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> dict[str
     return {"status": "ongoing", **update}
 
 
-async def route_turn(state: RoundState) -> str:
-    """After the openers or the moderator: the next speaker, or the end of the round."""
-    if state.get("status") != "ongoing":
-        return END
-    return other_side(state["turns"][-1]["speaker"])
+def routed(state: RoundState, update: dict[str, Any]) -> Command[NextTurn]:
+    """``update``, and where the round goes once it is applied: while the round is ongoing,
+    the other side of the last line speaks; otherwise the round ends.
+
+    The openers and the moderator route the round themselves (a ``Command``) rather than
+    through a conditional edge: an edge's router reads the state again after every step and is
+    a traced run of its own, which cost about 0.2 ms a model call (bench/graph_overhead.py).
+    """
+    status = update["status"] if "status" in update else state.get("status")
+    if status != "ongoing":
+        return Command(update=update, goto="__end__")  # END
+    last = (update.get("turns") or state["turns"])[-1]  # the turns after the update
+    return Command(update=update, goto=other_side(last["speaker"]))
 
 
 def round_record(state: RoundState, game: Game) -> RoundRecord:

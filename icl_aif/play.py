@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -27,8 +28,20 @@ from icl_aif.templates import PromptLibrary
 
 logger = logging.getLogger(__name__)
 
-AskHuman = Callable[[dict[str, Any]], Awaitable[str]]
-"""Shows a pause's payload to a person and returns what they typed (see docs/protocol.md)."""
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to a pause with notes about it: ``text`` resumes the game and, for a
+    feedback pause, ``notes`` become keys of that round's record (who answered and when, e.g.
+    ``annotator``, ``shown_at``, ``submitted_at``: docs/records.md)."""
+
+    text: str
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+AskHuman = Callable[[dict[str, Any]], Awaitable["str | Answer"]]
+"""Shows a pause's payload to a person and returns what they typed, or an :class:`Answer` with
+notes for the record (see docs/protocol.md)."""
 
 GameResult = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 """One game's ``games.jsonl`` records (one, or one per arm) and its ``calls.jsonl`` records."""
@@ -48,13 +61,14 @@ async def play_game(
     """
     started = now()
     try:
-        if ask_human is None:
-            state = await build_run_graph().ainvoke({}, context=ctx)
-            if state.pop("__interrupt__", None):  # never silently a shorter game
-                state["error"] = "the game paused for a person, and no one was asked"
-        else:
-            pausable = graph or build_pausable_run_graph(InMemorySaver())
-            state = await _play_with_pauses(pausable, ctx, ask_human)
+        with ctx.cache_scope():  # the config's response cache, for this game's calls
+            if ask_human is None:
+                state = await build_run_graph().ainvoke({}, context=ctx)
+                if state.pop("__interrupt__", None):  # never silently a shorter game
+                    state["error"] = "the game paused for a person, and no one was asked"
+            else:
+                pausable = graph or build_pausable_run_graph(InMemorySaver())
+                state = await _play_with_pauses(pausable, ctx, ask_human)
         rounds, error = state.get("rounds", []), state.get("error")
     except Exception as exc:  # a defect, not a model failure: keep the other games going
         logger.exception("game %s failed", ctx.game_id)
@@ -74,21 +88,38 @@ async def _play_with_pauses(
     graph: CompiledStateGraph[Any, Any, Any, Any], ctx: GameContext, ask_human: AskHuman
 ) -> dict[str, Any]:
     """Invoke ``graph`` on the game's own thread, answering each pause until the game ends."""
-    thread: RunnableConfig = {"configurable": {"thread_id": ctx.game_id}}
+    # a sweep's cells reuse game ids: the thread is the cell's game (and the arm's)
+    thread_id = ":".join(part for part in (ctx.cell, ctx.game_id, ctx.arm) if part)
+    thread: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     payload: Any = {}
+    notes: dict[int, dict[str, Any]] = {}  # a feedback pause's notes, by round
     try:
         while True:
             state: dict[str, Any] = await graph.ainvoke(payload, config=thread, context=ctx)
             pauses = state.pop("__interrupt__", None)
             if not pauses:
-                return state
+                return _with_notes(state, notes)
             answers = {}
             for pause in pauses:  # one at a time: a game has one node running at once
-                answers[pause.id] = await ask_human({**pause.value, "game_id": ctx.game_id})
+                answer = await ask_human({**pause.value, "game_id": ctx.game_id})
+                if isinstance(answer, Answer):
+                    if answer.notes and pause.value.get("kind") == "feedback":
+                        notes[pause.value["round"]] = answer.notes
+                    answer = answer.text
+                answers[pause.id] = answer
             payload = Command(resume=answers)
     finally:
         if graph.checkpointer is not None and not isinstance(graph.checkpointer, bool):
             await graph.checkpointer.adelete_thread(ctx.game_id)
+
+
+def _with_notes(state: dict[str, Any], notes: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """``state`` with each feedback answer's notes added to the round it followed."""
+    if notes:
+        state["rounds"] = [
+            {**record, **notes.get(record["round"], {})} for record in state.get("rounds", [])
+        ]
+    return state
 
 
 async def play_cell(
@@ -104,11 +135,27 @@ async def play_cell(
     is appended to ``contexts`` while it plays (the runner reads the cost of games in flight)."""
     config = cell.config
     if config.arms:
-        return await play_branched_game(config, index, prompts, moderator, contexts=contexts)
-    ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+        return await play_branched_game(
+            config, index, prompts, moderator, contexts=contexts, cell=cell.id
+        )
+    ctx = GameContext(
+        config=config, index=index, prompts=prompts, moderator=moderator, cell=cell.id
+    )
     contexts.append(ctx)
-    game = await play_game(ctx, ask_human=ask_human if config.needs_person else None, graph=graph)
+    asked = ask_human if config.needs_person else None
+    if asked is not None and cell.id is not None:  # a sweep: game ids repeat across cells
+        asked = _in_cell(asked, cell.id)
+    game = await play_game(ctx, ask_human=asked, graph=graph)
     return [game], ctx.calls
+
+
+def _in_cell(ask_human: AskHuman, cell_id: str) -> AskHuman:
+    """``ask_human`` given each pause's payload with ``cell``: the sweep cell of the game."""
+
+    async def ask(payload: dict[str, Any]) -> str | Answer:
+        return await ask_human({**payload, "cell": cell_id})
+
+    return ask
 
 
 def recorded(cell: Cell, result: GameResult) -> GameLines:

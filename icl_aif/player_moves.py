@@ -147,8 +147,9 @@ class MoveAsker:
                 self._drop(method, f"{type(unsupported).__name__}: {unsupported}")
                 continue
             sent = self.messages(method, messages)
+            asked = {"role": role, "round": labels.get("round"), "method": method}
             result, exc = await invoke(
-                runnable, self.model_id, sent, settings, max_tokens=max_tokens
+                runnable, self.model_id, sent, settings, max_tokens=max_tokens, asked=asked
             )
             reply = None if result.output is None else _read(method, result.output, result.parsed)
             calls.append(

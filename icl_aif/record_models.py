@@ -102,6 +102,12 @@ class RoundRecord(_Record):
     feedback: str | None = None
     feedback_source: str | None = None
     suggestions: list[str] = []
+    annotator: str | None = None
+    """Feedback a person wrote on a web page (``icl-aif serve``): who; absent otherwise."""
+    shown_at: str | None = None
+    """... when the round's record was shown to them (UTC, ISO 8601); absent otherwise."""
+    submitted_at: str | None = None
+    """... when they submitted the feedback (UTC, ISO 8601); absent otherwise."""
     instruction: str | None = None
     acknowledgement: str | None = None
     shared: bool | None = None
@@ -166,6 +172,8 @@ class CallRecord(_Record):
     parse: str | None = None
     """Moderator calls only: what read the reply."""
     arm: str | None = None
+    cache: str | None = None
+    """With a response cache (``cache`` in the config): ``hit`` or ``miss``; absent otherwise."""
     format_version: int = 0
 
 

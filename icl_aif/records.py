@@ -677,10 +677,18 @@ def base_manifest(
             "moves": config.moves,
         },
         "prompts": prompts,
+        **_cache_settings(config),
         "started_at": now(),
         "finished_at": None,
         "status": "running",
     }
+
+
+def _cache_settings(config: ExperimentConfig) -> dict[str, Any]:
+    """The manifest's ``cache`` (its path and mode, never its contents); none without one."""
+    if config.cache is None:
+        return {}
+    return {"cache": {"path": str(config.cache.path), "mode": config.cache.mode}}
 
 
 def _append(fd: int, data: bytes) -> None:

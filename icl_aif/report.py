@@ -211,6 +211,18 @@ def cost_line(summary: dict[str, Any]) -> str | None:
     return line
 
 
+def cache_line(summary: dict[str, Any]) -> str | None:
+    """The response cache's line (``cache: N hits, M misses, $X saved``), or None when the run
+    had no cache."""
+    cache = summary.get("cache")
+    if not cache:
+        return None
+    return (
+        f"cache: {cache['hits']:,} hits, {cache['misses']:,} misses, "
+        f"{usd(cache['saved_usd'])} saved"
+    )
+
+
 def budget_line(summary: dict[str, Any]) -> str | None:
     """The line saying the budget stopped the run, or None when it did not."""
     if summary.get("stopped_by") != "max_usd":

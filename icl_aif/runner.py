@@ -83,7 +83,10 @@ class RunResult:
 def person_needed(config: ExperimentConfig) -> str:
     """The one-line error for a config that pauses for a person when none can answer."""
     if config.feedback_needs_person:
-        return f"feedback.source {config.feedback.source} needs a person at the terminal: use icl-aif run in a terminal"
+        return (
+            f"feedback.source {config.feedback.source} needs a person: use icl-aif run in a "
+            "terminal, or icl-aif serve for critics on a web page"
+        )
     return f"person: {config.person} needs a person at the terminal: use icl-aif play in a terminal"
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from icl_aif.cache import cache_counts
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import get_game
@@ -33,6 +34,8 @@ def summarize_run(
     stopped it early (``max_usd``), or None."""
     summary = summarize_experiment(config, cells, read_games(directory))
     summary["usage"] = summarize_usage(read_jsonl(directory / CALLS), config.prices, config.max_usd)
+    if config.cache is not None:  # the response cache: hits, misses and what the hits saved
+        summary["cache"] = cache_counts(read_jsonl(directory / CALLS))
     summary["stopped_by"] = stopped_by
     return summary, experiment_markdown(summary, config.name)
 

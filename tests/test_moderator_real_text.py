@@ -327,3 +327,9 @@ def test_the_items_name_is_read_as_the_item(
 ) -> None:
     scenario = {"item": item, "list_price": 5000, "buyer_open": 3000}
     assert judge(*texts, first="buyer", scenario=scenario) == expected
+
+
+def test_a_window_without_the_other_side_cannot_show_a_counter_offer() -> None:
+    # "nobody offered $45" needs the other side in the window: alone, the line accepts
+    assert judge("Alright, $45 it is, it's yours.") == ("deal", 45.0)
+    assert judge("I'd take $40.", "Alright, $45 it is, it's yours.", first="buyer")[0] == "ongoing"

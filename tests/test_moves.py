@@ -231,7 +231,7 @@ def test_structured_moves_are_refused_where_they_cannot_be_made() -> None:
 # --- vendors: tool calls through the real SDKs ------------------------------------------------
 
 
-@pytest.mark.parametrize("vendor", ["openai", "anthropic"])
+@pytest.mark.parametrize("vendor", ["openai", "anthropic", "cohere", "ai21"])
 def test_a_vendor_model_makes_its_moves_through_tool_calls(
     vendor: str, vendor_stub: StartStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -159,7 +159,8 @@ def test_a_run_that_needs_a_person_without_one_is_a_usage_error(tmp_path: Path) 
     with pytest.raises(UsageError) as error:
         run(quickstart("runs=1", "feedback.source=human"), tmp_path / "a")
     assert str(error.value) == (
-        "feedback.source human needs a person at the terminal: use icl-aif run in a terminal"
+        "feedback.source human needs a person: use icl-aif run in a terminal, or icl-aif serve "
+        "for critics on a web page"
     )
     with pytest.raises(UsageError, match="person: buyer needs a person at the terminal"):
         run(quickstart("runs=1", "person=buyer"), tmp_path / "b")

@@ -126,7 +126,8 @@ def test_play_as_the_buyer_until_the_round_ends(tmp_path: Path) -> None:
     [
         (
             ("run", QUICKSTART, "--set", "feedback.source=human"),
-            "error: feedback.source human needs a person at the terminal: use icl-aif run in a terminal",
+            "error: feedback.source human needs a person: use icl-aif run in a terminal, or "
+            "icl-aif serve for critics on a web page",
         ),
         (
             ("play", "--as", "buyer", QUICKSTART),

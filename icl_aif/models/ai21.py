@@ -17,7 +17,7 @@ from langchain_core.outputs import ChatResult
 
 from icl_aif.models.base import ModelRequest, chat_result
 from icl_aif.models.keys import api_key
-from icl_aif.models.sdk import SDKChatModel
+from icl_aif.models.sdk import SDKChatModel, tool_calls_of, with_tool_calls
 from icl_aif.models.vendors import decoding, require
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class AI21Chat(SDKChatModel):
     def _read(self, response: Any) -> ChatResult:
         choice = response.choices[0]
         usage = response.usage
-        return chat_result(
+        result = chat_result(
             choice.message.content or "",
             input_tokens=getattr(usage, "prompt_tokens", None),
             output_tokens=getattr(usage, "completion_tokens", None),
@@ -92,6 +92,8 @@ class AI21Chat(SDKChatModel):
                 "finish_reason": getattr(choice, "finish_reason", None),
             },
         )
+        # AI21's chat API takes no tool choice: the bound tools are offered, not forced
+        return with_tool_calls(result, tool_calls_of(getattr(choice.message, "tool_calls", None)))
 
 
 def quiet_sdk_logging() -> None:

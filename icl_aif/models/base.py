@@ -10,6 +10,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, ToolCall
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
+from langchain_core.messages.tool import tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -137,7 +138,7 @@ class TextReplyModel(BaseChatModel):
             text, move = self.respond_move(without_move_notes(messages))
             if move is not None:
                 name = tools[0]["function"]["name"]
-                call = ToolCall(name=name, args={"message": text, **move}, id=f"call_{name}")
+                call = tool_call(name=name, args={"message": text, **move}, id=f"call_{name}")
         else:
             text = self.respond(messages)
         usage = self.reported_usage()

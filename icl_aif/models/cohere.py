@@ -16,7 +16,7 @@ from langchain_core.outputs import ChatResult
 
 from icl_aif.models.base import ModelRequest, chat_result
 from icl_aif.models.keys import api_key
-from icl_aif.models.sdk import SDKChatModel
+from icl_aif.models.sdk import SDKChatModel, tool_calls_of, with_tool_calls
 from icl_aif.models.vendors import decoding, require
 
 if TYPE_CHECKING:
@@ -68,13 +68,21 @@ class CohereChat(SDKChatModel):
         # Retries are done once, around every model, by icl_aif.calls.
         return client.chat(**request, request_options={"max_retries": 0})
 
+    def _tool_choice(self, choice: str | None) -> dict[str, Any]:
+        """Cohere cannot force a tool by name: any choice but ``auto`` or ``none`` is
+        ``REQUIRED`` (the bound tools are the ones it may call)."""
+        if choice is None or choice == "auto":
+            return {}
+        return {"tool_choice": "NONE" if choice == "none" else "REQUIRED"}
+
     def _read(self, response: Any) -> ChatResult:
         content = getattr(response.message, "content", None) or []
         text = "".join(item.text for item in content if getattr(item, "type", None) == "text")
+        calls = tool_calls_of(getattr(response.message, "tool_calls", None))
         usage = response.usage
         counts = (usage.billed_units or usage.tokens) if usage is not None else None
         cached = getattr(usage, "cached_tokens", None)
-        return chat_result(
+        result = chat_result(
             text,
             input_tokens=_count(getattr(counts, "input_tokens", None)),
             output_tokens=_count(getattr(counts, "output_tokens", None)),
@@ -85,6 +93,7 @@ class CohereChat(SDKChatModel):
                 "finish_reason": getattr(response, "finish_reason", None),
             },
         )
+        return with_tool_calls(result, calls)
 
 
 def _count(value: float | None) -> int | None:

@@ -12,14 +12,19 @@ SDK imports happen in the subclasses' client builders, so importing this module 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall
+from langchain_core.messages.tool import tool_call
 from langchain_core.outputs import ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr, SecretStr
 
 from icl_aif.models.base import message_text
@@ -45,6 +50,30 @@ def chat_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
             raise ValueError(f"unsupported message type {message.type!r}")
         converted.append({"role": role, "content": message_text(message)})
     return converted
+
+
+def tool_calls_of(calls: Sequence[Any] | None) -> list[ToolCall]:
+    """An SDK reply's OpenAI-style tool calls (``id``, ``function.name``, ``function.arguments``
+    as JSON) as LangChain tool calls; a call whose arguments are not a JSON object is dropped."""
+    read: list[ToolCall] = []
+    for call in calls or ():
+        function = getattr(call, "function", None)
+        try:
+            args = json.loads(getattr(function, "arguments", None) or "{}")
+        except json.JSONDecodeError:
+            continue
+        if isinstance(args, dict):
+            name = str(getattr(function, "name", ""))
+            read.append(tool_call(name=name, args=args, id=getattr(call, "id", None)))
+    return read
+
+
+def with_tool_calls(result: ChatResult, calls: list[ToolCall]) -> ChatResult:
+    """``result`` whose message makes ``calls``."""
+    if calls:
+        message = result.generations[0].message
+        message.tool_calls = calls  # type: ignore[attr-defined]
+    return result
 
 
 def _remember_error(response: httpx.Response) -> None:
@@ -102,8 +131,26 @@ class SDKChatModel(BaseChatModel):
         raise NotImplementedError
 
     def _read(self, response: Any) -> ChatResult:
-        """The chat result (text and usage) of an SDK response."""
+        """The chat result (text, usage and the tool calls it makes) of an SDK response."""
         raise NotImplementedError
+
+    def _tool_choice(self, choice: str | None) -> dict[str, Any]:
+        """The request fields that say which tool to call (``choice``: a tool's name, ``any``,
+        ``required``, ``auto`` or None), as the vendor takes them; none by default."""
+        return {}
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Send ``tools`` (OpenAI's function format, which these SDKs take) with every request,
+        and the vendor's form of ``tool_choice`` (:meth:`_tool_choice`)."""
+        kwargs.pop("ls_structured_output_format", None)  # tracing metadata, not a request field
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        return self.bind(tools=formatted, **self._tool_choice(tool_choice), **kwargs)
 
     # Shared machinery.
 

@@ -361,7 +361,12 @@ class LLMModerator:
                 continue
             messages = self.messages(method, window, scenario)
             result, exc = await invoke(
-                runnable, self.model_id, messages, self.config, max_tokens=self.max_tokens
+                runnable,
+                self.model_id,
+                messages,
+                self.config,
+                max_tokens=self.max_tokens,
+                asked={"role": "moderator", "method": method},  # a game's response cache
             )
             found, parse = (None, None) if result.output is None else _read(method, result)
             if calls is not None:

@@ -624,7 +624,10 @@ def _matching_firm_prices(ctx: Context, index: int) -> float | None:
 def _counter_offer(ctx: Context, index: int) -> bool:
     """The accepting clause names its own price, unlike any the other side put on the table
     ("I'll take it for $40" when nobody offered $40 is an offer), or the turn goes on to state
-    another firm price of its own ("Yes, and I'll add the case. $500.")."""
+    another firm price of its own ("Yes, and I'll add the case. $500."). A window in which the
+    other side says nothing cannot show what it offered: "Alright, $45 it is" there accepts."""
+    if ctx.previous_other(index) is None:
+        return False
     stated = ctx.stated(index)
     table = ctx.table(index)
     if stated and not any(_same(s, t) for s in stated for t in table):

@@ -1,0 +1,258 @@
+"""The web side of ``icl-aif serve``: server-rendered pages and a small JSON API over the board.
+
+Pages (plain HTML from Jinja2 templates with autoescaping on: transcripts are model output):
+
+- ``GET /`` the open tasks and the run's progress; ``?token=...`` (the link printed at start)
+  stores the token in an HttpOnly, SameSite=Strict cookie and redirects without it;
+- ``POST /annotator`` remembers the annotator id in a cookie;
+- ``GET /tasks/{id}`` claims the task for the annotator and shows the transcript and the form;
+- ``POST /tasks/{id}`` submits the suggestions.
+
+API (JSON): ``GET /api/tasks`` (open tasks), ``GET /api/tasks/{id}`` (``?annotator=`` claims it),
+``POST /api/tasks/{id}`` with ``{"suggestions": [...], "annotator": "..."}``, ``GET /api/status``.
+
+Every route needs the token: ``Authorization: Bearer <token>`` or the cookie; without it the
+answer is 401.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from icl_aif.serve.tasks import TaskBoard, TaskProblem, clean_annotator, clean_suggestions
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ANNOTATOR_COOKIE", "TOKEN_COOKIE", "build_app"]
+
+TOKEN_COOKIE = "icl_aif_token"
+ANNOTATOR_COOKIE = "icl_aif_annotator"
+TEMPLATES = Path(__file__).parent / "templates"
+MAX_FORM_BYTES = 200_000
+
+HEADERS = {
+    # no script, no outside resource, forms only to this server, no framing, no Referer (the
+    # first request's URL holds the token)
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+Status = Callable[[], dict[str, Any]]
+
+
+def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode: str) -> FastAPI:
+    """The app serving ``board``: ``status`` gives ``GET /api/status`` (and the page's summary);
+    ``mode`` is ``run`` (feedback for a run in play) or ``pool`` (pool building)."""
+    app = FastAPI(title="icl-aif serve", docs_url=None, redoc_url=None, openapi_url=None)
+    pages = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    expected = token.encode("utf-8")
+
+    def authorized(request: Request) -> bool:
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            given = request.cookies.get(TOKEN_COOKIE, "")
+        return hmac.compare_digest(given.strip().encode("utf-8"), expected)
+
+    def page(name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+        html = pages.get_template(name).render(title=title, mode=mode, **values)
+        return HTMLResponse(html, status_code=status_code, headers=HEADERS)
+
+    def unauthorized_page() -> HTMLResponse:
+        return page(
+            "message.html",
+            401,
+            heading="Sign-in needed",
+            message=("Open the link with the token that icl-aif serve printed when it started."),
+        )
+
+    def api_problem(status_code: int, message: str) -> JSONResponse:
+        headers = {**HEADERS, "WWW-Authenticate": "Bearer"} if status_code == 401 else HEADERS
+        return JSONResponse({"detail": message}, status_code=status_code, headers=headers)
+
+    def annotator_of(request: Request) -> str | None:
+        try:
+            return clean_annotator(request.cookies.get(ANNOTATOR_COOKIE))
+        except TaskProblem:
+            return None
+
+    def redirect(to: str) -> RedirectResponse:
+        return RedirectResponse(to, status_code=303, headers=HEADERS)
+
+    def set_cookie(response: Response, name: str, value: str) -> None:
+        response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
+
+    @app.exception_handler(TaskProblem)
+    async def problem_answer(request: Request, problem: TaskProblem) -> Response:
+        if request.url.path.startswith("/api/"):
+            return api_problem(problem.status, problem.message)
+        return page("message.html", problem.status, heading="Not done", message=problem.message)
+
+    # --- pages -------------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index(request: Request) -> Response:
+        linked = request.query_params.get("token")
+        if linked is not None:  # the link printed at start: keep the token, drop it from the URL
+            if not hmac.compare_digest(linked.encode("utf-8"), expected):
+                return unauthorized_page()
+            response = redirect("/")
+            set_cookie(response, TOKEN_COOKIE, linked)
+            return response
+        if not authorized(request):
+            return unauthorized_page()
+        annotator = annotator_of(request)
+        return page(
+            "index.html",
+            annotator=annotator,
+            tasks=[t.summary(board.clock()) for t in board.open_tasks(annotator)],
+            status=status(),
+            answered=request.query_params.get("answered"),
+        )
+
+    @app.post("/annotator", response_class=HTMLResponse)
+    async def set_annotator(request: Request) -> Response:
+        if not authorized(request):
+            return unauthorized_page()
+        form = await _form(request)
+        try:
+            annotator = clean_annotator((form.get("annotator") or [""])[0])
+        except TaskProblem as problem:
+            return page(
+                "message.html", problem.status, heading="Annotator id", message=problem.message
+            )
+        response = redirect("/")
+        set_cookie(response, ANNOTATOR_COOKIE, annotator)
+        return response
+
+    @app.get("/tasks/{task_id}", response_class=HTMLResponse)
+    async def task_page(request: Request, task_id: str) -> Response:
+        if not authorized(request):
+            return unauthorized_page()
+        annotator = annotator_of(request)
+        if annotator is None:
+            return redirect("/")
+        try:
+            task = board.claim(task_id, annotator)
+        except TaskProblem as problem:
+            return page(
+                "message.html",
+                problem.status,
+                heading="Task not available",
+                message=problem.message,
+            )
+        return page(
+            "task.html", task=task.detail(board.clock()), annotator=annotator, values=[], error=None
+        )
+
+    @app.post("/tasks/{task_id}", response_class=HTMLResponse)
+    async def submit_page(request: Request, task_id: str) -> Response:
+        if not authorized(request):
+            return unauthorized_page()
+        annotator = annotator_of(request)
+        if annotator is None:
+            return redirect("/")
+        values = (await _form(request)).get("suggestion", [])
+        try:
+            task = board.get(task_id)
+            await board.submit(task_id, annotator, clean_suggestions(values))
+        except TaskProblem as problem:
+            if problem.status != 422:
+                return page(
+                    "message.html", problem.status, heading="Not recorded", message=problem.message
+                )
+            return page(
+                "task.html",
+                problem.status,
+                task=task.detail(board.clock()),
+                annotator=annotator,
+                values=values,
+                error=problem.message,
+            )
+        return redirect(f"/?answered={task_id}")
+
+    # --- API ---------------------------------------------------------------------------------
+
+    @app.get("/api/status")
+    async def api_status(request: Request) -> Response:
+        if not authorized(request):
+            return api_problem(401, "send Authorization: Bearer <token>")
+        return JSONResponse({"mode": mode, **status()}, headers=HEADERS)
+
+    @app.get("/api/tasks")
+    async def api_tasks(request: Request) -> Response:
+        if not authorized(request):
+            return api_problem(401, "send Authorization: Bearer <token>")
+        at = board.clock()
+        return JSONResponse({"tasks": [t.summary(at) for t in board.open_tasks()]}, headers=HEADERS)
+
+    @app.get("/api/tasks/{task_id}")
+    async def api_task(request: Request, task_id: str) -> Response:
+        if not authorized(request):
+            return api_problem(401, "send Authorization: Bearer <token>")
+        given = request.query_params.get("annotator")
+        try:
+            if given is None:
+                task = board.get(task_id)
+            else:
+                task = board.claim(task_id, clean_annotator(given))
+        except TaskProblem as problem:
+            return api_problem(problem.status, problem.message)
+        return JSONResponse(task.detail(board.clock()), headers=HEADERS)
+
+    @app.post("/api/tasks/{task_id}")
+    async def api_submit(request: Request, task_id: str) -> Response:
+        if not authorized(request):
+            return api_problem(401, "send Authorization: Bearer <token>")
+        try:
+            body = await request.json()
+        except ValueError:
+            return api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
+        if not isinstance(body, dict):
+            return api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
+        try:
+            annotator = clean_annotator(body.get("annotator"))
+            submission = await board.submit(
+                task_id, annotator, clean_suggestions(body.get("suggestions"))
+            )
+        except TaskProblem as problem:
+            return api_problem(problem.status, problem.message)
+        return JSONResponse(
+            {
+                "id": task_id,
+                "annotator": submission.annotator,
+                "suggestions": submission.suggestions,
+                "shown_at": submission.shown_at,
+                "submitted_at": submission.submitted_at,
+            },
+            headers=HEADERS,
+        )
+
+    return app
+
+
+async def _form(request: Request) -> dict[str, list[str]]:
+    """An ``application/x-www-form-urlencoded`` body (no multipart parser needed)."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        raise TaskProblem(413, "the form is too large")
+    return parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
