@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, cast
 
 import typer
 from rich.console import Console
@@ -137,7 +137,7 @@ def run(
     last line counts them, games.jsonl "error" says why); 130 interrupted (Ctrl-C).
     """
     from icl_aif.config import load_offline_config
-    from icl_aif.records import MANIFEST, default_run_dir
+    from icl_aif.records import default_run_dir
     from icl_aif.resume import resume_command, resume_config
 
     overrides = list(set_ or [])
@@ -173,22 +173,8 @@ def run(
             executor=games_executor,
         )
     except KeyboardInterrupt:
-        if (directory / MANIFEST).is_file():
-            errors.print(
-                f"interrupted; continue with: {resume_command(directory)}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-        else:
-            errors.print("interrupted before the first game; nothing recorded", markup=False)
-        raise typer.Exit(130) from None
-    _print_tables(result.summary, experiment.name)
-    _print_usage(result.summary)
-    _write_plots(result.directory)
-    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
-    if _print_failures(result.summary):
-        raise typer.Exit(3)
+        _interrupted(directory, resume_command(directory))
+    _finish_run(result, experiment.name)
 
 
 def _run_with_progress(
@@ -354,7 +340,7 @@ def serve(
     from icl_aif.serve import require_web
 
     require_web()
-    from icl_aif.records import GAMES, MANIFEST, default_run_dir
+    from icl_aif.records import GAMES, default_run_dir
     from icl_aif.resume import resume_config
     from icl_aif.serve.server import listen, page_url, serve_pool, serve_run
 
@@ -460,22 +446,8 @@ def serve(
             )
         )
     except KeyboardInterrupt:
-        if (directory / MANIFEST).is_file():
-            errors.print(
-                f"interrupted; continue with: icl-aif serve {directory}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-        else:
-            errors.print("interrupted before the first game; nothing recorded", markup=False)
-        raise typer.Exit(130) from None
-    _print_tables(result.summary, experiment.name)
-    _print_usage(result.summary)
-    _write_plots(result.directory)
-    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
-    if _print_failures(result.summary):
-        raise typer.Exit(3)
+        _interrupted(directory, f"icl-aif serve {directory}")
+    _finish_run(result, experiment.name)
 
 
 def _measure_of(experiment: ExperimentConfig) -> Measure:
@@ -696,6 +668,31 @@ def _print_failures(summary: dict[str, Any]) -> bool:
     if line:
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     return line is not None
+
+
+def _interrupted(directory: Path, resume: str) -> NoReturn:
+    """Ctrl-C during a run: how to continue it (``resume``), or that nothing was recorded;
+    exit code 130."""
+    from icl_aif.records import MANIFEST
+
+    if (directory / MANIFEST).is_file():
+        errors.print(
+            f"interrupted; continue with: {resume}", markup=False, highlight=False, soft_wrap=True
+        )
+    else:
+        errors.print("interrupted before the first game; nothing recorded", markup=False)
+    raise typer.Exit(130) from None  # called in the except clause: no chained traceback
+
+
+def _finish_run(result: RunResult, name: str) -> None:
+    """A finished run's tables, cost and cache lines, plots and directory; exit code 3 when
+    games failed."""
+    _print_tables(result.summary, name)
+    _print_usage(result.summary)
+    _write_plots(result.directory)
+    console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+    if _print_failures(result.summary):
+        raise typer.Exit(3)
 
 
 def _print_usage(summary: dict[str, Any]) -> None:

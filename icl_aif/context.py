@@ -10,7 +10,7 @@ import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -227,7 +227,7 @@ class GameContext:
             )
             raise
 
-    @property
+    @cached_property
     def opening_moves(self) -> list[Any]:
         """The moves of the scripted opening lines (:meth:`icl_aif.games.base.Game.opening_moves`)."""
         return self.game.opening_moves(self.config.scenario)

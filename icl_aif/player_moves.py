@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from icl_aif.calls import CallSettings, ModelCallError, invoke
 from icl_aif.games.moves import TOOL_NAME
+from icl_aif.request_forms import RequestForms
 from icl_aif.retries import is_retryable
 from icl_aif.transcript import Message
 
@@ -86,19 +87,11 @@ class MoveAsker:
     model_id: str
     schema: type[BaseModel]
     fenced: str
-    working: Method | None = None
-    dropped: set[Method] = field(default_factory=set)
+    forms: RequestForms[Method] = field(init=False)
     _runnables: dict[Method, Any] = field(default_factory=dict)
 
-    def chain(self) -> list[Method]:
-        """The forms to try, from the remembered one down, minus dropped ones."""
-        start = METHODS.index(self.working) if self.working is not None else 0
-        return [m for m in METHODS[start:] if m not in self.dropped]
-
-    def _drop(self, method: Method, why: str) -> None:
-        if method != "plain" and method not in self.dropped:
-            self.dropped.add(method)
-            logger.info("player %s: move form %s dropped (%s)", self.model_id, method, why)
+    def __post_init__(self) -> None:
+        self.forms = RequestForms(METHODS, f"player {self.model_id}: move form")
 
     def _runnable(self, method: Method) -> Any:
         if method not in self._runnables:
@@ -140,11 +133,11 @@ class MoveAsker:
         or a retryable failure that outlasted its retries, raises
         :class:`icl_aif.calls.ModelCallError` for ``role``."""
         last_text = ""
-        for method in self.chain():
+        for method in self.forms.chain():
             try:
                 runnable = self._runnable(method)
             except (NotImplementedError, ValueError, TypeError) as unsupported:
-                self._drop(method, f"{type(unsupported).__name__}: {unsupported}")
+                self.forms.drop(method, f"{type(unsupported).__name__}: {unsupported}")
                 continue
             sent = self.messages(method, messages)
             asked = {"role": role, "round": labels.get("round"), "method": method}
@@ -166,15 +159,14 @@ class MoveAsker:
                 error = result.error or "no reply"
                 if method == "plain" or (exc is not None and is_retryable(exc)):
                     raise ModelCallError(role, error) from exc
-                self._drop(method, error)
+                self.forms.drop(method, error)
                 continue
             assert reply is not None
             if reply.path is None:
                 last_text = reply.message
                 logger.debug("player %s: %s reply held no move", self.model_id, method)
                 continue
-            if self.working is None or METHODS.index(method) > METHODS.index(self.working):
-                self.working = method
+            self.forms.remember(method)
             return reply
         return MoveReply(message=last_text, data=None, path=None)
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import tempfile
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +116,45 @@ def games_without_times(directory: Path) -> list[dict[str, Any]]:
 def small_run(tmp_path: Path) -> RunResult:
     """A finished quickstart run of 6 runs x 3 rounds."""
     return run(quickstart("runs=6", "rounds=3", "concurrency=3"), tmp_path / "run")
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROMIUM_INSTALL = (
+    "apt-get install -y chromium chromium-driver (make test does it when run as root)"
+)
+
+
+@contextmanager
+def headless_chromium(profile: Path, window: str = "1280,1000") -> Iterator[Any]:
+    """Headless Chromium driven by chromedriver, with its profile in ``profile``; skips, saying
+    what to install, without them. Nothing leaves the machine: no Selenium Manager download, no
+    background networking."""
+    if not CHROMIUM.is_file() or not CHROMEDRIVER.is_file():
+        pytest.skip(f"headless Chromium not installed: {CHROMIUM_INSTALL}")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[dev]'")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        f"--window-size={window}",
+    ):
+        options.add_argument(flag)
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a driver
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

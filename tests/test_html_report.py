@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,45 +12,15 @@ from icl_aif.html_report import write_html_report
 from icl_aif.plots import PLOT_FILES
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult
+from tests.conftest import headless_chromium
 from tests.test_cli import icl_aif as cli
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-INSTALL = "apt-get install -y chromium chromium-driver (make test does it when run as root)"
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Headless Chromium driven by chromedriver; skips, saying what to install, without them."""
-    if not CHROMIUM.is_file() or not CHROMEDRIVER.is_file():
-        pytest.skip(f"headless Chromium not installed: {INSTALL}")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[dev]'")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        "--window-size=1280,1000",
-    ):
-        options.add_argument(flag)
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a driver
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    try:
+    """Headless Chromium (skips, saying what to install, without it)."""
+    with headless_chromium(tmp_path_factory.mktemp("chromium-profile"), "1280,1000") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def test_html_report_shows_tables_plots_and_opens_transcripts(

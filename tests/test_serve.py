@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,9 +27,8 @@ from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.pool import pool_line, provenance_path
 from icl_aif.serve.study import ANNOTATIONS, WebCritics
 from icl_aif.serve.tasks import TaskBoard, TaskProblem
-from tests.conftest import QUICKSTART, cli_env, quickstart, run
+from tests.conftest import QUICKSTART, cli_env, headless_chromium, quickstart, run
 from tests.test_cli import CLI
-from tests.test_html_report import CHROMEDRIVER, CHROMIUM, INSTALL
 
 HUMAN = ("--set", "feedback.source=human", "--set", "runs=3", "--set", "rounds=2")
 SCRIPT = "<script>document.title='owned'</script>"
@@ -422,35 +419,9 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Headless Chromium driven by chromedriver; skips, saying what to install, without them."""
-    if not CHROMIUM.is_file() or not CHROMEDRIVER.is_file():
-        pytest.skip(f"headless Chromium not installed: {INSTALL}")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[dev]'")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        "--window-size=1000,1100",
-    ):
-        options.add_argument(flag)
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a driver
-    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    try:
+    """Headless Chromium (skips, saying what to install, without it)."""
+    with headless_chromium(tmp_path_factory.mktemp("chromium-profile"), "1000,1100") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def scripted_seller_config(tmp_path: Path) -> Path:

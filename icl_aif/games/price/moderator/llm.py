@@ -50,6 +50,7 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.games.price.moderator.evaluation import LabelledWindow, parse_labelled
 from icl_aif.games.price.moderator.rules import read_turn
 from icl_aif.games.price.verdict import PriceVerdict
+from icl_aif.request_forms import RequestForms
 from icl_aif.retries import is_retryable
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import STATES, Message, State, Turn, format_money
@@ -281,8 +282,7 @@ class LLMModerator:
             else load_examples(self.prompts, config.roles.moderator.examples)
         )
         self.max_tokens = config.roles.moderator.max_tokens
-        self.working: Method | None = None  # the request form that last produced a verdict
-        self.dropped: set[Method] = set()  # forms this model cannot do
+        self.forms = RequestForms(METHODS, f"moderator {model_id}")  # the path memory
         self._runnables: dict[Method, Any] = {}
         self._prefix: dict[Method, list[Message]] = {}
 
@@ -318,15 +318,10 @@ class LLMModerator:
 
     # -- the fallback chain -------------------------------------------------------------------
 
-    def chain(self) -> list[Method]:
-        """The request forms to try, in order: from the remembered one down, minus dropped ones."""
-        start = METHODS.index(self.working) if self.working is not None else 0
-        return [m for m in METHODS[start:] if m not in self.dropped]
-
-    def _drop(self, method: Method, why: str) -> None:
-        if method != "plain" and method not in self.dropped:
-            self.dropped.add(method)
-            logger.info("moderator %s: %s dropped (%s)", self.model_id, method, why)
+    @property
+    def dropped(self) -> set[Method]:
+        """The request forms this model cannot do."""
+        return self.forms.dropped
 
     def _runnable(self, method: Method) -> Any:
         if method not in self._runnables:
@@ -342,10 +337,6 @@ class LLMModerator:
                 )
         return self._runnables[method]
 
-    def _remember(self, method: Method) -> None:
-        if self.working is None or METHODS.index(method) > METHODS.index(self.working):
-            self.working = method
-
     async def ask(
         self,
         window: Sequence[Turn],
@@ -353,11 +344,11 @@ class LLMModerator:
         calls: list[dict[str, Any]] | None = None,
     ) -> PriceVerdict | None:
         """The model's verdict, or None when no reply could be read (calls are appended)."""
-        for method in self.chain():
+        for method in self.forms.chain():
             try:
                 runnable: Runnable[Any, Any] = self._runnable(method)
             except (NotImplementedError, ValueError, TypeError) as unsupported:
-                self._drop(method, f"{type(unsupported).__name__}: {unsupported}")
+                self.forms.drop(method, f"{type(unsupported).__name__}: {unsupported}")
                 continue
             messages = self.messages(method, window, scenario)
             result, exc = await invoke(
@@ -384,12 +375,12 @@ class LLMModerator:
                 error = result.error or "no reply"
                 if method == "plain" or (exc is not None and is_retryable(exc)):
                     raise ModelCallError("moderator", error) from exc
-                self._drop(method, error)
+                self.forms.drop(method, error)
                 continue
             if found is None:
                 logger.debug("moderator %s: %s reply unreadable", self.model_id, method)
                 continue
-            self._remember(method)
+            self.forms.remember(method)
             state, price, reason = found
             return _verdict(state, price, reason, window, parse)
         return None
