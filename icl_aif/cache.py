@@ -31,6 +31,23 @@ exclusive ``flock``), so a killed run keeps what it paid for, and several proces
 (``--workers``) share one file safely. Each process reads the file once, then only the lines added
 since, when a call misses. A run on Ray across machines needs the path on a filesystem every
 machine shares. ``read_only`` uses hits and stores nothing.
+
+Writers that race agree: the first reply stored under a key is the one every reader gets. A
+writer reads the lines added since its last read under the file's lock before it appends, stores
+nothing when the key is there already, and its call then goes on with the stored reply (the call
+stays a ``miss``: it was paid for). So two runs writing one cache at once, then a ``read_only``
+repeat, give the repeat the games of the run whose replies were stored first.
+
+A hit is indistinguishable from the call downstream. A model that keeps state between calls
+(:func:`icl_aif.models.base.keeps_state`: a simulator's random stream, a replay's position) is
+still asked on a hit, at no cost, so that its state moves exactly as in a run without the cache;
+its reply is the stored one. Without that, a hit would shift every later draw of a simulator, and
+a resumed run would play other games than an uninterrupted one.
+
+A line of the wrong shape (not JSON, no key, no text ``output``) is skipped and counted, with one
+warning per read; a torn last line of a killed writer is skipped without a word (the next write
+starts a new line). :func:`check_cache` refuses, before any game, a cache that cannot be read or
+written (one line, exit 2).
 """
 
 from __future__ import annotations
@@ -52,6 +69,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from icl_aif.config import CacheConfig, CacheMode
+from icl_aif.errors import UsageError
 from icl_aif.models.keys import redact
 from icl_aif.transcript import Message
 
@@ -60,6 +78,7 @@ __all__ = [
     "ResponseCache",
     "bind",
     "cache_counts",
+    "check_cache",
     "decoding",
     "digest",
     "open_cache",
@@ -127,9 +146,12 @@ class ResponseCache:
         self.mode: CacheMode = mode
         self._entries: dict[str, dict[str, Any]] = {}
         self._read_to = 0
+        self._lines = 0  # complete lines read so far (line numbers of warnings)
         self._file: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._write_failed = False
+        self.skipped = 0
+        """Lines of the wrong shape skipped so far."""
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored call of ``key``, or None (the lines other processes added are read first)."""
@@ -139,20 +161,25 @@ class ResponseCache:
                 entry = self._entries.get(key)
             return entry
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Store ``entry`` under ``key`` (``read_write`` only): one line appended at once."""
+    def put(self, key: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """Store ``entry`` under ``key`` (``read_write`` only: one line appended at once) and
+        return the entry that holds for ``key``: ``entry``, or the one another writer stored
+        first (then nothing is appended)."""
         if self.mode != "read_write":
-            return
+            return entry
         line = (_canonical({"key": key, **entry}) + "\n").encode("utf-8")
         with self._lock:
-            self._entries.setdefault(key, entry)
             if self._write_failed:
-                return
+                return self._entries.setdefault(key, entry)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
+                    self._refresh()  # under the lock: no writer is halfway through a line
+                    stored = self._entries.get(key)
+                    if stored is not None:  # another writer was first: its reply holds
+                        return stored
                     size = os.fstat(fd).st_size
                     if size and os.pread(fd, 1, size - 1) != b"\n":  # a killed writer's torn line
                         line = b"\n" + line
@@ -166,6 +193,7 @@ class ResponseCache:
                 logger.warning(
                     "response cache %s: cannot write (%s); storing no more", self.path, exc
                 )
+            return self._entries.setdefault(key, entry)
 
     def _refresh(self) -> bool:
         """Read the complete lines added since the last read (all of them after the file was
@@ -180,23 +208,103 @@ class ResponseCache:
         identity = (status.st_dev, status.st_ino)
         if identity != self._file or status.st_size < self._read_to:
             self._entries.clear()
-            self._file, self._read_to = identity, 0
+            self._file, self._read_to, self._lines = identity, 0, 0
         if status.st_size <= self._read_to:
             return False
-        with open(self.path, "rb") as file:
-            file.seek(self._read_to)
-            data = file.read(status.st_size - self._read_to)
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self._read_to)
+                data = file.read(status.st_size - self._read_to)
+        except OSError as exc:
+            logger.warning("response cache %s: cannot read (%s)", self.path, exc)
+            return False
         end = data.rfind(b"\n") + 1  # a line still being written is read next time
-        for line in data[:end].splitlines():
-            try:
-                stored = json.loads(line)
-                key = stored.pop("key")
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue  # a torn line of a killed writer
-            if isinstance(key, str):
-                self._entries.setdefault(key, stored)
+        lines = data[:end].split(b"\n")[:-1]
+        bad: list[int] = []
+        for number, line in enumerate(lines, start=self._lines + 1):
+            stored = _entry(line)
+            if stored is None:
+                if line.strip() and not _torn(line):
+                    bad.append(number)
+                continue
+            key, value = stored
+            self._entries.setdefault(key, value)  # the first stored wins
+        self._lines += len(lines)
         self._read_to += end
+        if bad:
+            self.skipped += len(bad)
+            logger.warning(
+                "response cache %s: %d line(s) of the wrong shape skipped (line %s)",
+                self.path,
+                len(bad),
+                ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else ""),
+            )
         return end > 0
+
+
+def _entry(line: bytes) -> tuple[str, dict[str, Any]] | None:
+    """``(key, stored call)`` of one cache line, or None when the line is not one: not a JSON
+    object, no text ``key``, or a stored call that cannot stand for a reply (``output`` not
+    text, ``usage`` not token counts, ``cost_usd`` or ``attempts`` not numbers)."""
+    try:
+        stored = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(stored, dict):
+        return None
+    key = stored.pop("key", None)
+    if not isinstance(key, str) or not isinstance(stored.get("output"), str):
+        return None
+    usage = stored.get("usage")
+    if usage is not None and not (
+        isinstance(usage, dict) and all(isinstance(v, int) for v in usage.values())
+    ):
+        return None
+    cost = stored.get("cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        return None
+    attempts = stored.get("attempts", 1)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+        return None
+    return key, stored
+
+
+def _torn(line: bytes) -> bool:
+    """A line cut short by a killed writer, which the next writer ended with its own newline:
+    the start of a cache line that never closed."""
+    return line.lstrip().startswith(b'{"') and not line.rstrip().endswith(b"}")
+
+
+def check_cache(config: CacheConfig) -> None:
+    """Refuse, in one line, a cache that cannot be used, before any game: ``read_write`` needs
+    a file it can append to (made, with its folder, when missing), ``read_only`` one it can
+    read."""
+    path = config.path
+    where = f"cache.path {path}"
+    if config.mode == "read_only":
+        if not path.is_file():
+            raise UsageError(
+                f"{where}: no such file; a read_only cache reuses a cache written before "
+                "(mode read_write makes one)"
+            )
+        try:
+            with open(path, "rb") as file:
+                file.read(1)
+        except OSError as exc:
+            raise UsageError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+        return
+    made = not path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        os.close(fd)
+    except OSError as exc:
+        raise UsageError(
+            f"{where}: cannot be written ({exc.strerror or exc}); choose a file in a folder "
+            "you can write to"
+        ) from None
+    if made:
+        path.unlink(missing_ok=True)  # made on the first stored call, as before
 
 
 _OPEN: dict[tuple[Path, CacheMode], ResponseCache] = {}

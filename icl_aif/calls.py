@@ -24,7 +24,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from icl_aif import cache as response_cache
 from icl_aif import limits, pricing
 from icl_aif.config import Price, RateLimit, RetryConfig
-from icl_aif.models.base import message_text
+from icl_aif.models.base import keeps_state, message_text
 from icl_aif.models.keys import redact
 from icl_aif.models.registry import retry_rule
 from icl_aif.retries import backoff, delay
@@ -157,6 +157,8 @@ async def invoke(
     key, who = replicate.key(model_id, messages, asked, max_tokens)
     stored = replicate.cache.get(key)
     if stored is not None:
+        if keeps_state(model):  # free, and its state must move as without the cache
+            await _invoke(model, model_id, messages, settings, max_tokens)
         hit = CallResult(
             output=stored["output"],
             usage=stored.get("usage"),
@@ -173,7 +175,9 @@ async def invoke(
     if result.output is not None:
         entry = replicate.entry(model_id, who, result)
         if entry is not None:
-            replicate.cache.put(key, entry)
+            held = replicate.cache.put(key, entry)
+            if held is not entry:  # another writer stored this call first: its reply holds
+                result = replace(result, output=held["output"], parsed=held.get("parsed"))
     return replace(result, cache="miss"), exc
 
 

@@ -10,6 +10,7 @@ directory exists, so that nothing is spent on games that would fail at their fir
 
 from __future__ import annotations
 
+from icl_aif.cache import check_cache
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.feedback_sources import find_source
@@ -23,9 +24,12 @@ __all__ = ["check_inputs"]
 
 def check_inputs(config: ExperimentConfig, prompts: PromptLibrary) -> None:
     """Fail in one line if a game of ``config`` (any cell, any arm) would fail on a file it reads
-    or a template that does not render; return quietly otherwise."""
+    or a template that does not render, or on its response cache (``cache``); return quietly
+    otherwise."""
     for cell in config.cells():
         _check_cell(cell.config, prompts)
+    if config.cache is not None:  # a cache that cannot be read or written: before any game
+        check_cache(config.cache)
 
 
 def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:

@@ -8,6 +8,8 @@ The vendor model is an OpenAI stub on 127.0.0.1 that counts the requests it gets
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 from icl_aif.cache import Replicate, ResponseCache, cache_counts, decoding
-from icl_aif.config import CacheConfig, RoleConfig
+from icl_aif.config import CacheConfig, RoleConfig, load_config
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.resume import resume_config
 from icl_aif.testing import FAKE_KEY, REPLY_LINE
@@ -29,7 +31,7 @@ from tests.conftest import (
     quickstart,
     run,
 )
-from tests.test_resume import CLI, main_cli, wait_for
+from tests.test_resume import CLI, lines, main_cli, wait_for
 
 
 def stub_run(stub: VendorStub, cache: Path | None, *extra: str) -> list[str]:
@@ -329,3 +331,168 @@ def test_worker_processes_share_one_cache_file(tmp_path: Path) -> None:
     again = run(quickstart(*design, "cache.mode=read_only"), tmp_path / "again")
     assert again.summary["cache"]["misses"] == 0
     assert games_without_times(tmp_path / "again") == games_without_times(tmp_path / "first")
+
+
+# --- issue 21: a hit is indistinguishable from the call; writers agree; bad caches said ---------
+
+DOND = QUICKSTART.parent / "dond.yaml"
+
+
+def played(directory: Path) -> dict[str, list[Any]]:
+    """Each game's rounds as (outcome, terms, lines): what a resume must reproduce."""
+    return {
+        game["game_id"]: [
+            (r["outcome"], r.get("terms"), [t["text"] for t in r["turns"]]) for r in game["rounds"]
+        ]
+        for game in read_jsonl(directory / "games.jsonl")
+    }
+
+
+def test_a_killed_dond_run_with_workers_and_a_cache_resumes_to_the_uninterrupted_games(
+    tmp_path: Path,
+) -> None:
+    """Games in flight at the kill are played again from the cache: their simulators are asked on
+    every hit too, so every draw after it is the one an uncached run makes."""
+    runs = 80
+    reference = tmp_path / "reference"
+    run(load_config(DOND, [f"runs={runs}"]), reference)
+    out, cache = tmp_path / "run", tmp_path / "cache.jsonl"
+    sets = ["--set", f"runs={runs}", "--set", f"cache.path={cache}"]
+    workers = ["--executor", "processes", "--workers", "2"]
+    process = subprocess.Popen(
+        [str(CLI), "run", str(DOND), "--out", str(out), *sets, *workers],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        start_new_session=True,  # the driver and its workers: one process group
+    )
+    wait_for(lambda: lines(out / "games.jsonl") >= 10, process)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    finished = lines(out / "games.jsonl")
+    assert finished < runs  # killed during play, with games in flight
+    resumed = subprocess.run(
+        [str(CLI), "run", "--resume", str(out), *workers],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    summary = read_json(out / "summary.json")
+    assert summary["cache"]["hits"] > 0  # the games in flight came back from the cache
+    assert played(out) == played(reference)
+
+
+def test_two_runs_writing_one_cache_at_once_agree_and_a_read_only_repeat_equals_them(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache.jsonl"
+    sets = ["--set", "runs=40", "--set", f"cache.path={cache}"]
+    writers = [
+        subprocess.Popen(
+            [str(CLI), "run", str(DOND), "--out", str(tmp_path / name), *sets],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(),
+        )
+        for name in ("a", "b")
+    ]
+    for writer in writers:
+        assert writer.wait(timeout=300) == 0, writer.communicate()[1]
+    keys = [entry["key"] for entry in cache_lines(cache)]
+    assert len(keys) == len(set(keys))  # one reply per key: the first stored
+    read_only = ["--set", "cache.mode=read_only"]
+    repeat = subprocess.run(
+        [str(CLI), "run", str(DOND), "--out", str(tmp_path / "repeat"), *sets, *read_only],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=300,
+    )
+    assert repeat.returncode == 0, repeat.stderr
+    assert read_json(tmp_path / "repeat" / "summary.json")["cache"]["misses"] == 0
+    assert played(tmp_path / "repeat") == played(tmp_path / "a") == played(tmp_path / "b")
+
+
+def test_a_late_writer_goes_on_with_the_reply_stored_first(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    early, late = ResponseCache(path, "read_write"), ResponseCache(path, "read_write")
+    assert late.get("k") is None  # both missed
+    first = {"output": "first"}
+    assert early.put("k", first) is first
+    held = late.put("k", {"output": "second"})
+    assert held == first
+    assert [e["output"] for e in cache_lines(path)] == ["first"]
+
+
+def test_lines_of_the_wrong_shape_are_skipped_and_counted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "c.jsonl"
+    good = {"key": "good", "output": "fine", "usage": None, "cost_usd": 0.1, "attempts": 1}
+    bad = [
+        {"key": "object", "output": {"text": "not a reply"}},
+        {"key": "usage", "output": "x", "usage": "lots"},
+        {"key": "attempts", "output": "x", "attempts": 0},
+        {"output": "no key"},
+        [1, 2],
+    ]
+    path.write_text(
+        "\n".join([json.dumps(good), *map(json.dumps, bad), "not json at all", ""])
+        + '{"key": "torn", "outp'
+    )
+    store = ResponseCache(path, "read_only")
+    with caplog.at_level("WARNING", logger="icl_aif.cache"):
+        assert store.get("object") is None
+    assert store.get("good") == {k: v for k, v in good.items() if k != "key"}
+    assert store.skipped == 6
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert f"{path}: 6 line(s) of the wrong shape skipped (line 2, 3, 4, 5, 6, ...)" in warning
+
+
+def test_a_run_whose_cache_line_has_an_object_output_plays_on(tmp_path: Path) -> None:
+    cache = tmp_path / "c.jsonl"
+    first = run(quickstart("runs=2", "rounds=1", f"cache.path={cache}"), tmp_path / "first")
+    stored = cache_lines(cache)
+    stored[0]["output"] = {"text": "not a reply"}  # the right key, the wrong shape
+    damaged = tmp_path / "damaged.jsonl"  # a file this process has not read yet
+    damaged.write_text("".join(json.dumps(e) + "\n" for e in stored))
+    again = run(quickstart("runs=2", "rounds=1", f"cache.path={damaged}"), tmp_path / "again")
+    assert again.summary["cache"]["misses"] == 1
+    assert games_without_times(tmp_path / "again") == games_without_times(tmp_path / "first")
+    assert first.summary["cache"]["misses"] == again.summary["cache"]["hits"] + 1
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        (
+            "cache.path={tmp}/file/cache.jsonl",
+            "cache.path {tmp}/file/cache.jsonl: cannot be written",
+        ),
+        (
+            "cache.path={tmp}/none.jsonl",
+            "cache.path {tmp}/none.jsonl: no such file; a read_only cache reuses a cache",
+        ),
+    ],
+    ids=["parent-is-a-file", "read-only-missing"],
+)
+def test_a_cache_that_cannot_be_used_is_one_line_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], setting: str, expected: str
+) -> None:
+    (tmp_path / "file").write_text("a file, not a folder")
+    sets = ["--set", setting.format(tmp=tmp_path)]
+    if "none" in setting:
+        sets += ["--set", "cache.mode=read_only"]
+    code, stderr = main_cli(capsys, "run", QUICKSTART, "--out", tmp_path / "run", *sets)
+    assert code == 2
+    (line,) = stderr
+    assert line.startswith(f"error: {expected.format(tmp=tmp_path)}")
+    assert not (tmp_path / "run").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolCall
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -89,11 +89,26 @@ def last_user_text(messages: Sequence[BaseMessage]) -> str:
     return ""
 
 
+def keeps_state(model: Any) -> bool:
+    """True for a model whose replies depend on the calls it answered before (a simulator's
+    random stream, a replay's position): its ``keeps_state`` attribute, seen through bound
+    tools. The response cache asks such a model on a hit too (:mod:`icl_aif.cache`), so that its
+    state moves as in a run without the cache."""
+    while isinstance(model, RunnableBinding):
+        model = model.bound
+    return bool(getattr(model, "keeps_state", False))
+
+
 class TextReplyModel(BaseChatModel):
     """A chat model computed in process: subclasses say what to reply in :meth:`respond`.
 
-    ``_agenerate`` is implemented directly, so the async path runs no thread pool.
+    ``_agenerate`` is implemented directly, so the async path runs no thread pool. Such a model
+    keeps state between calls (:attr:`keeps_state`): a simulator draws from a random stream that
+    each reply advances, a replay walks its list.
     """
+
+    keeps_state: ClassVar[bool] = True
+    """Its replies depend on the calls it answered before (:func:`keeps_state`)."""
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The reply to ``messages``."""

@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from icl_aif.models.base import ModelRequest, message_text
+from icl_aif.models.base import ModelRequest, keeps_state, message_text
 from icl_aif.models.registry import find_provider, split_model_string
 
 HUGE_CHARS = 10_000
@@ -97,6 +97,13 @@ class ChaosModel(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return "chaos"
+
+    @property
+    def keeps_state(self) -> bool:
+        """As the wrapped model (:func:`icl_aif.models.base.keeps_state`): a cache hit asks a
+        wrapped simulator (at no cost), never a wrapped vendor model; so around a vendor model
+        a hit does not advance the chaos draws."""
+        return keeps_state(self.inner)
 
     def _fail(self) -> None:
         """Raise an injected failure, or return to let the call through."""
