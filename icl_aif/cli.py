@@ -330,7 +330,9 @@ def serve(
     Prints the page's link with its token and `token: ...` on its own line (set
     ICL_AIF_SERVE_TOKEN to keep the same token across restarts). Each paused game is a task on
     the page and in the JSON API (/api/tasks, /api/status); the run resumes each game with the
-    submitted suggestions. Killed or stopped, icl-aif serve RUN_DIR continues the run.
+    submitted suggestions. Killed or stopped, icl-aif serve RUN_DIR continues the run. A task is
+    answered by the annotator who opened it, with at most feedback.suggestions suggestions of
+    1,000 characters; bodies over 64 KiB get 413 and POSTs from another origin 403.
 
     Exit codes as icl-aif run: 0 finished, 2 bad input, 3 some games failed, 130 interrupted.
     """

@@ -11,9 +11,12 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -444,6 +447,31 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield driver
 
 
+@contextmanager
+def foreign_page(html: str) -> Iterator[str]:
+    """``html`` served on another 127.0.0.1 port (another origin, the same site); its URL."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def scripted_seller_config(tmp_path: Path) -> Path:
     """The quickstart with a seller whose first line holds a script tag."""
     path = tmp_path / "script.yaml"
@@ -508,9 +536,23 @@ def test_the_page_answers_a_task_and_shows_a_script_tag_as_text(
     assert "were recorded" in browser.find_element(By.CSS_SELECTOR, "p.note").text
     assert "g00001-r1" not in [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#tasks a")]
 
-    answered = {"g00000": "ann-api", "g00001": "ann-page", "g00002": "ann-api"}
-    for game_id in ("g00000", "g00002"):
-        assert answer_task(api, f"{game_id}-r1", "ann-api", typed(game_id)).status_code == 200
+    # a page on another port of 127.0.0.1 (same site: the SameSite cookie goes along) posts a
+    # form to a task the annotator has open: refused by its Origin, nothing recorded
+    browser.get(server.url + "tasks/g00002-r1")
+    with foreign_page(
+        f'<form method="post" action="{server.url}tasks/g00002-r1">'
+        '<input name="suggestion" value="Pay what they ask."><button id="go">Go</button></form>'
+    ) as foreign:
+        browser.get(foreign)
+        browser.find_element(By.ID, "go").click()
+        refused = browser.find_element(By.CSS_SELECTOR, "p[role=alert]").text
+    assert refused.startswith(f"refused: the request comes from {foreign.rstrip('/')}")
+    assert api.get("/api/status").json()["answered"] == 1
+
+    answered = {"g00000": "ann-api", "g00001": "ann-page", "g00002": "ann-page"}
+    for game_id, annotator in answered.items():
+        if game_id != "g00001":
+            assert answer_task(api, f"{game_id}-r1", annotator, typed(game_id)).status_code == 200
     assert server.wait() == 0, server.output()
     assert_feedback_reached_round_2(out, answered)
     page_round = next(g for g in read_games(out) if g["game_id"] == "g00001")["rounds"][0]
