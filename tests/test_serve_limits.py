@@ -5,6 +5,8 @@ free 127.0.0.1 port, as in tests/test_serve.py."""
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ from icl_aif.serve.guards import MAX_BODY_BYTES, origin_problem
 from icl_aif.serve.journal import read_lines, write_problem
 from icl_aif.serve.pool import provenance_path
 from icl_aif.serve.study import ANNOTATIONS
-from icl_aif.serve.tasks import MAX_SUGGESTION_CHARS
+from icl_aif.serve.tasks import MAX_SUGGESTION_CHARS, Submission, Task, TaskBoard, TaskProblem
 from tests.conftest import QUICKSTART, cli_env, quickstart, run
 from tests.test_cli import CLI
 from tests.test_serve import HUMAN, Server, open_tasks, start
@@ -400,3 +402,30 @@ def test_write_problem(tmp_path: Path) -> None:
     assert write_problem(tmp_path) == f"{tmp_path} is a directory"
     assert write_problem(existing / "x") == f"{existing} is a file, not a directory"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.txt"]  # no probe left
+
+
+def test_an_answer_the_server_cannot_write_is_a_503_and_the_task_stays_open() -> None:
+    board = TaskBoard(claim_timeout=60)
+    written: list[list[str]] = []
+
+    async def full_disk(task: Task, submission: Submission) -> None:
+        if not written:
+            written.append([])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(submission.suggestions)
+
+    board.add(
+        Task(id="t1", kind="pool", game_id="g1", side="seller", suggestions=2, transcript="x")
+    )
+    board.tasks["t1"].on_submit = full_disk
+    board.claim("t1", "ann-a")
+    with pytest.raises(TaskProblem) as refused:
+        asyncio.run(board.submit("t1", "ann-a", ["Hold firm."]))
+    assert refused.value.status == 503
+    assert (
+        refused.value.message
+        == "not recorded: the server cannot write it (No space left on device)"
+    )
+    assert board.counts() == {"waiting": 0, "in_progress": 1, "answered": 0}
+    asyncio.run(board.submit("t1", "ann-a", ["Hold firm."]))  # the annotator tries again
+    assert written[-1] == ["Hold firm."] and board.counts()["answered"] == 1
