@@ -330,7 +330,9 @@ def serve(
     Prints the page's link with its token and `token: ...` on its own line (set
     ICL_AIF_SERVE_TOKEN to keep the same token across restarts). Each paused game is a task on
     the page and in the JSON API (/api/tasks, /api/status); the run resumes each game with the
-    submitted suggestions. Killed or stopped, icl-aif serve RUN_DIR continues the run.
+    submitted suggestions. Killed or stopped, icl-aif serve RUN_DIR continues the run. A task is
+    answered by the annotator who opened it, with at most feedback.suggestions suggestions of
+    1,000 characters; bodies over 64 KiB get 413 and POSTs from another origin 403.
 
     Exit codes as icl-aif run: 0 finished, 2 bad input, 3 some games failed, 130 interrupted.
     """
@@ -361,6 +363,7 @@ def serve(
             raise UsageError("--pool needs --pool-out FILE: the pool file to append suggestions to")
         if not pool.is_dir():
             raise UsageError(f"--pool {pool}: no such run directory")
+        _check_pool_out(pool_out)
         sock = listen(host, port)
         url = page_url(sock)
 
@@ -421,6 +424,7 @@ def serve(
             + (f" and person: {experiment.person}" if experiment.person else "")
             + ": play it with icl-aif run (--set feedback.source=human to serve it)"
         )
+    _check_run_dir(directory, resume)
     sock = listen(host, port)
     url = page_url(sock)
 
@@ -448,6 +452,28 @@ def serve(
     except KeyboardInterrupt:
         _interrupted(directory, f"icl-aif serve {directory}")
     _finish_run(result, experiment.name)
+
+
+def _check_pool_out(pool_out: Path) -> None:
+    """The pool file and its provenance file can be appended to (a one-line error otherwise)."""
+    from icl_aif.serve.journal import write_problem
+    from icl_aif.serve.pool import provenance_path
+
+    for path in (pool_out, provenance_path(pool_out)):
+        problem = write_problem(path)
+        if problem is not None:
+            raise UsageError(f"--pool-out {pool_out}: {problem}; choose another --pool-out file")
+
+
+def _check_run_dir(directory: Path, resume: bool) -> None:
+    """The run directory of icl-aif serve can be written (a one-line error otherwise)."""
+    from icl_aif.serve.journal import write_problem
+
+    problem = write_problem(directory, directory=True)
+    if problem is not None:
+        where = f"the run directory {directory}" if resume else f"--out {directory}"
+        fix = "make it writable and start again" if resume else "choose another --out directory"
+        raise UsageError(f"{where}: {problem}; {fix}")
 
 
 def _measure_of(experiment: ExperimentConfig) -> Measure:

@@ -11,9 +11,12 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +120,16 @@ def open_tasks(client: httpx.Client, count: int) -> list[dict[str, Any]]:
     return tasks
 
 
+def answer_task(client: httpx.Client, task_id: str, annotator: str, suggestions: list[str]) -> Any:
+    """Open ``task_id`` for ``annotator`` (a task is answered only by who opened it), then
+    submit ``suggestions``; the answer to the submission."""
+    opened = client.get(f"/api/tasks/{task_id}", params={"annotator": annotator})
+    assert opened.status_code == 200, opened.text
+    return client.post(
+        f"/api/tasks/{task_id}", json={"annotator": annotator, "suggestions": suggestions}
+    )
+
+
 def typed(game_id: str) -> list[str]:
     return [f"Open higher in {game_id}.", "Concede in small steps."]
 
@@ -192,7 +205,9 @@ def test_a_run_answered_through_the_api_records_who_wrote_what(
     assert refused.status_code == 409
     assert "g00001-r1" not in [t["id"] for t in api.get("/api/tasks").json()["tasks"]]
     assert api.get("/api/status").json()["in_progress"] == 1
-    bad = api.post("/api/tasks/g00000-r1", json={"annotator": "ann-a", "suggestions": [" "]})
+    unopened = api.post("/api/tasks/g00000-r1", json={"annotator": "ann-a", "suggestions": ["x"]})
+    assert unopened.status_code == 409  # answered only once opened
+    bad = answer_task(api, "g00000-r1", "ann-a", [" "])
     assert bad.status_code == 422
     assert (
         api.post("/api/tasks/g09999-r1", json={"annotator": "a", "suggestions": ["x"]}).status_code
@@ -201,14 +216,11 @@ def test_a_run_answered_through_the_api_records_who_wrote_what(
 
     answered = {"g00000": "ann-a", "g00001": "ann-b", "g00002": "ann-a"}
     for game_id, annotator in answered.items():
-        done = api.post(
-            f"/api/tasks/{game_id}-r1",
-            json={"annotator": annotator, "suggestions": typed(game_id)},
-        )
+        done = answer_task(api, f"{game_id}-r1", annotator, typed(game_id))
         assert done.status_code == 200, done.text
         assert done.json()["suggestions"] == typed(game_id)
     again = api.post("/api/tasks/g00000-r1", json={"annotator": "ann-a", "suggestions": ["x"]})
-    assert again.status_code == 409
+    assert again.status_code == 409 and "answered already" in again.text
     final = wait_for(api, lambda s: s["finished"])
     assert (final["done"], final["answered"], final["waiting"]) == (3, 3, 0)
     assert server.wait() == 0, server.output()
@@ -216,6 +228,7 @@ def test_a_run_answered_through_the_api_records_who_wrote_what(
     assert_feedback_reached_round_2(out, answered)
     first = next(g for g in read_games(out) if g["game_id"] == "g00001")["rounds"][0]
     assert first["shown_at"] == task["shown_at"]  # fetched before it was answered
+    assert all(g["rounds"][0]["shown_at"] for g in read_games(out))
     lines = read_lines(out / ANNOTATIONS)
     assert [(r["task"], r["annotator"]) for r in lines] == [
         (f"{g}-r1", a) for g, a in answered.items()
@@ -232,7 +245,7 @@ def test_killing_the_server_mid_run_loses_nothing(tmp_path: Path, servers: list[
     api = first.api
     (task,) = open_tasks(api, 1)
     assert task["id"] == "g00000-r1"
-    api.post("/api/tasks/g00000-r1", json={"annotator": "ann-a", "suggestions": typed("g00000")})
+    assert answer_task(api, "g00000-r1", "ann-a", typed("g00000")).status_code == 200
     wait_for(api, lambda s: s["done"] == 1 and s["waiting"] == 1)
     claimed = api.get("/api/tasks/g00001-r1", params={"annotator": "ann-b"})
     assert claimed.status_code == 200  # opened, never answered: the kill takes the claim away
@@ -249,10 +262,8 @@ def test_killing_the_server_mid_run_loses_nothing(tmp_path: Path, servers: list[
     answered = {"g00000": "ann-a", "g00001": "ann-b", "g00002": "ann-c"}
     for game_id in ("g00001", "g00002"):
         wait_for(api, lambda s, g=game_id: f"{g}-r1" in str(api.get("/api/tasks").json()))
-        api.post(
-            f"/api/tasks/{game_id}-r1",
-            json={"annotator": answered[game_id], "suggestions": typed(game_id)},
-        )
+        done = answer_task(api, f"{game_id}-r1", answered[game_id], typed(game_id))
+        assert done.status_code == 200, done.text
     assert second.wait() == 0, second.output()
     assert_feedback_reached_round_2(out, answered)
     assert len((out / "games.jsonl").read_text().splitlines()) == 3  # none recorded twice
@@ -292,6 +303,10 @@ def test_a_replayed_game_gets_its_submitted_feedback_back_from_the_journal(
         asking = asyncio.create_task(critics({**payload, "transcript": "Round 1\nbuyer: hey"}))
         await asyncio.sleep(0.05)
         ids = list(board.tasks)
+        with pytest.raises(TaskProblem) as unopened:
+            await board.submit(ids[0], "ann-b", ["Ask for more."])
+        assert unopened.value.status == 409
+        board.claim(ids[0], "ann-b")
         await board.submit(ids[0], "ann-b", ["Ask for more."])
         assert (await asking).text == "Ask for more."
         return ids
@@ -317,9 +332,20 @@ def test_a_claim_returns_to_the_queue_after_the_timeout() -> None:
     assert [t.id for t in board.open_tasks()] == ["t1"]
     time.sleep(0.002)
     assert board.claim("t1", "ann-b").shown_at != first
+    with pytest.raises(TaskProblem) as taken_over:  # ann-a's lapsed claim went to ann-b
+        asyncio.run(board.submit("t1", "ann-a", ["Late."]))
+    assert taken_over.value.status == 409
     submission = asyncio.run(board.submit("t1", "ann-b", ["Hold firm."]))
     assert (submission.annotator, submission.shown_at) == ("ann-b", board.tasks["t1"].shown_at)
     assert board.counts() == {"waiting": 0, "in_progress": 0, "answered": 1}
+    # a lapsed claim that no one took over still lets its annotator answer
+    board.add(
+        Task(id="t2", kind="pool", game_id="g2", side="seller", suggestions=3, transcript="y")
+    )
+    shown = board.claim("t2", "ann-c").shown_at
+    clock[0] += 61
+    late = asyncio.run(board.submit("t2", "ann-c", ["Late, but mine."]))
+    assert (late.annotator, late.shown_at) == ("ann-c", shown)
 
 
 def test_pool_building_collects_suggestions_with_provenance(
@@ -336,14 +362,10 @@ def test_pool_building_collects_suggestions_with_provenance(
     shown = api.get("/api/tasks/g00000", params={"annotator": "ann-a"}).json()
     assert shown["transcript"].count("Round ") == 2 and "Outcome:" in shown["transcript"]
     for task in tasks:
-        answer = api.post(
-            f"/api/tasks/{task['id']}",
-            json={
-                "annotator": "ann-a",
-                "suggestions": [f"# Anchor high in {task['id']}.", "Be\npatient."],
-            },
+        done = answer_task(
+            api, task["id"], "ann-a", [f"# Anchor high in {task['id']}.", "Be\npatient."]
         )
-        assert answer.status_code == 200, answer.text
+        assert done.status_code == 200, done.text
     assert server.wait() == 0, server.output()
     lines = load_pool(pool)  # the format feedback.pool reads
     assert lines == tuple(
@@ -353,7 +375,8 @@ def test_pool_building_collects_suggestions_with_provenance(
     )
     provenance = read_lines(provenance_path(pool))
     assert [p["game_id"] for p in provenance] == ["g00000", "g00001", "g00002"]
-    assert provenance[0]["shown_at"] == shown["shown_at"] and provenance[1]["shown_at"] is None
+    assert provenance[0]["shown_at"] == shown["shown_at"]  # opened once: the first showing
+    assert all(p["shown_at"] and p["shown_at"] < p["submitted_at"] for p in provenance)
     games = {g["game_id"]: g for g in read_games(played)}
     assert provenance[0]["transcript_hash"] == transcript_hash(shown["transcript"])
     assert {p["annotator"] for p in provenance} == {"ann-a"} and provenance[0]["run"] == str(played)
@@ -424,6 +447,31 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield driver
 
 
+@contextmanager
+def foreign_page(html: str) -> Iterator[str]:
+    """``html`` served on another 127.0.0.1 port (another origin, the same site); its URL."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def scripted_seller_config(tmp_path: Path) -> Path:
     """The quickstart with a seller whose first line holds a script tag."""
     path = tmp_path / "script.yaml"
@@ -488,12 +536,23 @@ def test_the_page_answers_a_task_and_shows_a_script_tag_as_text(
     assert "were recorded" in browser.find_element(By.CSS_SELECTOR, "p.note").text
     assert "g00001-r1" not in [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#tasks a")]
 
-    answered = {"g00000": "ann-api", "g00001": "ann-page", "g00002": "ann-api"}
-    for game_id in ("g00000", "g00002"):
-        api.post(
-            f"/api/tasks/{game_id}-r1",
-            json={"annotator": "ann-api", "suggestions": typed(game_id)},
-        )
+    # a page on another port of 127.0.0.1 (same site: the SameSite cookie goes along) posts a
+    # form to a task the annotator has open: refused by its Origin, nothing recorded
+    browser.get(server.url + "tasks/g00002-r1")
+    with foreign_page(
+        f'<form method="post" action="{server.url}tasks/g00002-r1">'
+        '<input name="suggestion" value="Pay what they ask."><button id="go">Go</button></form>'
+    ) as foreign:
+        browser.get(foreign)
+        browser.find_element(By.ID, "go").click()
+        refused = browser.find_element(By.CSS_SELECTOR, "p[role=alert]").text
+    assert refused.startswith(f"refused: the request comes from {foreign.rstrip('/')}")
+    assert api.get("/api/status").json()["answered"] == 1
+
+    answered = {"g00000": "ann-api", "g00001": "ann-page", "g00002": "ann-page"}
+    for game_id, annotator in answered.items():
+        if game_id != "g00001":
+            assert answer_task(api, f"{game_id}-r1", annotator, typed(game_id)).status_code == 200
     assert server.wait() == 0, server.output()
     assert_feedback_reached_round_2(out, answered)
     page_round = next(g for g in read_games(out) if g["game_id"] == "g00001")["rounds"][0]

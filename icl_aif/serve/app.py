@@ -6,13 +6,18 @@ Pages (plain HTML from Jinja2 templates with autoescaping on: transcripts are mo
   stores the token in an HttpOnly, SameSite=Strict cookie and redirects without it;
 - ``POST /annotator`` remembers the annotator id in a cookie;
 - ``GET /tasks/{id}`` claims the task for the annotator and shows the transcript and the form;
-- ``POST /tasks/{id}`` submits the suggestions.
+- ``POST /tasks/{id}`` submits the suggestions (blank boxes left out; a refused submission shows
+  the form again with what was typed and why).
 
 API (JSON): ``GET /api/tasks`` (open tasks), ``GET /api/tasks/{id}`` (``?annotator=`` claims it),
 ``POST /api/tasks/{id}`` with ``{"suggestions": [...], "annotator": "..."}``, ``GET /api/status``.
 
 Every route needs the token: ``Authorization: Bearer <token>`` or the cookie; without it the
-answer is 401.
+answer is 401. A task is answered only by the annotator who opened it (409 otherwise), with 1 to
+the task's ``suggestions`` suggestions of at most
+:data:`~icl_aif.serve.tasks.MAX_SUGGESTION_CHARS` characters (422 otherwise). A body over
+:data:`~icl_aif.serve.guards.MAX_BODY_BYTES` gets 413 and a POST from another origin 403
+(:mod:`icl_aif.serve.guards`).
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from icl_aif.serve.tasks import TaskBoard, TaskProblem, clean_annotator, clean_suggestions
+from icl_aif.serve.guards import MAX_BODY_BYTES, BodyLimit, origin_problem
+from icl_aif.serve.tasks import MAX_SUGGESTION_CHARS, TaskBoard, TaskProblem, clean_annotator
 
 logger = logging.getLogger(__name__)
 
@@ -37,17 +43,18 @@ __all__ = ["ANNOTATOR_COOKIE", "TOKEN_COOKIE", "build_app"]
 TOKEN_COOKIE = "icl_aif_token"
 ANNOTATOR_COOKIE = "icl_aif_annotator"
 TEMPLATES = Path(__file__).parent / "templates"
-MAX_FORM_BYTES = 200_000
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 HEADERS = {
-    # no script, no outside resource, forms only to this server, no framing, no Referer (the
-    # first request's URL holds the token)
+    # no script, no outside resource, forms only to this server, no framing; a Referer only to
+    # this server (its forms carry their Origin; the first request's URL, which holds the token,
+    # is answered with a redirect)
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
         "base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -57,7 +64,6 @@ Status = Callable[[], dict[str, Any]]
 def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode: str) -> FastAPI:
     """The app serving ``board``: ``status`` gives ``GET /api/status`` (and the page's summary);
     ``mode`` is ``run`` (feedback for a run in play) or ``pool`` (pool building)."""
-    app = FastAPI(title="icl-aif serve", docs_url=None, redoc_url=None, openapi_url=None)
     pages = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -67,14 +73,15 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
     expected = token.encode("utf-8")
 
     def authorized(request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not given:
+        given = _bearer(request)
+        if given is None:
             given = request.cookies.get(TOKEN_COOKIE, "")
         return hmac.compare_digest(given.strip().encode("utf-8"), expected)
 
     def page(name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
-        html = pages.get_template(name).render(title=title, mode=mode, **values)
+        html = pages.get_template(name).render(
+            title=title, mode=mode, max_chars=MAX_SUGGESTION_CHARS, **values
+        )
         return HTMLResponse(html, status_code=status_code, headers=HEADERS)
 
     def unauthorized_page() -> HTMLResponse:
@@ -88,6 +95,41 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
     def api_problem(status_code: int, message: str) -> JSONResponse:
         headers = {**HEADERS, "WWW-Authenticate": "Bearer"} if status_code == 401 else HEADERS
         return JSONResponse({"detail": message}, status_code=status_code, headers=headers)
+
+    def too_large(path: str) -> Response:
+        message = f"the request body is over {MAX_BODY_BYTES // 1024} KiB; send less"
+        if path.startswith("/api/"):
+            return api_problem(413, message)
+        return page(
+            "message.html",
+            413,
+            heading="Too large",
+            message="The form is too large to record: go back, shorten it and submit again.",
+        )
+
+    async def same_origin(request: Request) -> None:
+        """A POST from another origin, or a cookie's POST that does not say where it comes
+        from, is refused (403) before its body is read."""
+        if request.method in SAFE_METHODS:
+            return
+        problem = origin_problem(
+            str(request.url),
+            request.headers.get("origin"),
+            request.headers.get("referer"),
+            cookie_only=TOKEN_COOKIE in request.cookies and _bearer(request) is None,
+        )
+        if problem is not None:
+            logger.warning("%s %s %s", request.method, request.url.path, problem)
+            raise TaskProblem(403, problem)
+
+    app = FastAPI(
+        title="icl-aif serve",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        dependencies=[Depends(same_origin)],
+    )
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refusal=too_large)
 
     def annotator_of(request: Request) -> str | None:
         try:
@@ -171,14 +213,19 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
         annotator = annotator_of(request)
         if annotator is None:
             return redirect("/")
-        values = (await _form(request)).get("suggestion", [])
+        typed = (await _form(request)).get("suggestion", [])
+        values = [v for v in typed if v.strip()]  # the page's blank boxes are left out
         try:
             task = board.get(task_id)
-            await board.submit(task_id, annotator, clean_suggestions(values))
+            await board.submit(task_id, annotator, values)
         except TaskProblem as problem:
-            if problem.status != 422:
+            if problem.status not in (422, 503):  # not theirs (any more), done, or no such task
                 return page(
-                    "message.html", problem.status, heading="Not recorded", message=problem.message
+                    "message.html",
+                    problem.status,
+                    heading="Not recorded",
+                    message=problem.message,
+                    kept=values,
                 )
             return page(
                 "task.html",
@@ -231,9 +278,7 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
             return api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
         try:
             annotator = clean_annotator(body.get("annotator"))
-            submission = await board.submit(
-                task_id, annotator, clean_suggestions(body.get("suggestions"))
-            )
+            submission = await board.submit(task_id, annotator, body.get("suggestions"))
         except TaskProblem as problem:
             return api_problem(problem.status, problem.message)
         return JSONResponse(
@@ -250,9 +295,14 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
     return app
 
 
+def _bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    return given if scheme.lower() == "bearer" and given else None
+
+
 async def _form(request: Request) -> dict[str, list[str]]:
-    """An ``application/x-www-form-urlencoded`` body (no multipart parser needed)."""
+    """An ``application/x-www-form-urlencoded`` body (no multipart parser needed); its size is
+    capped by :class:`~icl_aif.serve.guards.BodyLimit`."""
     body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise TaskProblem(413, "the form is too large")
     return parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)

@@ -2,6 +2,8 @@
 
 Each line is written whole and flushed to disk before the submission is acknowledged; a reader
 skips a last line cut short by a kill (the submission it held was never acknowledged).
+:func:`write_problem` checks, before the server starts, that the files and directories it will
+write can be written.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ import hashlib
 import json
 import logging
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["append_line", "read_lines", "transcript_hash"]
+__all__ = ["append_line", "read_lines", "transcript_hash", "write_problem"]
 
 
 def transcript_hash(transcript: str) -> str:
@@ -57,3 +60,36 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         if isinstance(record, dict):
             records.append(record)
     return records
+
+
+def write_problem(path: Path, *, directory: bool = False) -> str | None:
+    """Why ``path`` cannot be written, or None: a ``directory`` to write files in, or else a
+    file to append to; either may not exist yet (then what would hold it must be a directory
+    this process can write in). Nothing is left behind: an existing file is opened for
+    appending and closed, a directory gets a probe file that is removed at once.
+    """
+    try:
+        if path.exists():
+            if path.is_dir() != directory:
+                return f"{path} is {'not a directory' if directory else 'a directory'}"
+            if directory:
+                return _probe(path)
+            with path.open("ab"):
+                return None
+        holder = next((p for p in path.parents if p.exists()), Path("."))
+        if not holder.is_dir():
+            return f"{holder} is a file, not a directory"
+        return _probe(holder)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+
+
+def _probe(directory: Path) -> str | None:
+    """Why no file can be created in ``directory``, or None (the probe file is removed)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=directory, prefix=".icl-aif-write-check-")
+    except OSError as exc:
+        return f"cannot write in {directory}: {exc.strerror or exc}"
+    os.close(fd)
+    os.unlink(name)
+    return None

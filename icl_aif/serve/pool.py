@@ -135,6 +135,7 @@ class PoolTasks:
             if new
             else []
         )
+        self.pool_file.parent.mkdir(parents=True, exist_ok=True)
         with self.pool_file.open("a", encoding="utf-8") as file:
             file.write("".join(f"{line}\n" for line in [*header, *lines]))
             file.flush()

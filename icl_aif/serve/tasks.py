@@ -24,8 +24,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "MAX_ANNOTATOR",
-    "MAX_SUGGESTION",
-    "MAX_SUGGESTIONS",
+    "MAX_SUGGESTION_CHARS",
     "Submission",
     "Task",
     "TaskBoard",
@@ -36,10 +35,10 @@ __all__ = [
 
 MAX_ANNOTATOR = 100
 """Characters of an annotator id."""
-MAX_SUGGESTION = 2000
-"""Characters of one suggestion."""
-MAX_SUGGESTIONS = 20
-"""Suggestions in one submission."""
+MAX_SUGGESTION_CHARS = 1000
+"""Characters of one suggestion (after its whitespace is folded to single spaces). A suggestion
+is a line of advice for the next round; how many a submission may hold is the task's own
+``suggestions`` (the run's ``feedback.suggestions``)."""
 
 
 class TaskProblem(Exception):
@@ -129,19 +128,28 @@ def clean_annotator(value: Any) -> str:
     return text
 
 
-def clean_suggestions(value: Any) -> list[str]:
-    """The non-empty suggestions, each on one line (inner line breaks become spaces); a
-    :class:`TaskProblem` (422) unless there is at least one and they are within the limits."""
+def clean_suggestions(value: Any, most: int) -> list[str]:
+    """The suggestions, each on one line (inner line breaks become spaces).
+
+    A :class:`TaskProblem` (422) saying what is wrong unless ``value`` is a list of 1 to ``most``
+    strings, none of them empty and none longer than :data:`MAX_SUGGESTION_CHARS`.
+    """
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise TaskProblem(422, '"suggestions" must be a list of strings')
-    lines = [" ".join(v.split()) for v in value]
-    lines = [line for line in lines if line]
-    if not lines:
+    if not value:
         raise TaskProblem(422, "write at least one suggestion")
-    if len(lines) > MAX_SUGGESTIONS:
-        raise TaskProblem(422, f"at most {MAX_SUGGESTIONS} suggestions")
-    if any(len(line) > MAX_SUGGESTION for line in lines):
-        raise TaskProblem(422, f"a suggestion is longer than {MAX_SUGGESTION} characters")
+    if len(value) > most:
+        raise TaskProblem(422, f"{len(value)} suggestions given; this task takes at most {most}")
+    lines = [" ".join(v.split()) for v in value]
+    for number, line in enumerate(lines, start=1):
+        if not line:
+            raise TaskProblem(422, f"suggestion {number} is empty: write it or leave it out")
+        if len(line) > MAX_SUGGESTION_CHARS:
+            raise TaskProblem(
+                422,
+                f"suggestion {number} has {len(line):,} characters; "
+                f"at most {MAX_SUGGESTION_CHARS:,} are allowed",
+            )
     return lines
 
 
@@ -200,26 +208,39 @@ class TaskBoard:
         task.claim_expires = at + self.claim_timeout
         return task
 
-    async def submit(self, task_id: str, annotator: str, suggestions: list[str]) -> Submission:
+    async def submit(self, task_id: str, annotator: str, suggestions: Any) -> Submission:
         """End ``task_id`` with ``annotator``'s suggestions and hand them to its ``on_submit``.
 
-        Refused (409) if done or held by someone else; a task no one holds may be answered
-        without a claim (``shown_at`` is then null).
+        Refused (409) if done, or unless ``annotator`` opened it last (:meth:`claim`): a claim
+        that lapsed still counts while no one else has opened the task since. ``suggestions``
+        are checked against the task (:func:`clean_suggestions`, 422). A failure to record them
+        (``OSError`` from ``on_submit``) is a 503: the task stays open.
         """
         task = self.get(task_id)
-        at = self.clock()
         if task.submission is not None:
             raise TaskProblem(409, f"task {task_id} has been answered already")
-        if task.claimed(at) and task.claimed_by != annotator:
-            raise TaskProblem(409, f"task {task_id} is being answered by another annotator")
-        shown = task.shown_at if task.claimed_by == annotator else None
-        submission = Submission(annotator, suggestions, shown, now())
+        if task.claimed_by is None:
+            raise TaskProblem(
+                409, f"task {task_id} has not been opened: open it first, then answer it"
+            )
+        if task.claimed_by != annotator:
+            raise TaskProblem(
+                409, f"task {task_id} was opened by another annotator: only they can answer it"
+            )
+        lines = clean_suggestions(suggestions, task.suggestions)
+        submission = Submission(annotator, lines, task.shown_at, now())
         task.submission = submission
         if task.on_submit is not None:
             try:
                 await task.on_submit(task, submission)
-            except BaseException:
+            except OSError as exc:
                 task.submission = None  # not recorded: the task stays open
+                logger.error("task %s: the submission could not be recorded: %s", task_id, exc)
+                raise TaskProblem(
+                    503, f"not recorded: the server cannot write it ({exc.strerror or exc})"
+                ) from None
+            except BaseException:
+                task.submission = None
                 raise
         logger.info("task %s answered", task_id)
         return submission
