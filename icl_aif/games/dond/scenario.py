@@ -73,8 +73,8 @@ MAX_SPLITS = 500
 """The most ways to divide the collection a scenario may have (:func:`split_count`; 9 books,
 9 hats and 4 balls make 500). The scripted players go through every split on each of their
 lines, the Pareto check on each deal: at this limit one enumeration takes a few milliseconds
-and a scripted game of the shipped config's length stays well under a second
-(``bench/scenario_bounds.py``)."""
+and a scripted game of the shipped config's length stays under a second of CPU, about a third
+of it the engine's own (``bench/scenario_bounds.py``)."""
 
 Mismatch = Literal["end", "continue"]
 
