@@ -19,12 +19,13 @@ papers' player 1 and player 2 objectives are symmetric, so the mapping only name
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from icl_aif.config import Opener, Scenario
 from icl_aif.transcript import Speaker, Turn
@@ -33,6 +34,7 @@ __all__ = [
     "COUNT_RANGE",
     "DEFAULT_OPENERS",
     "ITEMS",
+    "MAX_SPLITS",
     "ROLE_NAMES",
     "TOTAL_RANGE",
     "TOTAL_VALUE",
@@ -47,6 +49,7 @@ __all__ = [
     "pareto_optimal",
     "scenario_values",
     "score",
+    "split_count",
     "terms_of",
     "values_text",
 ]
@@ -65,6 +68,13 @@ TOTAL_RANGE = (5, 7)
 """Items in all in a drawn context (seeds 000, 001: "with 5-7 total objects")."""
 TOTAL_VALUE = 10
 """What the whole collection is worth to each side in a drawn context."""
+
+MAX_SPLITS = 500
+"""The most ways to divide the collection a scenario may have (:func:`split_count`; 9 books,
+9 hats and 4 balls make 500). The scripted players go through every split on each of their
+lines, the Pareto check on each deal: at this limit one enumeration takes a few milliseconds
+and a scripted game of the shipped config's length stays under a second of CPU, about a third
+of it the engine's own (``bench/scenario_bounds.py``)."""
 
 Mismatch = Literal["end", "continue"]
 
@@ -118,7 +128,9 @@ class DondScenario(Scenario):
         "al. 2017's constraints); false: play counts, seller_values and buyer_values as given.",
     )
     counts: Items = Field(
-        Items(books=3, hats=1, balls=2), description="How many books, hats and balls there are."
+        Items(books=3, hats=1, balls=2),
+        description="How many books, hats and balls there are (at most MAX_SPLITS, 500, "
+        "possible splits: (books + 1) x (hats + 1) x (balls + 1)).",
     )
     seller_values: Items = Field(
         Items(books=2, hats=4, balls=0), description="Alice's (the seller seat's) points per item."
@@ -146,6 +158,17 @@ class DondScenario(Scenario):
         "is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
+
+    @field_validator("counts")
+    @classmethod
+    def _check_splits(cls, counts: Items) -> Items:
+        splits = split_count(counts)
+        if splits > MAX_SPLITS:
+            raise ValueError(
+                f"{items_text(counts)} make {splits:,} possible splits; at most {MAX_SPLITS:,} "
+                "(fewer items: the players and the Pareto check go through every split)"
+            )
+        return counts
 
     @model_validator(mode="after")
     def _check_context(self) -> DondScenario:
@@ -182,6 +205,12 @@ class DondTerms(BaseModel):
 def score(items: Items, values: Items) -> int:
     """The points ``items`` are worth by ``values``: sum of count x value."""
     return sum(a * b for a, b in zip(items.as_tuple(), values.as_tuple(), strict=True))
+
+
+def split_count(counts: Items) -> int:
+    """How many ways there are to divide ``counts``: the product of (count + 1) over the types,
+    what :func:`all_splits` goes through."""
+    return math.prod(n + 1 for n in counts.as_tuple())
 
 
 def all_splits(counts: Items) -> Iterator[tuple[Items, Items]]:

@@ -31,6 +31,7 @@ __all__ = [
     "FLOOR_RATIO",
     "ITEM_CHARS",
     "LISTING_KEYS",
+    "MAX_LISTINGS",
     "REQUIRED_KEYS",
     "ImportResult",
     "ListingsError",
@@ -48,6 +49,10 @@ FLOOR_RATIO = 0.7
 
 ITEM_CHARS = 60
 """The longest item name an imported listing keeps (the players and the openers say it)."""
+
+MAX_LISTINGS = 10_000
+"""The most listings a listings file may hold: each one is read and checked when the config
+loads, in every process that plays games (``bench/scenario_bounds.py`` times it)."""
 
 REQUIRED_KEYS = ("item", "list_price", "buyer_open", "seller_cost")
 LISTING_KEYS = (*REQUIRED_KEYS, "buyer_budget", "source")
@@ -114,6 +119,11 @@ def listing_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 f"{', '.join(REQUIRED_KEYS)})"
             )
         rows.append((number, row))
+        if len(rows) > MAX_LISTINGS:
+            raise ListingsError(
+                f"{path}: more than {MAX_LISTINGS:,} listings; at most {MAX_LISTINGS:,} (a "
+                "smaller file, e.g. icl-aif scenarios import --limit)"
+            )
     if not rows:
         raise ListingsError(f"{path}: the file holds no listing; write one scenario a line")
     return rows

@@ -148,6 +148,11 @@ class ResourceSplitScenario(Scenario):
                     f"{side}_utilities {bundle.text()} value nothing there is "
                     f"({self.amounts.text()}): give some resource a utility above 0"
                 )
+            if high == 0:  # amounts: null draws at least 1 unit of each, worth nothing to it
+                raise ValueError(
+                    f"{side}_utilities {bundle.text()} value nothing: give some resource a "
+                    "utility above 0"
+                )
         if self.amounts is not None and sum(self.amounts.as_dict().values()) == 0:
             raise ValueError("amounts are all 0: give some resource at least one unit")
         return self
@@ -186,10 +191,11 @@ def draw_scenario(scenario: ResourceSplitScenario, seed: int) -> ResourceSplitSc
     """``scenario`` with every unset value drawn from ``seed``: the amounts (1-10 units each)
     and each side's utilities (integers 0-10), redrawn until each side values what there is
     (its reward has a denominator above 0) and the two sides' utilities differ. A scenario with
-    nothing unset comes back as it is."""
+    nothing unset comes back as it is; two utilities the config sets alike are played alike."""
     if scenario.drawn:
         return scenario
     rng = random.Random(f"resource_split:scenario:{seed}")
+    both_set = scenario.seller_utilities is not None and scenario.buyer_utilities is not None
     while True:
         amounts = scenario.amounts or _bundle(tuple(rng.randint(*AMOUNT_RANGE) for _ in RESOURCES))
         drawn = {
@@ -198,7 +204,7 @@ def draw_scenario(scenario: ResourceSplitScenario, seed: int) -> ResourceSplitSc
         }
         seller = scenario.seller_utilities or drawn["seller"]
         buyer = scenario.buyer_utilities or drawn["buyer"]
-        if _dot(amounts, seller) > 0 and _dot(amounts, buyer) > 0 and seller != buyer:
+        if _dot(amounts, seller) > 0 and _dot(amounts, buyer) > 0 and (seller != buyer or both_set):
             break
     data = scenario.model_dump()
     data.update(

@@ -27,13 +27,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from icl_aif.config import Opener, Scenario
 from icl_aif.transcript import Speaker, Turn
 
 __all__ = [
     "DEFAULT_OPENERS",
+    "MAX_QUANTITY",
     "ROLE_NAMES",
     "SizePriceScenario",
     "SizePriceTerms",
@@ -54,6 +55,13 @@ __all__ = [
 
 ROLE_NAMES: dict[Speaker, str] = {"seller": "wholesale seller", "buyer": "retail buyer"}
 """What the prompts call each seat."""
+
+MAX_QUANTITY = 10_000
+"""The largest ``max_quantity`` a scenario may set. The buyer's value of ``n`` units sums ``n``
+terms (:func:`harmonic`), and the efficient quantity ``n*`` is at most ``max_quantity``: the
+scripted players sum up to ``n*`` terms several times on each of their lines, the payoffs of a
+deal up to ``max_quantity``. At this limit a scripted game of the shipped config's length spends
+well under a second on them (``bench/scenario_bounds.py``)."""
 
 DEFAULT_OPENERS = (
     Opener(
@@ -84,7 +92,10 @@ class SizePriceScenario(Scenario):
         "004's example: 250). Also the most it would pay for a single unit.",
     )
     max_quantity: int = Field(
-        1000, ge=1, description="The most units an offer may name (a larger one is invalid)."
+        1000,
+        ge=1,
+        description="The most units an offer may name (a larger one is invalid); at most "
+        "MAX_QUANTITY, 10,000.",
     )
     max_exchanges: int = Field(
         5,
@@ -94,6 +105,16 @@ class SizePriceScenario(Scenario):
         "interactions each); then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
+
+    @field_validator("max_quantity")
+    @classmethod
+    def _check_quantity(cls, value: int) -> int:
+        if value > MAX_QUANTITY:
+            raise ValueError(
+                f"{value:,} units; at most {MAX_QUANTITY:,} (the buyer's value of n units sums n "
+                "terms, 1 + 1/2 + ... + 1/n)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _check_trade(self) -> SizePriceScenario:
@@ -138,10 +159,16 @@ def joint_surplus(scenario: SizePriceScenario, quantity: int) -> float:
     return scenario.unit_value * harmonic(quantity) - scenario.unit_cost * quantity
 
 
+def _units(ratio: float, most: int) -> int:
+    """``floor(ratio)``, at least 1 and at most ``most`` (a ratio too large for a float, such
+    as a value over a cost near 0, is ``most``)."""
+    return max(1, most if ratio >= most else math.floor(ratio))
+
+
 def efficient_quantity(scenario: SizePriceScenario) -> int:
     """``n* = floor(v / c)`` (at least 1, at most ``max_quantity``): the quantity of the largest
     joint surplus, seed 004's ``n_eq``."""
-    return max(1, min(scenario.max_quantity, math.floor(scenario.unit_value / scenario.unit_cost)))
+    return _units(scenario.unit_value / scenario.unit_cost, scenario.max_quantity)
 
 
 def max_surplus(scenario: SizePriceScenario) -> float:
@@ -154,7 +181,7 @@ def demand(scenario: SizePriceScenario, unit_price: float) -> int:
     the price, ``floor(v / p)`` (at least 1, at most ``max_quantity``)."""
     if unit_price <= 0:
         return scenario.max_quantity
-    return max(1, min(scenario.max_quantity, math.floor(scenario.unit_value / unit_price)))
+    return _units(scenario.unit_value / unit_price, scenario.max_quantity)
 
 
 def equal_power_agreement(scenario: SizePriceScenario) -> tuple[int, float]:
