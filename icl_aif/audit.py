@@ -12,8 +12,12 @@ The replay follows the engine (:func:`icl_aif.nodes.moderate`):
   not judged);
 - a round whose every window the judge finds ``ongoing`` is ``ongoing`` up to its last line,
   unless the game itself ended it: the exchange cap (a ``truncated`` round, or a round that
-  reached ``2 * max_exchanges`` lines) and ``invalid_moves`` are ``no_deal`` for both, as in the
-  run (the last, invalid line of an ``invalid_moves`` round was never judged, so it is not here);
+  reached ``2 * max_exchanges`` lines) is ``no_deal`` for both, as in the run;
+- a round that ended because a side made no valid move (reason ``invalid_moves``) is recorded
+  ``no_move``: its refused lines (``refused``) were never judged in the run, so the audit judge
+  reads each in its window, as if it had been on the table; one it reads as an agreement or an
+  end disputes the record (``no_move_to_deal``, ``no_move_to_no_deal``: the player meant to
+  close, the moves did not let it), and a round where it reads none is ``no_move`` for both;
 - rounds that ended in an ``error`` are skipped (counted);
 - each game plays the scenario it drew (``Game.game_scenario``); a rules judge of a game that
   draws its scenario is built per game, as the run built it; a model judge is built once per
@@ -47,7 +51,7 @@ from icl_aif.errors import UsageError
 from icl_aif.games.base import Game
 from icl_aif.games.registry import get_game
 from icl_aif.protocol import moderator_window
-from icl_aif.record_models import is_truncated, upgrade_game
+from icl_aif.record_models import failed_to_move, is_truncated, upgrade_game
 from icl_aif.records import read_games
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn
@@ -85,19 +89,25 @@ KINDS: dict[str, str] = {
     "no_deal_to_deal": "recorded no_deal, audit deal",
     "no_deal_to_ongoing": "recorded no_deal, audit ongoing",
     "terms": "same outcome, other terms",
+    "no_move_to_deal": "recorded no valid move, audit deal",
+    "no_move_to_no_deal": "recorded no valid move, audit no_deal",
 }
 """Each kind of disagreement (the ``kind`` of an ``audit.jsonl`` line) and its table label."""
 
 GAME_ENDED = ("cap", "invalid_moves")
 """The reasons of a round the game ended, not the judge."""
 
+NO_MOVE = "no_move"
+"""The recorded outcome, in an audit, of a round that ended for want of a valid move."""
+
 
 @dataclass(frozen=True)
 class Replayed:
     """What the audit judge made of one recorded round.
 
-    ``outcome`` is ``deal``, ``no_deal``, ``ongoing`` (never ended) or ``error`` (a model call
-    failed: ``reason``). ``line`` is the 1-based number of the line after which the judge decided
+    ``outcome`` is ``deal``, ``no_deal``, ``ongoing`` (never ended), ``no_move`` (a round the
+    game ended for want of a valid move, whose refused lines the judge read as no end either)
+    or ``error`` (a model call failed: ``reason``). ``line`` is the 1-based number of the line after which the judge decided
     (openers counted), None when it never did; ``window`` the turns it read then (else the last
     window it read)."""
 
@@ -200,12 +210,14 @@ async def replay_round(
     cap: int,
     ended_by: str | None = None,
     calls: list[dict[str, Any]] | None = None,
+    refused: Sequence[Mapping[str, Any]] = (),
 ) -> Replayed:
     """Judge ``turns`` line by line as the game did (see the module's rules).
 
     ``openers`` lines open the round; ``cap`` is the number of lines at which the exchange cap
     ends a round (``2 * max_exchanges``); ``ended_by`` is the recorded reason when the game ended
-    the round (``cap`` or ``invalid_moves``), else None. A failed model call gives an ``error``.
+    the round (``cap`` or ``invalid_moves``), else None; ``refused`` the round's refused lines
+    (judged for an ``invalid_moves`` round). A failed model call gives an ``error``.
     """
     last = len(turns)
     if ended_by == "invalid_moves":  # the invalid try on the table was never judged
@@ -225,9 +237,40 @@ async def replay_round(
             return Replayed(verdict.state, terms, verdict.reason, end, seen, decided_by, parse)
         if end >= cap:  # the cap: no deal, whatever comes after
             return Replayed("no_deal", None, "cap", None, seen, decided_by, parse)
+    if ended_by == "invalid_moves":
+        return await _replay_refused(judge, turns, refused, window=window, info=info, calls=calls)
     if ended_by is not None:
         return Replayed("no_deal", None, ended_by, None, seen, decided_by, parse)
     return Replayed("ongoing", None, None, None, seen, decided_by, parse)
+
+
+async def _replay_refused(
+    judge: Moderator,
+    turns: Sequence[Turn],
+    refused: Sequence[Mapping[str, Any]],
+    *,
+    window: int,
+    info: dict[str, Any] | None,
+    calls: list[dict[str, Any]] | None,
+) -> Replayed:
+    """The judge's reading of a no-move round's refused lines, each in its window as if it had
+    been on the table: the first it reads as an agreement or an end, else ``no_move``."""
+    seen: list[Turn] = []
+    decided_by: str | None = None
+    parse: str | None = None
+    for line in refused:
+        at = int(line.get("at", len(turns)))
+        tried = Turn(speaker=line["speaker"], text=line["text"])
+        seen = moderator_window([*turns[:at], tried], window)
+        try:
+            verdict = await judge.aclassify(seen, info, calls)
+        except ModelCallError as exc:
+            return Replayed("error", None, str(exc), at + 1, seen, None)
+        decided_by, parse = verdict.decided_by or judge.name, verdict.parse
+        if verdict.terminal:
+            terms = verdict.terms if verdict.state == "deal" else None
+            return Replayed(verdict.state, terms, verdict.reason, at + 1, seen, decided_by, parse)
+    return Replayed(NO_MOVE, None, "invalid_moves", None, seen, decided_by, parse)
 
 
 def same_terms(a: Any, b: Any) -> bool:
@@ -247,8 +290,9 @@ def _number(value: Any) -> bool:
 
 
 def dispute_kind(recorded: str, recorded_terms: Any, audit: str, audit_terms: Any) -> str | None:
-    """The kind of disagreement (:data:`KINDS`) between a recorded outcome (``deal`` or
-    ``no_deal``) and the audit's (``deal``, ``no_deal`` or ``ongoing``), None when they agree."""
+    """The kind of disagreement (:data:`KINDS`) between a recorded outcome (``deal``,
+    ``no_deal`` or ``no_move``) and the audit's (``deal``, ``no_deal``, ``ongoing`` or
+    ``no_move``), None when they agree."""
     if recorded == audit:
         if recorded == "deal" and not same_terms(recorded_terms, audit_terms):
             return "terms"
@@ -463,6 +507,7 @@ async def _replay_all(
                 cap=job.cap,
                 ended_by=_ended_by(job.record),
                 calls=calls,
+                refused=job.record.get("refused") or (),
             )
         if progress is not None:
             progress(1)
@@ -483,7 +528,7 @@ def _tally(result: AuditResult, job: _Job, replayed: Replayed) -> None:
     """Count one audited round; keep it when it is disputed or could not be judged."""
     record = job.record
     result.audited += 1
-    recorded = str(record["outcome"])
+    recorded = NO_MOVE if failed_to_move(record) else str(record["outcome"])
     recorded_terms = record.get("terms") if recorded == "deal" else None
     if replayed.outcome == "error":
         result.errors += 1
@@ -512,6 +557,7 @@ def _tally(result: AuditResult, job: _Job, replayed: Replayed) -> None:
             "audit_window": replayed.window,
             "lines": len(turns),
             "turns": turns,
+            **({"refused": record["refused"]} if record.get("refused") else {}),
         }
     )
 

@@ -133,8 +133,9 @@ def run(
     Ctrl-C stops the run; icl-aif run --resume RUN_DIR continues it.
 
     Exit codes: 0 the run finished (or its budget max_usd stopped it); 2 a bad config or input,
-    nothing played; 3 the run finished but some games failed (a model call failed for good: the
-    last line counts them, games.jsonl "error" says why); 130 interrupted (Ctrl-C).
+    nothing played; 3 the run finished but some games failed (a model call failed for good:
+    games.jsonl "error" says why) or some rounds ended because a side made no valid move
+    (games.jsonl "refused" says why): the last lines count them; 130 interrupted (Ctrl-C).
     """
     from icl_aif.config import load_offline_config
     from icl_aif.records import default_run_dir
@@ -687,13 +688,14 @@ def _print_uncut(table: Table) -> None:
 
 
 def _print_failures(summary: dict[str, Any]) -> bool:
-    """The failed-games line (how many, the first kinds of error); True when a game failed."""
-    from icl_aif.report import failure_line
+    """The failed-games line (how many, each kind of error) and the line of rounds that ended
+    for want of a valid move (how many, whose, why); True when there was either."""
+    from icl_aif.report import failure_line, no_move_line
 
-    line = failure_line(summary)
-    if line:
+    lines = [line for line in (failure_line(summary), no_move_line(summary)) if line]
+    for line in lines:
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    return line is not None
+    return bool(lines)
 
 
 def _interrupted(directory: Path, resume: str) -> NoReturn:
@@ -712,7 +714,7 @@ def _interrupted(directory: Path, resume: str) -> NoReturn:
 
 def _finish_run(result: RunResult, name: str) -> None:
     """A finished run's tables, cost and cache lines, plots and directory; exit code 3 when
-    games failed."""
+    games failed or rounds ended for want of a valid move."""
     _print_tables(result.summary, name)
     _print_usage(result.summary)
     _write_plots(result.directory)

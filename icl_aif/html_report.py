@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from icl_aif.record_models import failed_to_move
 from icl_aif.report import (
     USAGE_COLUMNS,
     MeasureLike,
     cost_line,
     failure_line,
     game_figures,
+    has_no_moves,
     legend,
     measure_header,
+    no_move_line,
     round_columns,
     rows,
     runs_line,
@@ -144,21 +147,24 @@ def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
 
 
 def _rounds_section(summary: dict[str, Any], measure: MeasureLike) -> str:
-    columns = round_columns(measure)
+    unmoved = has_no_moves(summary)
+    columns = round_columns(measure, no_moves=unmoved)
     headers = [h for h, _ in columns]
     effective = summary.get("per_round_effective") or []
     failed = failure_line(summary)
+    no_move = no_move_line(summary)
     return (
         '<section id="rounds"><h2>Per round</h2>'
         f"<p>{_e(runs_line(summary))}</p>"
         + (f'<p id="failed">{_e(failed)}</p>' if failed else "")
+        + (f'<p id="no-move">{_e(no_move)}</p>' if no_move else "")
         + '<h3>All runs</h3><div id="table-all">'
         + _table(headers, rows(summary.get("per_round") or [], columns, measure))
         + "</div>"
         + f"<h3>Effective runs (every round a deal: {_e(summary.get('effective_runs'))} runs)</h3>"
         + '<div id="table-effective">'
         + _table(headers, rows(effective, columns, measure))
-        + f'</div><p class="note">{_e(legend(measure))}</p>'
+        + f'</div><p class="note">{_e(legend(measure, no_moves=unmoved))}</p>'
         + _game_figures(summary)
         + "</section>"
     )
@@ -218,9 +224,30 @@ def _outcome(record: dict[str, Any], measure: Measure) -> str:
             return f"deal (no {measure_header(measure)})"
         shown = value_text(float(value), measure)
         return f"deal {shown}" if measure.money else f"deal ({measure_header(measure)} {shown})"
+    if failed_to_move(record):
+        return "no valid move (round ended: counted apart)"
     if record["outcome"] == "no_deal":
         return f"no deal ({record.get('reason') or 'unknown'})"
     return f"error ({record.get('reason') or ''})"
+
+
+def _refused(record: dict[str, Any]) -> str:
+    """The round's tries refused as moves, each with why (and the judge's reading of it, when it
+    read an agreement or an end); empty without any."""
+    from icl_aif.protocol import REFUSALS
+
+    items = []
+    for line in record.get("refused") or []:
+        verdict = line.get("text_verdict") or {}
+        read = f" · the judge read {verdict.get('state')}" if line.get("moves_disagree") else ""
+        items.append(
+            f"<li>{_e(line.get('speaker'))}: {_e(line.get('text'))} "
+            f'<span class="note">({_e(REFUSALS.get(str(line.get("kind")), line.get("kind")))}'
+            f"{_e(read)})</span></li>"
+        )
+    if not items:
+        return ""
+    return f'<p class="note">Refused as moves:</p><ul class="refused">{"".join(items)}</ul>'
 
 
 def _before(previous: dict[str, Any]) -> str:
@@ -249,6 +276,7 @@ def _game(game: dict[str, Any], improve: str, openers: int, measure: Measure) ->
             f'<div class="round"><h4>Round {_e(record["round"])}</h4>'
             + (_before(previous) if previous is not None else "")
             + f'<div class="turns">{turns}</div>'
+            + _refused(record)
             + f'<p class="outcome">{_e(_outcome(record, measure))}'
             + f" · decided by {_e(record.get('decided_by'))}</p></div>"
         )

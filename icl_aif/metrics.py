@@ -3,7 +3,9 @@ lengths.
 
 A round counts for a run once the run reached it. A round ended by an error (a failed model call)
 is counted (``errors``) but left out of the deal rate and the exchanges: it neither dealt nor
-failed to deal. A round the exchange cap ended is a no deal, counted apart as a truncation too.
+failed to deal. So is a round that ended because a side made no valid move within its tries
+(``no_moves``, :func:`~icl_aif.record_models.failed_to_move`): nobody agreed or refused, the
+model did not play. A round the exchange cap ended is a no deal, counted apart as a truncation too.
 The measure (:class:`~icl_aif.games.base.Measure`: the price game's deal price, the pie split's
 payoff) is over deals only; deal rates are given over the rounds that finished and over all runs
 (failed ones counted as no deal), so survivor bias stays visible.
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icl_aif.record_models import is_truncated
+from icl_aif.record_models import failed_to_move, is_truncated
 from icl_aif.replies import turn_flags
 from icl_aif.seeds import derive_seed
 
@@ -115,14 +117,16 @@ def round_metrics(
     measure: Measure | None = None,
 ) -> dict[str, Any]:
     """Metrics of round ``number`` over ``games`` (the finished runs); ``deal_rate`` and
-    ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error).
+    ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error, nor
+    for want of a valid move: ``errors`` and ``no_moves`` count those apart).
     ``truncations`` counts the no-deal rounds the exchange cap ended (:func:`is_truncated`: a
     record of format 0 says so with reason ``cap`` only). ``mean_<name>``, ``<name>_ci95``
     and ``median_<name>`` are the ``measure``'s over the deals that have one,
     ``deals_without_<name>`` counts the others."""
     name = _measure(measure).name
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
-    decided = [r for r in records if r["outcome"] != "error"]
+    unmoved = sum(failed_to_move(r) for r in records)
+    decided = [r for r in records if _decided(r)]
     deals = [r for r in records if r["outcome"] == "deal"]
     values = [v for r in deals if (v := deal_value(r, measure)) is not None]
     improved_lines = [  # a line that said nothing counts 0, not its placeholder
@@ -131,7 +135,7 @@ def round_metrics(
         for t in r["turns"][openers:]
         if t["speaker"] == improve
     ]
-    reasons = Counter(r.get("reason") or "unknown" for r in records if r["outcome"] == "no_deal")
+    reasons = Counter(r.get("reason") or "unknown" for r in decided if r["outcome"] == "no_deal")
     quiet, states = _measure(measure).silent_flag, _measure(measure).states
     flagged = [
         (t["speaker"], turn_flags(t, quiet, states)) for r in records for t in r["turns"][openers:]
@@ -143,9 +147,10 @@ def round_metrics(
         "round": number,
         "games": n,
         "deals": len(deals),
-        "no_deals": sum(r["outcome"] == "no_deal" for r in records),
+        "no_deals": sum(r["outcome"] == "no_deal" for r in decided),
         "truncations": sum(is_truncated(r) for r in records),
-        "errors": n - len(decided),
+        "errors": n - len(decided) - unmoved,
+        "no_moves": unmoved,
         "deal_rate": round(len(deals) / len(decided), 4) if decided else None,
         "deal_rate_all_runs": round(len(deals) / total_runs, 4) if total_runs else None,
         f"mean_{name}": _mean(values),
@@ -161,11 +166,18 @@ def round_metrics(
     }
 
 
+def _decided(record: Mapping[str, Any]) -> bool:
+    """The round ended in a deal or no deal: not in an error, nor for want of a valid move."""
+    return record["outcome"] != "error" and not failed_to_move(dict(record))
+
+
 def _moves_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """With binding moves (a turn of the round carries a ``move``): ``disagreements``, the lines
     the moderator read otherwise than the moves, and ``rounds_disagreeing``, the rounds with
-    one; nothing for a text run."""
-    if not any("move" in t for r in records for t in r["turns"]):
+    one (refused lines the moderator read as an agreement or an end included); nothing for a
+    text run."""
+    judged = any(x.get("text_verdict") for r in records for x in r.get("refused") or ())
+    if not judged and not any("move" in t for r in records for t in r["turns"]):
         return {}
     return {
         "disagreements": sum(int(r.get("disagreements", 0)) for r in records),
@@ -199,6 +211,35 @@ def error_kinds(errors: Iterable[str | None]) -> list[dict[str, Any]]:
     return list(kinds.values())
 
 
+def no_move_counts(games: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """``no_move_rounds``, the rounds of ``games`` that ended because a side made no valid move,
+    and ``no_move_kinds``: one ``{side, kind, rounds, example}`` per side and kind of its last
+    refused try (:data:`icl_aif.protocol.REFUSALS`), in order of first appearance, ``example``
+    what the player was told the first time."""
+    kinds: dict[tuple[str, str], dict[str, Any]] = {}
+    rounds = 0
+    for game in games:
+        for record in game.get("rounds") or ():
+            if not failed_to_move(record):
+                continue
+            rounds += 1
+            refused = record.get("refused") or [{}]
+            last = refused[-1]
+            side, kind = str(last.get("speaker", "unknown")), str(last.get("kind", "unknown"))
+            why = str(last.get("why") or "").splitlines()
+            entry = kinds.setdefault(
+                (side, kind),
+                {
+                    "side": side,
+                    "kind": kind,
+                    "rounds": 0,
+                    "example": why[0][:EXAMPLE_CHARS] if why else "",
+                },
+            )
+            entry["rounds"] += 1
+    return {"no_move_rounds": rounds, "no_move_kinds": list(kinds.values())}
+
+
 def summarize(
     games: Sequence[dict[str, Any]],
     *,
@@ -222,6 +263,7 @@ def summarize(
         "finished_runs": len(games),
         "errored_runs": len(failed),
         "error_kinds": error_kinds(failed),
+        **no_move_counts(games),
         "effective_runs": len(effective),
         "improve": improve,
         "per_round": [
@@ -261,10 +303,11 @@ def round_score(
     record: dict[str, Any], no_deal_value: float, measure: Measure | None = None
 ) -> float | None:
     """The unconditional score of a round: its ``measure`` if a deal, ``no_deal_value`` if no
-    deal; None for an error or a deal whose terms hold no measure (left out)."""
+    deal; None for an error, a round without a valid move or a deal whose terms hold no measure
+    (left out)."""
     if record["outcome"] == "deal":
         return deal_value(record, measure)
-    if record["outcome"] == "no_deal":
+    if _decided(record):
         return float(no_deal_value)
     return None
 
@@ -324,6 +367,21 @@ def _effective_keys(games: Sequence[dict[str, Any]], rounds: int) -> set[tuple[s
         for g in games
         if len(g["rounds"]) == rounds and all(r["outcome"] == "deal" for r in g["rounds"])
     }
+
+
+def _rounds_once(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every round of paired arms' ``games`` once: a shared round is in every arm's line."""
+    seen: set[tuple[tuple[str, str], int]] = set()
+    rounds = []
+    for game in games:
+        for record in game["rounds"]:
+            if record.get("shared"):
+                key = (_key(game), int(record["round"]))
+                if key in seen:
+                    continue
+                seen.add(key)
+            rounds.append(record)
+    return rounds
 
 
 def sign_flip_p(differences: Sequence[float], seed: int, resamples: int = PERMUTATIONS) -> float:
@@ -409,7 +467,8 @@ def arm_row(
     reached = {
         n: [r for g in games for r in g["rounds"] if r["round"] == n] for n in (before, after)
     }
-    decided = {n: [r for r in rs if r["outcome"] != "error"] for n, rs in reached.items()}
+    decided = {n: [r for r in rs if _decided(r)] for n, rs in reached.items()}
+    unmoved = {n: sum(failed_to_move(r) for r in rs) for n, rs in reached.items()}
     deal_rate = {
         n: round(sum(r["outcome"] == "deal" for r in rs) / len(rs), 4) if rs else None
         for n, rs in decided.items()
@@ -429,8 +488,10 @@ def arm_row(
         "delta_ci95": bootstrap_ci(diffs, derive_seed(seed, "arm", arm, "delta")),
         "deal_rate_before": deal_rate[before],
         "deal_rate_after": deal_rate[after],
-        "errors_before": len(reached[before]) - len(decided[before]),
-        "errors_after": len(reached[after]) - len(decided[after]),
+        "errors_before": len(reached[before]) - len(decided[before]) - unmoved[before],
+        "errors_after": len(reached[after]) - len(decided[after]) - unmoved[after],
+        "no_moves_before": unmoved[before],
+        "no_moves_after": unmoved[after],
         "score_before": _mean(list(s_before.values())),
         "score_after": _mean(list(s_after.values())),
         "score_delta": _mean(score_diffs),
@@ -501,7 +562,8 @@ def summarize_arms(
     """The summary of a paired-arms experiment: Table 1 rows (``arms``) and, per arm, the
     per-round metrics of :func:`summarize` (``per_arm``), all of ``measure``. ``errored_runs`` counts the games with
     a failed line in any arm (a failed shared prefix fails every arm), ``error_kinds`` their
-    first failed line's error."""
+    first failed line's error; ``no_move_rounds`` and ``no_move_kinds`` count each round once
+    (a shared round is in every arm's line)."""
     by_arm = {arm: [g for g in games if g.get("arm") == arm] for arm in arms}
     rows = [
         arm_row(
@@ -538,6 +600,7 @@ def summarize_arms(
         "finished_runs": first.get("finished_runs", 0),
         "errored_runs": len(failed),
         "error_kinds": error_kinds(failed.values()),
+        **no_move_counts([{"rounds": _rounds_once(games)}]),
         "improve": improve,
         "branch_after": branch_after,
         "arms": rows,

@@ -9,6 +9,8 @@ thread pool, which costs more than the work they do.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -23,10 +25,12 @@ from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
 from icl_aif.games import moves
 from icl_aif.games.base import Game
-from icl_aif.protocol import Message, RoundRecord
+from icl_aif.protocol import Message, RefusedLine, RoundRecord
 from icl_aif.replies import screened_turn
 from icl_aif.state import RoundState, RunState
 from icl_aif.transcript import Speaker, Turn, other_side, with_move_note
+
+logger = logging.getLogger(__name__)
 
 # --- one round ----------------------------------------------------------------------------
 
@@ -57,28 +61,36 @@ def speaker_node(side: Speaker) -> Any:
         else:
             messages = protocol.rival_view(ctx.prompts, config, side, turns)
         messages = protocol.with_countdown(ctx.prompts, config, messages, turns)
-        invalid = 0
+        refused: list[RefusedLine] = []
         try:
             while True:
                 turn, problem = await _attempt(ctx, side, state["round"], messages, turns)
                 if problem is None:
                     break
-                invalid += 1
-                if invalid > config.move_retries:  # the round ends: the last try is on the table
+                refused.append(await _refused_line(ctx, state["round"], turns, turn, problem))
+                if (
+                    len(refused) > config.move_retries
+                ):  # the round ends: the last try is on the table
                     return {
                         "turns": [turn],
-                        "invalid_moves": invalid,
+                        "invalid_moves": len(refused),
+                        "refused": refused,
                         "status": "no_deal",
                         "reason": "invalid_moves",
                     }
                 messages = [  # the player sees its try and why it is not a move, and tries again
                     *messages,
                     Message(role="assistant", content=with_move_note(turn)),
-                    Message(role="user", content=problem),
+                    Message(role="user", content=problem.why),
                 ]
         except ModelCallError as exc:
-            return {"status": None, "error": str(exc), "invalid_moves": invalid}
-        return {"turns": [turn], "invalid_moves": invalid}
+            return {
+                "status": None,
+                "error": str(exc),
+                "invalid_moves": len(refused),
+                "refused": refused,
+            }
+        return {"turns": [turn], "invalid_moves": len(refused), "refused": refused}
 
     speak.__name__ = f"speak_{side}"
     return speak
@@ -91,9 +103,18 @@ NO_MOVE = (
 """What a player is told when its reply held no readable move (``moves: structured``)."""
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why a try is not a valid move: its :data:`~icl_aif.protocol.REFUSALS` kind and what the
+    player is told."""
+
+    kind: str
+    why: str
+
+
 async def _attempt(
     ctx: GameContext, side: Speaker, number: int, messages: list[Message], turns: list[Turn]
-) -> tuple[Turn, str | None]:
+) -> tuple[Turn, Refusal | None]:
     """One try of ``side``'s line: the turn as the table sees it, and why it is not a valid move
     (None when it is). With ``moves: structured`` the turn carries its binding move, checked by
     the game's rules; otherwise the game checks the text (:meth:`Game.invalid_move`)."""
@@ -101,19 +122,57 @@ async def _attempt(
     game = ctx.game
     if config.moves == "text":
         turn = _table_turn(config, side, await ctx.call_model(side, number, messages))
-        return turn, game.invalid_move(config.scenario, side, turn["text"], turns)
+        problem = game.invalid_move(config.scenario, side, turn["text"], turns)
+        return turn, None if problem is None else Refusal("refused", problem)
     reply = await ctx.call_move(side, number, messages)
     turn = _table_turn(config, side, reply.message)
     if reply.data is None:
-        return turn, NO_MOVE
+        return turn, Refusal("no_move", NO_MOVE)
     read = moves.read_move(game, config.scenario, side, reply.data)
     if isinstance(read, str):
-        return turn, read
+        return turn, Refusal("unreadable", read)
     move = read[1]
     turn["move"] = move.to_dict(reply.path)
     if move.kind == "accept":
-        return turn, moves.accept_problem(game, ctx.opening_moves, side, turns)
+        problem = moves.accept_problem(game, ctx.opening_moves, side, turns)
+        return turn, None if problem is None else Refusal("refused", problem)
     return turn, None
+
+
+async def _refused_line(
+    ctx: GameContext, number: int, turns: list[Turn], turn: Turn, refusal: Refusal
+) -> RefusedLine:
+    """A refused try as the round records it. With ``moves: structured`` the judge also reads
+    it in its window, as if it were on the table: the moves say the round goes on (the line made
+    no valid move), so a judge that reads an agreement or an end in it disagrees
+    (``moves_disagree``)."""
+    refused = RefusedLine(
+        speaker=turn["speaker"],
+        text=turn["text"],
+        at=len(turns),
+        kind=refusal.kind,
+        why=refusal.why,
+    )
+    if "move" in turn:
+        refused["move"] = turn["move"]
+    if ctx.config.moves != "structured":
+        return refused
+    window = protocol.moderator_window([*turns, turn], ctx.config.roles.moderator.window)
+    calls: list[dict[str, Any]] = []
+    try:
+        verdict = await ctx.judge.aclassify(window, ctx.scenario_info, calls)
+    except ModelCallError as exc:  # the cross-check failed; the round goes on without it
+        logger.warning(
+            "game %s round %s: judging a refused line failed: %s", ctx.game_id, number, exc
+        )
+        return refused
+    finally:
+        ctx.calls.extend({"game_id": ctx.game_id, "round": number, **c} for c in calls)
+    terms = verdict.terms if verdict.state == "deal" else None
+    refused["text_verdict"] = {"state": verdict.state, "terms": terms, "reason": verdict.reason}
+    if verdict.state != "ongoing":
+        refused["moves_disagree"] = True
+    return refused
 
 
 def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
@@ -199,6 +258,9 @@ def round_record(state: RoundState, game: Game) -> RoundRecord:
         record["truncated"] = True
     if state.get("invalid_moves"):
         record["invalid_moves"] = state["invalid_moves"]
+    refused = state.get("refused") or []
+    if refused:  # every try refused as a move, and why
+        record["refused"] = list(refused)
     disagreements = state.get("disagreements") or []
     if disagreements:  # moves: structured; the turns the moderator read otherwise
         turns = record["turns"]
@@ -208,7 +270,9 @@ def round_record(state: RoundState, game: Game) -> RoundRecord:
             flagged["flags"] = [*flagged.get("flags", []), "moves_disagree"]
             flagged["text_verdict"] = noted["text_verdict"]
             turns[index] = flagged
-        record["disagreements"] = len(disagreements)
+    disagreeing = len(disagreements) + sum(bool(r.get("moves_disagree")) for r in refused)
+    if disagreeing:  # the refused lines the judge read as an agreement or an end included
+        record["disagreements"] = disagreeing
     return record
 
 

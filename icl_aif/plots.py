@@ -440,7 +440,11 @@ def price_deal_rate_figure(
     price_axis.set_title(measure.label, fontsize="medium")
     rate_axis.set_ylabel("deal rate (%)")
     rate_axis.set_ylim(0, 100)
-    rate_axis.set_title("deal rate (rounds without an error)", fontsize="medium")
+    unmoved = sum(int(r.get("no_moves") or 0) for s in series for r in s.per_round)
+    left_out = f"; {unmoved} without a valid move left out" if unmoved else ""
+    if not any(_rounds(s, "deal_rate")[0] for s in series):
+        _no_deals(rate_axis, "no round ended in a deal or no deal")
+    rate_axis.set_title(f"deal rate (rounds without an error{left_out})", fontsize="medium")
     for axis in (price_axis, rate_axis):
         _round_ticks(axis, series)
         axis.grid(alpha=0.3)

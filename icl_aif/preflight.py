@@ -4,7 +4,9 @@ Building game 0's context catches an unknown provider, a missing extra, a missin
 names the variable) and a template that does not render. Then each distinct vendor model (not a
 simulator, the replay fake or a local model) gets one short request, so that a rejected key, an
 unknown model id or an unreachable server stops the experiment before its first game. The probe
-asks for a handful of tokens; its reply, usage and cost go into ``manifest.json``.
+asks for a handful of tokens; its reply, usage and cost go into ``manifest.json``. With binding
+moves (``moves: structured``) each player's vendor model is also asked for one move
+(:func:`probe_moves`): a model that gives none in any form is refused before any game.
 ``icl-aif check-model`` sends the same request for one model.
 """
 
@@ -14,11 +16,13 @@ import logging
 import shlex
 from typing import Any
 
-from icl_aif.calls import CallResult, invoke
+from icl_aif import protocol
+from icl_aif.calls import CallResult, ModelCallError, invoke
 from icl_aif.config import ExperimentConfig, RoleConfig
 from icl_aif.context import GameContext, build_model
 from icl_aif.errors import UsageError
 from icl_aif.models.registry import is_offline
+from icl_aif.player_moves import MoveReply
 from icl_aif.protocol import Message
 from icl_aif.templates import PromptLibrary
 
@@ -75,9 +79,11 @@ async def preflight(
 ) -> list[dict[str, Any]]:
     """Fail with one line before any game if a role cannot be played; the probes' records.
 
-    With ``send`` false only the offline checks run (models build, keys are set).
+    With ``send`` false only the offline checks run (models build, keys are set). With
+    ``moves: structured`` each player's vendor model is also asked for one move
+    (:func:`probe_moves`).
     """
-    GameContext(config=config, index=0, prompts=prompts)
+    ctx = GameContext(config=config, index=0, prompts=prompts)
     if not send:
         return []
     records: list[dict[str, Any]] = []
@@ -96,4 +102,55 @@ async def preflight(
             )
         logger.info("preflight: %s answered in %.2f s", role_config.model, result.latency_s)
         records.append({"role": role, "model": role_config.model, **result.record()})
+    if config.moves == "structured":
+        records.extend(await probe_moves(ctx))
     return records
+
+
+MOVE_PROMPT = "It is your turn: say your line and make your move."
+"""The user's line of a move probe whose table ends with the player's own line."""
+
+
+async def probe_moves(ctx: GameContext) -> list[dict[str, Any]]:
+    """Ask each player's vendor model (not a simulator, the replay fake or a local model) for one
+    binding move, on game 0's opening lines, down the forms of :mod:`icl_aif.player_moves`;
+    refuse the run in one line when no form gave a move (no tool call, JSON-schema reply or
+    fenced JSON block): every round would end for want of a move. Returns the calls' records."""
+    config = ctx.config
+    seen: set[tuple[str, str | None]] = set()
+    for side, role_config in config.model_roles().items():
+        if side not in ("seller", "buyer"):
+            continue
+        key = (role_config.model, role_config.base_url)
+        if is_offline(role_config.model) or key in seen:
+            continue
+        seen.add(key)
+        reply = await _ask_move(ctx, side)
+        if reply.data is None:
+            said = reply.message.strip().replace("\n", " ")
+            said = f"; it said {said[:60]!r}" if said else ""
+            raise UsageError(
+                f"roles.{side}.model {role_config.model!r} made no binding move in its "
+                f"preflight request (no tool call, JSON-schema reply or fenced JSON block came "
+                f"back{said}); play it with moves: text (--set moves=text) or choose a model "
+                "with tool calling; --no-preflight skips this check"
+            )
+        logger.info("preflight: %s made a move (%s)", role_config.model, reply.path)
+    return [{"probe": "move", **call} for call in ctx.calls]
+
+
+async def _ask_move(ctx: GameContext, side: str) -> MoveReply:
+    """``side``'s move on the round's opening lines (its own trailing lines left out)."""
+    turns = protocol.opening_turns(ctx.config)
+    while turns and turns[-1]["speaker"] == side:
+        turns = turns[:-1]
+    messages = protocol.rival_view(ctx.prompts, ctx.config, side, turns)  # type: ignore[arg-type]
+    if messages[-1]["role"] != "user":
+        messages.append(Message(role="user", content=MOVE_PROMPT))
+    try:
+        return await ctx.call_move(side, 0, messages)
+    except ModelCallError as exc:
+        raise UsageError(
+            f"roles.{side}.model {ctx.model_ids[side]!r} failed its preflight move request "
+            f"({exc.error}); no game was played (--no-preflight skips this check)"
+        ) from None

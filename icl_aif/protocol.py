@@ -32,6 +32,27 @@ from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message as Message  # one chat message; defined with the core types
 from icl_aif.transcript import Outcome, Speaker, Turn
 
+REFUSALS: dict[str, str] = {
+    "no_move": "no move could be read from the reply (no tool call, JSON reply or fenced block)",
+    "unreadable": "the move's arguments did not fit the move",
+    "refused": "the game's rules refused the move",
+}
+"""Why a try was refused as a move (a :class:`RefusedLine`'s ``kind``), in words."""
+
+
+class RefusedLine(TypedDict, total=False):
+    """A try refused as a move (the player was asked again, or the round ended): ``games.jsonl``
+    ``refused``."""
+
+    speaker: Speaker
+    text: str  # the line as the table would have shown it
+    at: int  # the index of the turn it tried to be (the turns on the table then)
+    kind: str  # a key of REFUSALS
+    why: str  # what the player was told
+    move: dict[str, Any]  # the move as read, when one was (a refused accept, say)
+    text_verdict: dict[str, Any]  # moves: structured: the judge's reading of it in its window
+    moves_disagree: bool  # that reading was an agreement or an end: the moves say the round goes on
+
 
 class RoundRecord(TypedDict, total=False):
     """Everything about one finished round, as stored in ``games.jsonl``."""
@@ -44,6 +65,7 @@ class RoundRecord(TypedDict, total=False):
     reason: str | None
     truncated: bool  # only on a round the exchange cap ended (docs/records.md)
     invalid_moves: int  # lines the game refused as moves, retried; only when some were
+    refused: list[RefusedLine]  # those lines, and why; only when some were
     disagreements: int  # moves: structured; lines the moderator read otherwise than the moves
     decided_by: str | None  # how the last verdict was reached: rules or llm (docs/records.md)
     parse: str | None

@@ -39,11 +39,13 @@ __all__ = [
     "ChatMessage",
     "GameRecord",
     "ManifestRecord",
+    "RefusedLineRecord",
     "RoundRecord",
     "TurnRecord",
     "UsageRecord",
     "call_line",
     "check_format_version",
+    "failed_to_move",
     "format_version_of",
     "game_line",
     "game_record",
@@ -80,6 +82,29 @@ class TurnRecord(_Record):
     """What the screen did or noticed (``empty``, ``truncated``, ...); absent when none."""
 
 
+class RefusedLineRecord(_Record):
+    """A try refused as a move (``games.jsonl`` round ``refused``): the player was asked again,
+    or, after ``move_retries`` more tries, the round ended (reason ``invalid_moves``)."""
+
+    speaker: str
+    text: str
+    """The line as the table would have shown it."""
+    at: int
+    """The index of the turn it tried to be: the number of turns on the table then."""
+    kind: Literal["no_move", "unreadable", "refused"]
+    """``no_move``: no move could be read from the reply; ``unreadable``: move arguments that do
+    not fit the move; ``refused``: a move the game's rules refuse (or, with ``moves: text``, a
+    line the game refuses)."""
+    why: str
+    """What the player was told."""
+    move: dict[str, Any] | None = None
+    """The move as read, when one was (a refused accept, say)."""
+    text_verdict: dict[str, Any] | None = None
+    """``moves: structured``: the judge's reading of the line in its window."""
+    moves_disagree: bool = False
+    """That reading was an agreement or an end, where the moves say the round goes on."""
+
+
 class RoundRecord(_Record):
     """One finished round of a game (``games.jsonl`` ``rounds``). In graph state a round is plain
     data, :class:`icl_aif.protocol.RoundRecord`; this model is its shape on disk."""
@@ -96,7 +121,8 @@ class RoundRecord(_Record):
     """True when the exchange cap ended the round (``no_deal``, reason ``cap``); absent otherwise."""
     invalid_moves: int = 0
     """Lines the game refused as invalid moves (each asked again); absent when none. A round
-    that ran out of tries ends ``no_deal`` with reason ``invalid_moves``."""
+    that ran out of tries ends ``no_deal`` with reason ``invalid_moves`` (:func:`failed_to_move`):
+    no side agreed or refused, so it is counted apart, like an error."""
     decided_by: str | None = None
     parse: str | None = None
     feedback: str | None = None
@@ -112,6 +138,11 @@ class RoundRecord(_Record):
     acknowledgement: str | None = None
     shared: bool | None = None
     """Paired arms only: the round was played once for every arm."""
+    refused: list[RefusedLineRecord] = []
+    """The tries refused as moves (``invalid_moves`` of them), each with why; absent when none."""
+    disagreements: int = 0
+    """``moves: structured``: lines the judge read otherwise than the moves (refused lines it
+    read as an agreement or an end included); absent when none."""
 
 
 class GameRecord(_Record):
@@ -245,6 +276,15 @@ def is_truncated(round_record: dict[str, Any]) -> bool:
     if round_record.get("truncated"):
         return True
     return round_record.get("outcome") == "no_deal" and round_record.get("reason") == "cap"
+
+
+def failed_to_move(round_record: dict[str, Any]) -> bool:
+    """True when the round ended because a side made no valid move within its tries (``no_deal``
+    with reason ``invalid_moves``): neither an agreement nor a refusal, counted apart like an
+    error and left out of deal rates and measures."""
+    return (
+        round_record.get("outcome") == "no_deal" and round_record.get("reason") == "invalid_moves"
+    )
 
 
 def _dump(record: BaseModel) -> str:

@@ -79,9 +79,36 @@ def signed_text(value: float, measure: MeasureLike) -> str:
     return f"{value:+,.{_digits(measure)}f}"
 
 
-def round_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
-    """The per-round table's (header, ``summary.json`` key) of ``measure``."""
+NO_MOVE_COLUMN = ("no move", "no_moves")
+"""The column of the rounds that ended because a side made no valid move: shown where a summary
+has any (:func:`has_no_moves`), beside ``errors``."""
+
+
+def has_no_moves(summary: dict[str, Any]) -> bool:
+    """True when a round of ``summary`` (any cell, any arm) ended for want of a valid move."""
+    return any(r.get("no_moves") for *_, part in series(summary) for r in part["per_round"])
+
+
+def _with_no_moves(
+    columns: tuple[tuple[str, str], ...], no_moves: bool
+) -> tuple[tuple[str, str], ...]:
+    """``columns`` with :data:`NO_MOVE_COLUMN` after ``errors`` when ``no_moves``."""
+    if not no_moves:
+        return columns
+    at = [key for _, key in columns].index("errors") + 1
+    return (*columns[:at], NO_MOVE_COLUMN, *columns[at:])
+
+
+def round_columns(
+    measure: MeasureLike = PRICE, *, no_moves: bool = False
+) -> tuple[tuple[str, str], ...]:
+    """The per-round table's (header, ``summary.json`` key) of ``measure``; with ``no_moves``
+    the column of rounds without a valid move too (:func:`has_no_moves`)."""
     n = measure.name
+    return _with_no_moves(_round_columns(measure, n), no_moves)
+
+
+def _round_columns(measure: MeasureLike, n: str) -> tuple[tuple[str, str], ...]:
     return (
         ("round", "round"),
         ("games", "games"),
@@ -97,10 +124,13 @@ def round_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
     )
 
 
-def terminal_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
-    """The terminal's per-round table: 80 columns wide; the median is in summary.md and
-    summary.json."""
-    return tuple(c for c in round_columns(measure) if c[1] != f"median_{measure.name}")
+def terminal_columns(
+    measure: MeasureLike = PRICE, *, no_moves: bool = False
+) -> tuple[tuple[str, str], ...]:
+    """The terminal's per-round table: 80 columns wide (without the column of rounds without a
+    valid move); the median is in summary.md and summary.json."""
+    columns = round_columns(measure, no_moves=no_moves)
+    return tuple(c for c in columns if c[1] != f"median_{measure.name}")
 
 
 COLUMNS = round_columns(PRICE)
@@ -116,10 +146,19 @@ _LEGEND = (
 )
 
 
-def legend(measure: MeasureLike = PRICE, *, terminal: bool = False) -> str:
-    """The per-round table's legend (``terminal``: the table without the median)."""
+NO_MOVE_LEGEND = (
+    " no move: rounds ended because a side made no valid move within its tries (its lines are "
+    'in games.jsonl "refused"), left out of the deal rate, the {label} and the exchanges, as '
+    "errors are."
+)
+
+
+def legend(measure: MeasureLike = PRICE, *, terminal: bool = False, no_moves: bool = False) -> str:
+    """The per-round table's legend (``terminal``: the table without the median; ``no_moves``:
+    with the column of rounds without a valid move)."""
     median = " (summary.md also has the median)" if terminal else ""
-    return _LEGEND.format(header=measure_header(measure), label=measure.label, median=median)
+    text = _LEGEND.format(header=measure_header(measure), label=measure.label, median=median)
+    return text + (NO_MOVE_LEGEND.format(label=measure.label) if no_moves else "")
 
 
 LEGEND = legend(PRICE)
@@ -162,7 +201,7 @@ def round_table(
 ) -> Table:
     """The per-round table of a summary, as the terminal shows it (:func:`terminal_columns`)."""
     measure = measure or summary_measure(summary)
-    columns = terminal_columns(measure)
+    columns = terminal_columns(measure, no_moves=has_no_moves(summary))
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for heading, _ in columns:
         table.add_column(heading, justify="right", no_wrap=True)
@@ -279,10 +318,52 @@ def failure_line(summary: dict[str, Any]) -> str | None:
     return f'{failed} of {finished} games failed{named}; see games.jsonl "error"'
 
 
+def no_moves(summary: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """(rounds that ended for want of a valid move, their kinds) of any summary, a sweep's cells
+    added up; none in a summary written before these counts."""
+    kinds: dict[tuple[str, str], dict[str, Any]] = {}
+    for part in summary.get("cells") or [summary]:
+        for kind in part.get("no_move_kinds") or ():
+            key = (kind["side"], kind["kind"])
+            kinds.setdefault(key, {**kind, "rounds": 0})["rounds"] += kind["rounds"]
+    rounds = sum(part.get("no_move_rounds") or 0 for part in summary.get("cells") or [summary])
+    return rounds, list(kinds.values())
+
+
+NO_MOVE_HINT = {
+    "no_move": "the model gave no move in a form it was asked for: try moves: text, or a model "
+    "with tool calling",
+}
+"""What to try, by kind of refusal, in :func:`no_move_line`."""
+
+
+def no_move_line(summary: dict[str, Any]) -> str | None:
+    """``12 rounds ended because a side made no valid move (...): seller x12, no move could be
+    read ...; see games.jsonl "refused"``, or None when none did."""
+    from icl_aif.protocol import REFUSALS
+
+    rounds, kinds = no_moves(summary)
+    if not rounds:
+        return None
+    shown = [
+        f"{kind['side']} x{kind['rounds']}: {REFUSALS.get(kind['kind'], kind['kind'])}"
+        for kind in kinds
+    ]
+    hints = [
+        NO_MOVE_HINT[k] for k in dict.fromkeys(kind["kind"] for kind in kinds) if k in NO_MOVE_HINT
+    ]
+    return (
+        f"{rounds} round{'s' if rounds != 1 else ''} ended because a side made no valid move "
+        f'(left out of deal rates): {"; ".join(shown)}; see games.jsonl "refused"'
+        + (f" ({'; '.join(hints)})" if hints else "")
+    )
+
+
 def failure_markdown(summary: dict[str, Any]) -> list[str]:
-    """``summary.md``'s failed-games paragraph (:func:`failure_line`), empty when none failed."""
-    line = failure_line(summary)
-    return [line, ""] if line else []
+    """``summary.md``'s paragraphs of failed games (:func:`failure_line`) and of rounds without
+    a valid move (:func:`no_move_line`), empty when there are none."""
+    lines = [line for line in (failure_line(summary), no_move_line(summary)) if line]
+    return [part for line in lines for part in (line, "")]
 
 
 def usage_markdown(summary: dict[str, Any]) -> list[str]:
@@ -311,7 +392,8 @@ def usage_markdown(summary: dict[str, Any]) -> list[str]:
 def summary_markdown(summary: dict[str, Any], name: str) -> str:
     """``summary.md``: both per-round tables as Markdown."""
     measure = summary_measure(summary)
-    columns = round_columns(measure)
+    unmoved = has_no_moves(summary)
+    columns = round_columns(measure, no_moves=unmoved)
 
     def table(per_round: Sequence[dict[str, Any]]) -> list[str]:
         return _markdown([h for h, _ in columns], rows(per_round, columns, measure))
@@ -324,7 +406,7 @@ def summary_markdown(summary: dict[str, Any], name: str) -> str:
         "the CI is a 95% percentile bootstrap of the mean.",
         "",
         *failure_markdown(summary),
-        legend(measure),
+        legend(measure, no_moves=unmoved),
         "",
         "## All runs",
         "",
@@ -438,9 +520,16 @@ TERMINAL_ARM_LEGEND = (
 )
 
 
-def sweep_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
-    """The combined table of a sweep: (header, key) after the cell's settings and arm."""
+def sweep_columns(
+    measure: MeasureLike = PRICE, *, no_moves: bool = False
+) -> tuple[tuple[str, str], ...]:
+    """The combined table of a sweep: (header, key) after the cell's settings and arm; with
+    ``no_moves`` the column of rounds without a valid move too."""
     n = measure.name
+    return _with_no_moves(_sweep_columns(measure, n), no_moves)
+
+
+def _sweep_columns(measure: MeasureLike, n: str) -> tuple[tuple[str, str], ...]:
     return (
         ("round", "round"),
         ("games", "games"),
@@ -465,9 +554,11 @@ _SWEEP_LEGEND = (
 )
 
 
-def sweep_legend(measure: MeasureLike = PRICE) -> str:
-    """The legend of the combined table of a sweep."""
-    return _SWEEP_LEGEND.format(header=measure_header(measure))
+def sweep_legend(measure: MeasureLike = PRICE, *, no_moves: bool = False) -> str:
+    """The legend of the combined table of a sweep (``no_moves``: with the column of rounds
+    without a valid move)."""
+    text = _SWEEP_LEGEND.format(header=measure_header(measure))
+    return text + (NO_MOVE_LEGEND.format(label=measure.label) if no_moves else "")
 
 
 SWEEP_LEGEND = sweep_legend(PRICE)
@@ -520,14 +611,25 @@ def arm_legend(
         label=measure.label,
         header=measure_header(measure),
     )
-    errors = [line for row in summary["arms"] if (line := _arm_errors(row, b))]
-    return text + (f" Rounds ended by an error (not in DR): {'; '.join(errors)}." if errors else "")
+    errors = [line for row in summary["arms"] if (line := _arm_counts(row, b, "errors"))]
+    unmoved = [line for row in summary["arms"] if (line := _arm_counts(row, b, "no_moves"))]
+    if errors:
+        text += f" Rounds ended by an error (not in DR): {'; '.join(errors)}."
+    if unmoved:
+        text += (
+            f" Rounds ended because a side made no valid move (not in DR): {'; '.join(unmoved)}."
+        )
+    return text
 
 
-def _arm_errors(row: dict[str, Any], before: int) -> str:
-    """``ai 3 in round 1``: an arm's rounds ended by an error, before and after the branch; empty
-    without any (or in a summary written before these counts)."""
-    counts = ((before, row.get("errors_before")), (before + 1, row.get("errors_after")))
+def _arm_counts(row: dict[str, Any], before: int, counted: str) -> str:
+    """``ai 3 in round 1``: an arm's rounds ended by an error (``counted``: ``errors``) or for
+    want of a valid move (``no_moves``), before and after the branch; empty without any (or in
+    a summary written before these counts)."""
+    counts = (
+        (before, row.get(f"{counted}_before")),
+        (before + 1, row.get(f"{counted}_after")),
+    )
     shown = [f"{n} in round {k}" for k, n in counts if n]
     return f"{row['arm']} {', '.join(shown)}" if shown else ""
 
@@ -595,14 +697,15 @@ def sweep_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     all_series = series(summary)
     top = summary_measure(summary)
     measures = _cell_measures(summary)
+    unmoved = has_no_moves(summary)
     paths = list(dict.fromkeys(p for _, _, settings, _ in all_series for p in settings))
     with_arms = any(arm is not None for _, arm, _, _ in all_series)
     headers = ["cell", *map(short_setting, paths), *(["arm"] if with_arms else [])]
-    headers += [h for h, _ in sweep_columns(top)]
+    headers += [h for h, _ in sweep_columns(top, no_moves=unmoved)]
     body = []
     for cell_id, arm, settings, part in all_series:
         measure = measures.get(cell_id, top)
-        columns = sweep_columns(measure)
+        columns = sweep_columns(measure, no_moves=unmoved)
         for r in part["per_round"]:
             lead = [cell_id or "-", *(str(settings.get(p, "-")) for p in paths)]
             lead += [arm or "-"] if with_arms else []
@@ -700,7 +803,8 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     measure = summary_measure(summary)
     if "cells" in summary:
         heading = f"{title}: {len(summary['cells'])} cells"
-        tables = [(sweep_table(summary, heading), sweep_legend(measure))]
+        unmoved = has_no_moves(summary)
+        tables = [(sweep_table(summary, heading), sweep_legend(measure, no_moves=unmoved))]
         crossed = cross_play_table(summary, f"{title}: cross-play, one row per rival")
         if crossed is not None:
             legend_text = CROSS_PLAY_LEGEND.format(
@@ -719,7 +823,8 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     if "arms" in summary:
         title = f"{title}: feedback arms, {summary['finished_runs']} games"
         return [(arm_table(summary, title), arm_legend(summary, terminal=True))]
-    tables = [(round_table(summary, title=title), legend(measure, terminal=True))]
+    unmoved = has_no_moves(summary)
+    tables = [(round_table(summary, title=title), legend(measure, terminal=True, no_moves=unmoved))]
     figures = game_figures_table(summary, f"{title}: the game's own figures")
     if figures is not None:
         tables.append((figures, "the game's own figures per round (docs/games.md says each)"))
@@ -735,7 +840,7 @@ def _markdown(headers: Sequence[str], body: Sequence[Sequence[str]]) -> list[str
 
 
 def _arms_markdown(summary: dict[str, Any], measure: MeasureLike) -> list[str]:
-    columns = round_columns(measure)
+    columns = round_columns(measure, no_moves=has_no_moves(summary))
     lines = [
         f"Paired feedback arms: rounds 1-{summary['branch_after']} played once per game, then "
         f"every arm from the identical state. {runs_line(summary, 'Games')}",
@@ -762,7 +867,7 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
     if "cells" in summary:
         headers, body = sweep_rows(summary)
         lines += ["## Sweep: every cell", "", *_markdown(headers, body), ""]
-        lines += [sweep_legend(measure), ""]
+        lines += [sweep_legend(measure, no_moves=has_no_moves(summary)), ""]
         crossed, crossed_body = cross_play_rows(summary)
         if crossed:
             lines += ["## Cross-play: one row per rival", "", *_markdown(crossed, crossed_body), ""]
@@ -776,7 +881,7 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
             if "arms" in c:
                 lines += _arms_markdown(c, own)
             else:
-                columns = round_columns(own)
+                columns = round_columns(own, no_moves=has_no_moves(summary))
                 lines += [*_markdown([h for h, _ in columns], rows(c["per_round"], columns, own))]
                 lines += [""]
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-from icl_aif.protocol import Message, RoundRecord
+from icl_aif.protocol import Message, RefusedLine, RoundRecord
 from icl_aif.transcript import State, Turn
 
 
@@ -20,6 +20,7 @@ class RoundState(TypedDict, total=False):
     reason: str | None
     truncated: bool  # the exchange cap ended the round (a no deal with reason cap)
     invalid_moves: Annotated[int, operator.add]  # lines the game refused as moves (then retried)
+    refused: Annotated[list[RefusedLine], operator.add]  # those lines, and why each was refused
     decided_by: str | None  # who judged the last line: rules, llm or moves (docs/records.md)
     # moves: structured: the turns whose text the moderator read otherwise than the moves
     disagreements: Annotated[list[dict[str, Any]], operator.add]
