@@ -58,7 +58,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -71,6 +70,7 @@ from pydantic import BaseModel
 from icl_aif.config import CacheConfig, CacheMode
 from icl_aif.errors import UsageError
 from icl_aif.models.keys import redact
+from icl_aif.redaction import is_credential
 from icl_aif.transcript import Message
 
 __all__ = [
@@ -93,16 +93,12 @@ KEY_VERSION = 1
 DECODING = ("temperature", "top_p", "max_tokens", "seed")
 """A role's settings that change its replies (its ``params`` too)."""
 
-_CREDENTIAL = re.compile(
-    r"key|secret|passw|auth|header|cookie|credential|bearer|(^|_)token($|_)", re.IGNORECASE
-)
-
 
 def _public(value: Any) -> Any:
     """``value`` without what may be a credential: keys whose name looks like one, strings
     that :func:`icl_aif.models.keys.redact` would change."""
     if isinstance(value, Mapping):
-        return {str(k): _public(v) for k, v in value.items() if not _CREDENTIAL.search(str(k))}
+        return {str(k): _public(v) for k, v in value.items() if not is_credential(str(k))}
     if isinstance(value, list | tuple):
         return [_public(v) for v in value]
     if isinstance(value, str) and redact(value) != value:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, cast
@@ -137,7 +139,12 @@ def run(
     games.jsonl "error" says why) or some rounds ended because a side made no valid move
     (games.jsonl "refused" says why): the last lines count them; 130 interrupted (Ctrl-C).
     """
-    from icl_aif.config import load_offline_config
+    from icl_aif.config import (
+        apply_overrides,
+        load_offline_config,
+        offline_line,
+        read_config_data,
+    )
     from icl_aif.records import default_run_dir
     from icl_aif.resume import resume_command, resume_config
 
@@ -151,6 +158,9 @@ def run(
         raise UsageError("give an experiment file (icl-aif run CONFIG), or --resume RUN_DIR")
     elif offline:
         experiment, replaced = load_offline_config(config, overrides)
+        original = apply_overrides(read_config_data(config), overrides)
+        line = offline_line(original, replaced, experiment)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
         experiment = load_config(config, overrides)
     _check_terminal(experiment)
@@ -1122,16 +1132,65 @@ def scenarios_import(
 
 
 def main() -> None:
-    """Entry point of the ``icl-aif`` script."""
+    """Entry point of the ``icl-aif`` script.
+
+    Every problem with the command line is one ``error:`` line with exit code 2: ours
+    (:class:`UsageError`) and click's (an option out of range, an unknown option, a missing
+    argument), never a box. SIGTERM stops a run as Ctrl-C does (:func:`_terminate_as_interrupt`).
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _terminate_as_interrupt()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except typer.TyperException as exc:  # click's errors: a bad command line
+        if type(exc).__name__ == "NoArgsIsHelpError":  # icl-aif alone: the help, as before
+            errors.print(exc.format_message(), markup=False, highlight=False)
+            sys.exit(2)
+        context = getattr(exc, "ctx", None)
+        where = f" (see {context.command_path} --help)" if context is not None else ""
+        message = " ".join(exc.format_message().split())
+        errors.print(f"error: {message}{where}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except typer.Abort:
+        errors.print("interrupted", markup=False)
+        sys.exit(_interrupt_code())
     except UsageError as exc:
         errors.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         errors.print("interrupted", markup=False)
-        sys.exit(130)
+        sys.exit(_interrupt_code())
+    if isinstance(code, int) and code:
+        sys.exit(_interrupt_code() if code == INTERRUPTED else code)
+
+
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl-C (SIGINT)."""
+TERMINATED = 143
+"""The exit code of a command stopped by SIGTERM (128 + 15), which stops it as Ctrl-C does."""
+_signals: dict[str, bool] = {"terminated": False}
+
+
+def _terminate_as_interrupt() -> None:
+    """Make SIGTERM stop the command as Ctrl-C does: a run's games in flight are abandoned, its
+    manifest says ``interrupted`` and the resume line is printed; the exit code is then
+    :data:`TERMINATED`."""
+
+    def on_term(signum: int, frame: Any) -> None:
+        _signals["terminated"] = True
+        on_interrupt = signal.getsignal(signal.SIGINT)
+        if callable(on_interrupt):  # asyncio's: cancels the run's task; Python's: raises
+            on_interrupt(signal.SIGINT, frame)
+            return
+        raise KeyboardInterrupt  # Ctrl-C ignored (a background job): stop all the same
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_term)
+
+
+def _interrupt_code() -> int:
+    """:data:`TERMINATED` after SIGTERM, else :data:`INTERRUPTED`."""
+    return TERMINATED if _signals["terminated"] else INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ allowed values instead of being silently ignored.
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from pydantic import (
 )
 
 from icl_aif.errors import UsageError
+from icl_aif.redaction import public_settings
 from icl_aif.transcript import Speaker
 
 Role = Literal["seller", "buyer", "critic", "moderator"]
@@ -869,6 +871,35 @@ def load_offline_config(
     return config_from_dict(data, source=str(path)), replaced
 
 
+def offline_line(
+    original: dict[str, Any], replaced: dict[str, Any], config: ExperimentConfig
+) -> str:
+    """What ``--offline`` did, in one line: each path's models and the simulator that replaced
+    them, and the sweep's cells kept (values that became one simulator are played once).
+    ``original`` is the config's data before :func:`offline_data`, ``replaced`` its map."""
+    if not replaced:
+        return "--offline: every role already runs offline; nothing replaced"
+    parts = []
+    for path, mapping in replaced.items():
+        by_new: dict[str, list[str]] = {}
+        for old, new in mapping.items():
+            by_new.setdefault(str(new), []).append(str(old))
+        parts += [f"{path} {', '.join(olds)} -> {new}" for new, olds in by_new.items()]
+    try:
+        axes, _ = sweep_axes(original)
+    except ValueError:  # a bad sweep is reported by the config's own checks
+        axes = {}
+    before = math.prod(len(values) for values in axes.values())
+    after = len(config.cells())
+    if before > 1:
+        kept = f"{after} of {before} cells kept"
+        if after < before:
+            merged = [path for path in axes if path in replaced]
+            kept += f" (the values of {', '.join(merged)} that became one simulator play once)"
+        parts.append(kept)
+    return f"--offline: {'; '.join(parts)}"
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """YAML's safe loader, except that a key written twice in one mapping is an error (plain
     YAML keeps the last one silently)."""
@@ -931,8 +962,10 @@ def config_to_yaml(config: ExperimentConfig) -> str:
     """The resolved config as YAML (paths as strings), as written into every run directory.
 
     A sweep's lists are written back at their paths, so the file loads as the same sweep.
+    Credentials are written as ``[redacted]`` (:func:`icl_aif.redaction.public_settings`: a
+    URL's userinfo, a ``params`` entry named like a key or a header); a resume asks for them.
     """
-    data = config.model_dump(mode="json")
+    data = public_settings(config.model_dump(mode="json"))
     roles_given = config.sweep_base.get("roles") or {}
     if config.sweep and isinstance(roles_given, dict) and roles_given.get("critic") is None:
         data["roles"].pop("critic")  # each cell's critic follows its improved player

@@ -26,6 +26,7 @@ from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
 from icl_aif.player_moves import MoveAsker, MoveReply
 from icl_aif.protocol import RANDOM_PERSONA, persona_names
+from icl_aif.redaction import remember, secrets_of
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Speaker
@@ -55,6 +56,7 @@ def build_model(
     if role_config is None:
         role_config = getattr(config.roles, role)
         assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
+    remember(secrets_of({"base_url": role_config.base_url, "params": role_config.params}))
     name, model = split_model_string(role_config.model)
     side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
     request = ModelRequest(

@@ -189,13 +189,21 @@ _ROLE_FAILED = re.compile(r"^(\w+) model failed: ")
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?:: (.*))?$", re.DOTALL)
 
 
+_STATUS = re.compile(r"(?:\bHTTP|[Ee]rror code:?|status[_ ]code:?)\s*([1-5]\d\d)\b")
+
+
 def error_kind(error: str) -> tuple[str, str]:
     """A game's ``error`` as (kind, message): ``"seller model failed: APIConnectionError:
-    Connection error."`` -> (``"seller APIConnectionError"``, ``"Connection error."``)."""
+    Connection error."`` -> (``"seller APIConnectionError"``, ``"Connection error."``). An HTTP
+    status in the message is part of the kind (``seller APIStatusError 429``), so that rate
+    limits and server errors of one exception class count apart."""
     role = _ROLE_FAILED.match(error)
     rest = (error[role.end() :] if role else error).strip()
     named = _EXCEPTION.match(rest)
     kind, message = (named.group(1), named.group(2) or "") if named else (rest[:80], "")
+    status = _STATUS.search(message) if named else None
+    if status is not None:
+        kind = f"{kind} {status.group(1)}"
     lines = message.strip().splitlines()
     return (f"{role.group(1)} {kind}" if role else kind), lines[0][:EXAMPLE_CHARS] if lines else ""
 

@@ -24,6 +24,7 @@ from icl_aif.errors import UsageError
 from icl_aif.models.registry import is_offline
 from icl_aif.player_moves import MoveReply
 from icl_aif.protocol import Message
+from icl_aif.redaction import public_url
 from icl_aif.templates import PromptLibrary
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def check_model_hint(role: str, role_config: RoleConfig) -> str:
     ``--param`` keys to add."""
     words = ["icl-aif", "check-model", role_config.model]
     if role_config.base_url:
-        words += ["--base-url", role_config.base_url]
+        words += ["--base-url", public_url(role_config.base_url)]
     words += ["--timeout", f"{role_config.timeout:g}"]
     command = shlex.join(words)
     if role_config.params:

@@ -76,6 +76,7 @@ def serve(
         with contextlib.suppress(OSError):
             os.close(fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the driver's SIGTERM handler is not ours
     limits.set_process_share(1 / workers)
     asyncio.run(_serve(jobs, results))
 

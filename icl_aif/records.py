@@ -62,6 +62,7 @@ from icl_aif.record_models import check_format_version as check_format_version
 from icl_aif.record_models import format_version_of as format_version_of
 from icl_aif.record_models import game_record as game_record
 from icl_aif.record_models import is_truncated as is_truncated
+from icl_aif.redaction import public_override
 
 try:
     import fcntl
@@ -647,7 +648,7 @@ def base_manifest(
         "git": git_state(Path(__file__).resolve().parent),
         "platform": platform.platform(),
         "config_file": config_file,
-        "overrides": overrides,
+        "overrides": [public_override(item) for item in overrides],
         "seed": config.seed,
         "runs": config.runs,
         "rounds": config.rounds,

@@ -164,7 +164,7 @@ def legend(measure: MeasureLike = PRICE, *, terminal: bool = False, no_moves: bo
 LEGEND = legend(PRICE)
 TERMINAL_LEGEND = legend(PRICE, terminal=True)
 MAX_ERROR_KINDS = 3
-"""Kinds of error the failed-games line names; it counts the others."""
+"""Kinds of error whose first message the failed-games line quotes (it lists every kind)."""
 EXAMPLE_SHOWN = 80
 """Characters of a kind's first message the failed-games line shows."""
 
@@ -302,18 +302,17 @@ def failures(summary: dict[str, Any]) -> tuple[int, int, list[dict[str, Any]]]:
 
 def failure_line(summary: dict[str, Any]) -> str | None:
     """``3 of 30 games failed: seller APIConnectionError x3 (Connection error.); see games.jsonl
-    "error"``, or None when no game failed. Names the first :data:`MAX_ERROR_KINDS` kinds."""
+    "error"``, or None when no game failed. Lists every kind of error with its count, the
+    first :data:`MAX_ERROR_KINDS` with their first message."""
     failed, finished, kinds = failures(summary)
     if not failed:
         return None
     shown = []
-    for kind in kinds[:MAX_ERROR_KINDS]:
-        example = kind.get("example") or ""
+    for number, kind in enumerate(kinds):
+        example = (kind.get("example") or "") if number < MAX_ERROR_KINDS else ""
         if len(example) > EXAMPLE_SHOWN:
             example = example[: EXAMPLE_SHOWN - 1] + "…"
         shown.append(f"{kind['kind']} x{kind['games']}" + (f" ({example})" if example else ""))
-    if len(kinds) > MAX_ERROR_KINDS:
-        shown.append(f"{len(kinds) - MAX_ERROR_KINDS} more kind(s)")
     named = f": {', '.join(shown)}" if shown else ""
     return f'{failed} of {finished} games failed{named}; see games.jsonl "error"'
 

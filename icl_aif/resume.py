@@ -33,6 +33,7 @@ from icl_aif.config import (
 )
 from icl_aif.errors import UsageError
 from icl_aif.records import CONFIG, MANIFEST, check_format_version
+from icl_aif.redaction import REDACTED, hidden_paths
 
 RESULT_NEUTRAL = ("concurrency",)
 """Config fields a resume may change: they change how fast games are played, never a game."""
@@ -67,13 +68,15 @@ def resume_config(
         )
     manifest = _manifest(directory)  # first: a newer record format is refused in one line
     recorded = load_config(recorded_path)
+    hidden = hidden_paths(read_config_data(recorded_path))  # credentials written as [redacted]
     extra = list(overrides or [])
     if config_file is None and not extra and not offline:
+        if hidden:
+            raise UsageError(_secrets_needed(directory, hidden))
         return recorded
     if config_file is not None:
-        data = apply_overrides(
-            read_config_data(config_file), [*manifest.get("overrides", []), *extra]
-        )
+        recorded_overrides = [o for o in manifest.get("overrides", []) if REDACTED not in o]
+        data = apply_overrides(read_config_data(config_file), [*recorded_overrides, *extra])
         offline = offline or manifest.get("offline") is not None
         source = str(config_file)
     else:
@@ -91,7 +94,21 @@ def resume_config(
             f"{directory} holds a run of another config ({field}: {_show(old)} there, "
             f"{_show(new)} here); resume it as it is with: {resume_command(directory)}"
         )
+    if hidden:  # the secrets come from the command line: the candidate has them
+        missing = hidden_paths(candidate.model_dump(mode="json"))
+        if missing:
+            raise UsageError(_secrets_needed(directory, missing))
+        return candidate
     return recorded.model_copy(update=neutral)
+
+
+def _secrets_needed(directory: Path, paths: list[str]) -> str:
+    """The one-line error of a resume whose recorded config left credentials out."""
+    return (
+        f"{directory / CONFIG} leaves out the secrets of {', '.join(paths)} (never written to "
+        f"disk); continue with the experiment file that holds them: icl-aif run CONFIG --resume "
+        f"{shlex.quote(str(directory))}, or give them with --set PATH=VALUE"
+    )
 
 
 def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]:

@@ -124,18 +124,34 @@ def test_summary_counts_the_failed_games_by_kind() -> None:
         ("critic model failed: no reply", "critic no reply", ""),
         ("ValueError: bad\ntraceback", "ValueError", "bad"),
         ("the game paused for a person, and no one was asked", "the game paused for a person, and no one was asked", ""),
+        ("seller model failed: InjectedHTTPError: chaos: injected HTTP 429", "seller InjectedHTTPError 429", "chaos: injected HTTP 429"),
+        ("seller model failed: RateLimitError: Error code: 429 - {'error': 'slow'}", "seller RateLimitError 429", "Error code: 429 - {'error': 'slow'}"),
+        ("buyer model failed: ApiError: status_code: 503, body: down", "buyer ApiError 503", "status_code: 503, body: down"),
     ],
 )  # fmt: skip
 def test_error_kind(error: str, kind: str, message: str) -> None:
     assert error_kind(error) == (kind, message)
 
 
-def test_the_failed_line_names_three_kinds_and_counts_the_rest() -> None:
+def test_the_failed_line_lists_every_kind_and_quotes_three() -> None:
     kinds = error_kinds([f"E{i}: {'m' * 100}" for i in range(5)] + [None])
     assert [k["kind"] for k in kinds] == ["E0", "E1", "E2", "E3", "E4", "unknown error"]
     line = failure_line({"errored_runs": 6, "finished_runs": 9, "error_kinds": kinds})
     assert line is not None and FAILED_LINE.match(line)
-    assert line.count("x1 (") == 3 and "m" * 79 + "…" in line and ", 3 more kind(s);" in line
+    assert line.count("x1 (") == 3 and "m" * 79 + "…" in line
+    assert ", E3 x1, E4 x1, unknown error x1;" in line
+
+
+def test_mixed_rate_limits_and_server_errors_are_two_kinds_in_the_line() -> None:
+    """chaos: fails with one exception class for both; the status tells them apart."""
+    errors = ["seller model failed: InjectedHTTPError: chaos: injected HTTP 429"] * 3
+    errors += ["seller model failed: InjectedHTTPError: chaos: injected HTTP 500"] * 2
+    kinds = error_kinds(errors)
+    line = failure_line({"errored_runs": 5, "finished_runs": 9, "error_kinds": kinds})
+    assert line == (
+        "5 of 9 games failed: seller InjectedHTTPError 429 x3 (chaos: injected HTTP 429), "
+        'seller InjectedHTTPError 500 x2 (chaos: injected HTTP 500); see games.jsonl "error"'
+    )
     assert failure_line({"errored_runs": 0, "finished_runs": 9, "error_kinds": []}) is None
 
 

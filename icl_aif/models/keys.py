@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from icl_aif.errors import UsageError
+from icl_aif.redaction import REDACTED, public_url, remembered
 
 
 @cache
@@ -46,14 +47,19 @@ _KEY_SHAPES = re.compile(r"\b(?:sk|sk-ant|sk-proj|co|ai21)[-_][A-Za-z0-9_\-*.]{6
 
 
 def redact(text: str) -> str:
-    """``text`` with every configured key value and anything shaped like a key replaced.
+    """``text`` with every configured key value, every secret of a role's settings and anything
+    shaped like a key replaced.
 
     Configured keys are ours (:data:`KEY_VARIABLES`) and any ``*_API_KEY`` variable, such as
-    the keys of LangChain integrations (``MISTRAL_API_KEY``, ``DEEPSEEK_API_KEY``).
+    the keys of LangChain integrations (``MISTRAL_API_KEY``, ``DEEPSEEK_API_KEY``); a role's
+    secrets are the userinfo of its ``base_url`` and its ``params`` named like credentials
+    (:func:`icl_aif.redaction.remember`), and the userinfo of any URL in ``text``.
     """
     variables = {*KEY_VARIABLES, *(v for v in os.environ if v.endswith("_API_KEY"))}
     for variable in sorted(variables):
         value = os.environ.get(variable, "").strip()
         if len(value) >= 8:
-            text = text.replace(value, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
+            text = text.replace(value, REDACTED)
+    for value in sorted(remembered(), key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return public_url(_KEY_SHAPES.sub(REDACTED, text))
