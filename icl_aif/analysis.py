@@ -24,7 +24,7 @@ and ``mean_payoff`` in the pie split.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from icl_aif.records import (
     CALLS,
     CONFIG,
     SUMMARY,
+    SkippedLines,
     format_version_of,
     is_truncated,
     read_games,
@@ -149,6 +150,9 @@ class Run:
     measure: Measure
     """The game's per-round figure (:meth:`icl_aif.games.base.Game.measure`): ``measure.name``
     names the measure's columns."""
+    damaged_lines: dict[str, int] = field(default_factory=dict)
+    """Damaged lines skipped per record file, ``{"games.jsonl": 2}`` (a warning names them);
+    empty when every line was read."""
 
 
 def load_run(path: str | Path, *, calls: bool = True) -> Run:
@@ -158,27 +162,32 @@ def load_run(path: str | Path, *, calls: bool = True) -> Run:
     empty frame with the usual columns. A missing file raises :class:`UsageError` naming it.
     Runs of every record format up to :data:`icl_aif.records.FORMAT_VERSION` load (``truncated``
     of a format-0 round: its reason is ``cap``); a newer one is a one-line :class:`UsageError`.
+    Damaged lines of ``games.jsonl`` and ``calls.jsonl`` are skipped with one warning per file
+    and counted in ``Run.damaged_lines``.
     """
     directory = Path(path)
     if not directory.is_dir():
         raise UsageError(f"{directory}: no such run directory")
-    games = read_games(directory)
+    skipped = SkippedLines()
+    games = read_games(directory, skipped)
     manifest = read_manifest(directory)
     summary = read_json(directory / SUMMARY)
     config = run_config(directory)
     measure = run_measure(config)
     openers = len(config.scenario.openers)
-    call_rows = read_records(directory / CALLS) if calls and (directory / CALLS).is_file() else ()
+    reads_calls = calls and (directory / CALLS).is_file()
+    call_rows = calls_frame(read_records(directory / CALLS, skipped) if reads_calls else ())
     return Run(
         path=directory,
         runs=runs_frame(games, measure=measure),
         rounds=rounds_frame(games, improve=config.improve, openers=openers, measure=measure),
         turns=turns_frame(games, improve=config.improve, openers=openers),
-        calls=calls_frame(call_rows),
+        calls=call_rows,
         manifest=manifest,
         summary=summary,
         config=config,
         measure=measure,
+        damaged_lines=skipped.counts(),
     )
 
 

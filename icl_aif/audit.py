@@ -52,7 +52,7 @@ from icl_aif.games.base import Game
 from icl_aif.games.registry import get_game
 from icl_aif.protocol import moderator_window
 from icl_aif.record_models import failed_to_move, is_truncated, upgrade_game
-from icl_aif.records import read_games
+from icl_aif.records import SkippedLines, read_games
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn
 
@@ -342,14 +342,16 @@ def plan_audit(
     params: Mapping[str, Any] | None = None,
     out: str | Path | None = None,
     concurrency: int | None = None,
+    skipped: SkippedLines | None = None,
 ) -> AuditPlan:
     """Read ``run_dir`` and build the ``mode`` judge (see :func:`audit_run`); nothing is judged
     yet. Bad input (no such run, no ``games.jsonl``, a mode the game lacks) is a
-    :class:`UsageError`."""
+    :class:`UsageError`; damaged lines of ``games.jsonl`` are skipped with a warning and noted
+    in ``skipped``."""
     directory = Path(run_dir)
     if not directory.is_dir():
         raise UsageError(f"{directory}: no such run directory")
-    games = [upgrade_game(g) for g in read_games(directory)]
+    games = [upgrade_game(g) for g in read_games(directory, skipped)]
     config = run_config(directory)
     settings: dict[str, Any] = {
         "mode": mode,
@@ -394,6 +396,7 @@ def audit_run(
     out: str | Path | None = None,
     concurrency: int | None = None,
     progress: Callable[[int], None] | None = None,
+    skipped: SkippedLines | None = None,
 ) -> AuditResult:
     """Re-judge every recorded round of ``run_dir`` with the ``mode`` judge; write the disputed
     rounds to ``out`` (default ``RUN/audit.jsonl``) and a model judge's calls to
@@ -402,7 +405,8 @@ def audit_run(
     ``model``, ``base_url``, ``window`` and ``params`` change the run's moderator settings
     (:func:`audit_config`). ``concurrency`` rounds are judged at once (default: the run's
     ``concurrency``); ``progress`` is told of each round done. Bad input (no such run, no
-    ``games.jsonl``, a mode the game lacks) is a :class:`UsageError`.
+    ``games.jsonl``, a mode the game lacks) is a :class:`UsageError`; damaged lines of
+    ``games.jsonl`` are skipped with a warning and noted in ``skipped``.
     """
     plan = plan_audit(
         run_dir,
@@ -413,6 +417,7 @@ def audit_run(
         params=params,
         out=out,
         concurrency=concurrency,
+        skipped=skipped,
     )
     return run_audit(plan, progress)
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from icl_aif.executors import Executor
     from icl_aif.games.base import Measure
     from icl_aif.games.price.moderator.evaluation import EvalReport, LabelledWindow
+    from icl_aif.records import SkippedLines
     from icl_aif.runner import RunResult
 
 app = typer.Typer(
@@ -521,12 +522,23 @@ def report(
     """Print the per-round table of a finished run from disk; --plots and --html write figures.
 
     A run with failed games ends with the line that counts them, as icl-aif run does; the exit
-    code stays 0 (the report was made).
+    code stays 0 (the report was made). Damaged lines of games.jsonl are warned of and counted
+    (the tables are summary.json's, computed when the run finished).
     """
-    from icl_aif.records import SUMMARY, read_json, read_manifest
+    from icl_aif.records import (
+        GAMES,
+        SUMMARY,
+        SkippedLines,
+        count_records,
+        read_json,
+        read_manifest,
+    )
 
     summary = read_json(run_dir / SUMMARY)
     manifest = read_manifest(run_dir)  # a newer record format: one line saying to upgrade
+    skipped = SkippedLines()
+    if (run_dir / GAMES).is_file():  # the games the tables count: their damaged lines are said
+        count_records(run_dir / GAMES, skipped, "game")
     _print_tables(summary, manifest["name"])
     _print_usage(summary)
     if plots:
@@ -534,8 +546,9 @@ def report(
     if html:
         from icl_aif.html_report import write_html_report
 
-        page = write_html_report(run_dir, out, max_transcripts=transcripts)
+        page = write_html_report(run_dir, out, max_transcripts=transcripts, skipped=skipped)
         console.print(f"HTML report written to {page}", markup=False, soft_wrap=True)
+    _print_skipped(skipped)
     _print_failures(summary)
 
 
@@ -580,13 +593,18 @@ def compare(
         pad_edge=False,
         collapse_padding=True,
     )
+    from icl_aif.records import SkippedLines
+
     measure = compared_measure(run_a, run_b)  # the game's per-round figure: price, payoff, ...
+    skipped = SkippedLines()
+    compared = compare_runs(run_a, run_b, arm=arm, cell=cell, skipped=skipped)
     for header in compare_headers(measure):
         table.add_column(header, justify="right", no_wrap=True)
-    for row in comparison_rows(compare_runs(run_a, run_b, arm=arm, cell=cell), measure):
+    for row in comparison_rows(compared, measure):
         table.add_row(*row)
     _print_uncut(table)
     console.print(compare_legend(measure), style="dim", markup=False, highlight=False)
+    _print_skipped(skipped)
 
 
 @app.command()
@@ -608,9 +626,12 @@ def export(
 ) -> None:
     """Write training data from a run: chat transcripts or preference pairs from feedback arms."""
     from icl_aif.export import export_run
+    from icl_aif.records import SkippedLines
 
-    target, count = export_run(run_dir, out, fmt=format_, keep=filter_, side=side)
+    skipped = SkippedLines()
+    target, count = export_run(run_dir, out, fmt=format_, keep=filter_, side=side, skipped=skipped)
     console.print(f"{count} line(s) written to {target}", markup=False, soft_wrap=True)
+    _print_skipped(skipped)
 
 
 @app.command()
@@ -640,8 +661,12 @@ def audit(
     judge's calls go to RUN_DIR/audit_calls.jsonl.
     """
     from icl_aif.audit import audit_line, audit_rows, plan_audit, run_audit
+    from icl_aif.records import SkippedLines
 
-    plan = plan_audit(run_dir, moderator, model=model, base_url=base_url, window=window, out=out)
+    skipped = SkippedLines()
+    plan = plan_audit(
+        run_dir, moderator, model=model, base_url=base_url, window=window, out=out, skipped=skipped
+    )
     with progress_bar(transient=True) as bar:
         task = bar.add_task(f"audit ({moderator})", total=plan.size)
         result = run_audit(plan, progress=lambda n: bar.advance(task, n))
@@ -653,6 +678,7 @@ def audit(
         table.add_row(*row)
     _print_uncut(table)
     console.print(audit_line(result), markup=False, highlight=False, soft_wrap=True)
+    _print_skipped(skipped)
 
 
 @app.command("estimate")
@@ -729,6 +755,16 @@ def _finish_run(result: RunResult, name: str) -> None:
     _print_usage(result.summary)
     _write_plots(result.directory)
     console.print(f"Run written to {result.directory}", soft_wrap=True, highlight=False)
+    if result.dropped_lines:  # a resume's repair: the warning named them
+        where = ", ".join(f"{n} in {file}" for file, n in result.dropped_lines.items())
+        total = sum(result.dropped_lines.values())
+        console.print(
+            f"the resume dropped {total} damaged line{'' if total == 1 else 's'} ({where})",
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if _print_failures(result.summary):
         raise typer.Exit(3)
 
@@ -1131,6 +1167,28 @@ def scenarios_import(
     console.print(result.summary(target), markup=False, highlight=False, soft_wrap=True)
 
 
+def _warn_of_damaged_records() -> None:
+    """Damaged record lines (:data:`icl_aif.records.DAMAGE_LOG`) are said as one ``warning: ...``
+    line on stderr, a file's damaged lines in one."""
+    from icl_aif.records import DAMAGE_LOG
+
+    handler = logging.StreamHandler()  # today's stderr (main may run again in one process)
+    handler.set_name("icl-aif warnings")
+    handler.setFormatter(logging.Formatter("warning: %(message)s"))
+    damaged = logging.getLogger(DAMAGE_LOG)
+    for old in [h for h in damaged.handlers if h.get_name() == handler.get_name()]:
+        damaged.removeHandler(old)
+    damaged.addHandler(handler)
+    damaged.propagate = False
+
+
+def _print_skipped(skipped: SkippedLines, verb: str = "skipped") -> None:
+    """The line that counts the damaged record lines a command skipped, if any."""
+    line = skipped.line(verb)
+    if line:
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
 def main() -> None:
     """Entry point of the ``icl-aif`` script.
 
@@ -1140,6 +1198,7 @@ def main() -> None:
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     _terminate_as_interrupt()
+    _warn_of_damaged_records()
     try:
         code = app(standalone_mode=False)
     except typer.TyperException as exc:  # click's errors: a bad command line

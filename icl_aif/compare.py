@@ -2,7 +2,7 @@
 
 The metrics are the deal rate and the game's measure (:class:`~icl_aif.games.base.Measure`: the
 price game's deal price, the pie split's payoff; ``price_*`` fields of :class:`RoundComparison`
-hold it, whatever the game). Two runs of games with different measures are not compared.
+hold it, whatever the game). Runs of two different games are not compared.
 
 The runs are treated as independent samples (different games, not paired): the measure's delta
 CI is a percentile bootstrap that resamples A's and B's deal values separately; the deal-rate delta's
@@ -28,6 +28,7 @@ from icl_aif.seeds import derive_seed
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
+    from icl_aif.records import SkippedLines
 
 Z95 = 1.959963984540054
 COMPARE_SEED = 20230524
@@ -157,19 +158,35 @@ def compare_games(
 def run_measure_of(directory: Path) -> Measure | None:
     """The measure of the game of the run in ``directory`` (its ``config.yaml``), None for a
     directory without one (a run written by hand: the deal price)."""
+    game = run_game_of(directory)
+    return None if game is None else game[1]
+
+
+def run_game_of(directory: Path) -> tuple[str, Measure] | None:
+    """The game of the run in ``directory`` and its measure (its ``config.yaml``, as the
+    manifest's ``game``), None for a directory without one (a run written by hand)."""
     from icl_aif.analysis import run_config, run_measure
     from icl_aif.records import CONFIG
 
     if not (directory / CONFIG).is_file():
         return None
-    return run_measure(run_config(directory))
+    config = run_config(directory)
+    return config.game, run_measure(config)
 
 
 def compared_measure(run_a: Path, run_b: Path) -> Measure:
-    """The measure two runs share (the deal price for runs without a ``config.yaml``), or a
-    one-line :class:`UsageError` when their games measure different things. The command line
-    heads and formats the table with it (:func:`compare_headers`, :func:`comparison_rows`)."""
-    measures = [run_measure_of(run_a), run_measure_of(run_b)]
+    """The measure two runs of one game share (the deal price for runs without a
+    ``config.yaml``), or a one-line :class:`UsageError` naming both games when they are runs of
+    two games (even two that measure the same thing, as the pie split and Deal or No Deal both
+    measure ``payoff``). The command line heads and formats the table with it
+    (:func:`compare_headers`, :func:`comparison_rows`)."""
+    games = [run_game_of(run_a), run_game_of(run_b)]
+    if games[0] is not None and games[1] is not None and games[0][0] != games[1][0]:
+        raise UsageError(
+            f"{run_a} is a run of the game {games[0][0]}, {run_b} of {games[1][0]}: "
+            "compare two runs of one game"
+        )
+    measures = [None if g is None else g[1] for g in games]
     names = [m.name if m is not None else PRICE.name for m in measures]
     if names[0] != names[1]:
         raise UsageError(
@@ -180,15 +197,21 @@ def compared_measure(run_a: Path, run_b: Path) -> Measure:
 
 
 def compare_runs(
-    run_a: Path, run_b: Path, *, arm: str | None = None, cell: str | None = None
+    run_a: Path,
+    run_b: Path,
+    *,
+    arm: str | None = None,
+    cell: str | None = None,
+    skipped: SkippedLines | None = None,
 ) -> list[RoundComparison]:
     """Compare two run directories (one-line :class:`UsageError` for a missing or invalid one,
-    or for runs of games with different measures).
+    for runs of two games, or of games with different measures).
 
     A run with paired feedback arms or sweep cells holds several conditions, and an arm's shared
     rounds once per arm: pooling them would mix conditions and count games twice. Such a run is
     compared through one ``arm`` and one ``cell``; the choice applies to each run that has arms
-    (cells) and must name one of them.
+    (cells) and must name one of them. Damaged lines of either ``games.jsonl`` are skipped with
+    a warning and noted in ``skipped``.
     """
     from icl_aif.records import read_games
 
@@ -196,12 +219,7 @@ def compare_runs(
     for directory in (run_a, run_b):
         if not directory.is_dir():
             raise UsageError(f"{directory}: no such run directory")
-        try:
-            records = read_games(directory)
-        except (ValueError, KeyError) as exc:
-            raise UsageError(
-                f"{directory}: games.jsonl is not a valid run record ({exc})"
-            ) from None
+        records = read_games(directory, skipped)
         for key, option, chosen in (("arm", "--arm", arm), ("cell", "--cell", cell)):
             records = _one_condition(directory, records, key, option, chosen)
         games.append(records)

@@ -39,7 +39,7 @@ from icl_aif.errors import UsageError
 from icl_aif.games.base import turns_as_messages
 from icl_aif.games.registry import get_game
 from icl_aif.protocol import Message, feedback_turns, player_brief
-from icl_aif.records import CALLS, read_games, read_records
+from icl_aif.records import CALLS, SkippedLines, read_games, read_records
 
 logger = logging.getLogger(__name__)
 
@@ -69,13 +69,16 @@ def side_score(config: ExperimentConfig, side: Side) -> Score:
     return score
 
 
-def briefs_from_calls(directory: Path) -> dict[tuple[str, str, int, str], str]:
-    """The system message each player received, by (cell, game id, round, role), from calls.jsonl."""
+def briefs_from_calls(
+    directory: Path, skipped: SkippedLines | None = None
+) -> dict[tuple[str, str, int, str], str]:
+    """The system message each player received, by (cell, game id, round, role), from calls.jsonl
+    (its damaged lines are skipped with a warning and noted in ``skipped``)."""
     briefs: dict[tuple[str, str, int, str], str] = {}
     path = directory / CALLS
     if not path.is_file():
         return briefs
-    for call in read_records(path):
+    for call in read_records(path, skipped):
         messages = call.get("messages") or []
         if call.get("role") in ("seller", "buyer") and messages and messages[0]["role"] == "system":
             key = (str(call.get("cell") or ""), call["game_id"], int(call["round"]), call["role"])
@@ -86,8 +89,10 @@ def briefs_from_calls(directory: Path) -> dict[tuple[str, str, int, str], str]:
 class _Briefs:
     """A side's brief: as recorded in calls.jsonl, else rendered from the run's config."""
 
-    def __init__(self, directory: Path, config: ExperimentConfig) -> None:
-        self.recorded = briefs_from_calls(directory)
+    def __init__(
+        self, directory: Path, config: ExperimentConfig, skipped: SkippedLines | None = None
+    ) -> None:
+        self.recorded = briefs_from_calls(directory, skipped)
         self.config = config
         self._rendered: dict[str, str] = {}
 
@@ -238,10 +243,12 @@ def export_run(
     fmt: str,
     keep: str = "all",
     side: str | None = None,
+    skipped: SkippedLines | None = None,
 ) -> tuple[Path, int]:
     """Write ``fmt`` examples of the run in ``directory`` to ``out``; returns (path, lines).
 
-    Default ``out``: ``<directory>/export/<fmt>-<side>-<filter>.jsonl``.
+    Default ``out``: ``<directory>/export/<fmt>-<side>-<filter>.jsonl``. Damaged lines of
+    ``games.jsonl`` and ``calls.jsonl`` are skipped with a warning and noted in ``skipped``.
     """
     from icl_aif.analysis import run_config
 
@@ -251,10 +258,10 @@ def export_run(
         raise UsageError(f"--filter {keep!r}: allowed values: {', '.join(FILTERS)}")
     if side is not None and side not in ("seller", "buyer"):
         raise UsageError(f"--side {side!r}: allowed values: seller or buyer")
-    games = read_games(directory)  # first: a newer record format is refused before its config
+    games = read_games(directory, skipped)  # first: a newer format is refused before its config
     config = run_config(directory)
     chosen_side: Side = "buyer" if (side or config.improve) == "buyer" else "seller"
-    briefs = _Briefs(directory, config)
+    briefs = _Briefs(directory, config, skipped)
     rows: Iterable[dict[str, Any]]
     if fmt == "chat":
         rows = chat_examples(games, config, briefs.get, side=chosen_side, keep=keep)

@@ -39,6 +39,7 @@ from icl_aif.report import (
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
+    from icl_aif.records import SkippedLines
 
 DEFAULT_MAX_TRANSCRIPTS = 200
 """Games whose transcripts the page shows by default (a few hundred keep it quick to open)."""
@@ -317,10 +318,12 @@ def render_html(
     pngs: dict[str, bytes],
     max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
     measure: Measure | None = None,
+    damaged: Sequence[str] = (),
 ) -> str:
     """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``measure``: the
     game's, which reads each round's outcome (default: the deal price); the tables name the
-    summary's."""
+    summary's. ``damaged``: what was skipped of each damaged record file
+    (:meth:`icl_aif.records.SkippedLines.messages`), shown under the title."""
     from icl_aif.metrics import default_measure
 
     measure = measure or default_measure()
@@ -335,6 +338,7 @@ def render_html(
         '<p class="note">icl-aif run report: <a href="#run">run</a> · <a href="#rounds">per round</a>'
         ' · <a href="#usage">usage</a> · <a href="#plots">plots</a> · '
         '<a href="#transcripts">transcripts</a></p>'
+        + "".join(f'<p class="damaged">{_e(line)}</p>' for line in damaged)
         + _run_section(manifest, config)
         + _rounds_section(summary, summary_measure(summary, measure))
         + _usage_section(summary)
@@ -345,13 +349,18 @@ def render_html(
 
 
 def write_html_report(
-    directory: Path, out: Path | None = None, *, max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS
+    directory: Path,
+    out: Path | None = None,
+    *,
+    max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
+    skipped: SkippedLines | None = None,
 ) -> Path:
-    """Write the HTML report of the run in ``directory`` (default ``<directory>/report.html``)."""
+    """Write the HTML report of the run in ``directory`` (default ``<directory>/report.html``).
+    Damaged lines of ``games.jsonl`` are skipped, counted on the page and noted in ``skipped``."""
     from icl_aif.analysis import run_config, run_measure
     from icl_aif.errors import UsageError
     from icl_aif.plots import run_plot_pngs
-    from icl_aif.records import CONFIG, SUMMARY, read_games, read_json, read_manifest
+    from icl_aif.records import CONFIG, SUMMARY, SkippedLines, read_games, read_json, read_manifest
 
     manifest = read_manifest(directory)  # a newer record format: one line, before anything else
     summary = read_json(directory / SUMMARY)
@@ -359,14 +368,17 @@ def write_html_report(
     config = (
         yaml.safe_load(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
     )
+    skipped = skipped if skipped is not None else SkippedLines()
+    games = read_games(directory, skipped)
     page = render_html(
         manifest=manifest,
         summary=summary,
         config=config if isinstance(config, dict) else {},
-        games=read_games(directory),
+        games=games,
         pngs=run_plot_pngs(directory),
         max_transcripts=max_transcripts,
         measure=run_measure(run_config(directory)),
+        damaged=skipped.messages(),
     )
     target = out or directory / "report.html"
     try:

@@ -44,10 +44,12 @@ __all__ = [
     "TurnRecord",
     "UsageRecord",
     "call_line",
+    "call_problem",
     "check_format_version",
     "failed_to_move",
     "format_version_of",
     "game_line",
+    "game_problem",
     "game_record",
     "is_truncated",
     "manifest_text",
@@ -256,6 +258,72 @@ def check_format_version(record: dict[str, Any], where: object) -> int:
             f"{FORMAT_VERSION}: upgrade icl-aif (pip install -U icl-aif)"
         )
     return version
+
+
+_TYPE_NAMES: dict[type, str] = {
+    str: "a string",
+    int: "an integer",
+    list: "a list",
+    dict: "an object",
+}
+_GAME_KEYS: dict[str, type] = {"game_id": str, "status": str, "rounds": list}
+_ROUND_KEYS: dict[str, type] = {"round": int, "outcome": str, "turns": list}
+_TURN_KEYS: dict[str, type] = {"speaker": str, "text": str}
+_CALL_KEYS: dict[str, type] = {"game_id": str, "round": int, "role": str, "model": str}
+_MESSAGE_KEYS: dict[str, type] = {"role": str, "content": str}
+_NULLABLE_OBJECTS = ("terms", "usage", "scenario")
+"""Keys that, when present, hold an object or null (readers call ``.get`` on them)."""
+
+
+def game_problem(record: dict[str, Any]) -> str | None:
+    """What keeps the object of a ``games.jsonl`` line from being read as a game, or None.
+
+    A light check of the keys every reader uses as they are (``game_id``, ``status``,
+    ``rounds``; each round's ``round``, ``outcome``, ``turns``; each turn's ``speaker`` and
+    ``text``), cheap on big files; :class:`GameRecord` is the whole shape."""
+    problem = _keys_problem(record, _GAME_KEYS, "")
+    for number, round_record in enumerate(record["rounds"] if problem is None else ()):
+        where = f"rounds[{number}]"
+        problem = _keys_problem(round_record, _ROUND_KEYS, where)
+        for index, turn in enumerate(round_record["turns"] if problem is None else ()):
+            problem = _keys_problem(turn, _TURN_KEYS, f"{where}.turns[{index}]")
+            if problem is not None:
+                break
+        if problem is not None:
+            break
+    return None if problem is None else f"not a game record: {problem}"
+
+
+def call_problem(record: dict[str, Any]) -> str | None:
+    """What keeps the object of a ``calls.jsonl`` line from being read as a model call, or None:
+    a light check, cheap on files of hundreds of MB (``game_id``, ``round``, ``role``,
+    ``model``; ``messages`` a list whose first message has ``role`` and ``content``; ``usage``
+    an object or null); :class:`CallRecord` is the whole shape."""
+    problem = _keys_problem(record, _CALL_KEYS, "")
+    if problem is None:
+        messages = record.get("messages")
+        if messages is not None and not isinstance(messages, list):
+            problem = "messages is not a list"
+        elif messages:  # readers take the first one (the brief), or count them
+            problem = _keys_problem(messages[0], _MESSAGE_KEYS, "messages[0]")
+    return None if problem is None else f"not a call record: {problem}"
+
+
+def _keys_problem(value: object, keys: dict[str, type], where: str) -> str | None:
+    """The first of ``keys`` that ``value`` lacks or holds with another type (``where`` names
+    ``value`` in the record), or None."""
+    if not isinstance(value, dict):
+        return f"{where} is not an object"
+    prefix = f"{where}." if where else ""
+    for key, kind in keys.items():
+        if key not in value:
+            return f"no {prefix}{key}"
+        if not isinstance(value[key], kind):
+            return f"{prefix}{key} is not {_TYPE_NAMES[kind]}"
+    for key in _NULLABLE_OBJECTS:
+        if value.get(key) is not None and not isinstance(value[key], dict):
+            return f"{prefix}{key} is not an object"
+    return None
 
 
 def prompts_of(manifest: dict[str, Any]) -> dict[str, str]:

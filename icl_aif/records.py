@@ -25,6 +25,13 @@ calls of a batch of finished games are appended and fsync'ed first, then their l
 ``games.jsonl`` in one write, fsync'ed; only then is any of them recorded (the runner counts it,
 its slot takes the next game). A game is recorded once all its lines are there; calls of a game
 without its lines, and a torn last line, are dropped on resume.
+
+Reading. Every reader of the record files goes through :func:`record_lines` (streamed), which
+meets a damaged line the same way for all: a torn last line, a line that is not JSON, not an
+object or not the shape of its record (:func:`~icl_aif.record_models.game_problem`,
+:func:`~icl_aif.record_models.call_problem`) is skipped, said in one warning per file
+(:data:`DAMAGE_LOG`) and counted in the command's :class:`SkippedLines`; a file with no readable
+game, or a damaged ``manifest.json``, is a one-line :class:`UsageError`.
 """
 
 from __future__ import annotations
@@ -43,8 +50,11 @@ import subprocess
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from json import JSONDecodeError
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from pydantic import ValidationError
 
 from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, config_to_yaml
@@ -57,7 +67,14 @@ from icl_aif.record_models import ManifestRecord as ManifestRecord
 from icl_aif.record_models import RoundRecord as RoundRecord
 from icl_aif.record_models import TurnRecord as TurnRecord
 from icl_aif.record_models import UsageRecord as UsageRecord
-from icl_aif.record_models import call_line, game_line, manifest_text, upgrade_game
+from icl_aif.record_models import (
+    call_line,
+    call_problem,
+    game_line,
+    game_problem,
+    manifest_text,
+    upgrade_game,
+)
 from icl_aif.record_models import check_format_version as check_format_version
 from icl_aif.record_models import format_version_of as format_version_of
 from icl_aif.record_models import game_record as game_record
@@ -487,27 +504,31 @@ def write_problem(directory: Path, exc: OSError) -> str:
 
 
 def repair_records(
-    directory: Path, lines_per_game: Callable[[str | None], int | None]
+    directory: Path,
+    lines_per_game: Callable[[str | None], int | None],
+    skipped: SkippedLines | None = None,
 ) -> tuple[set[GameKey], float]:
     """Make the records of a stopped run consistent, for a resume; return the finished games and
     the recorded cost of their calls.
 
     A game is finished when ``games.jsonl`` holds all its lines: ``lines_per_game(cell)`` (one,
     or one per arm; None for a cell the config does not have). A torn last line (a write cut
-    short by a kill or a full disk) is dropped, and so are the lines of an unfinished game and
-    every call of a game that is not finished. Both files are rewritten atomically, their kept
-    lines byte for byte and in their order, so repairing twice changes nothing. The files are
-    streamed, never held in memory.
+    short by a kill or a full disk) and every other damaged line (:func:`record_lines`) are
+    dropped, said in one warning per file and noted in ``skipped``; so are the lines of an
+    unfinished game and every call of a game that is not finished. Both files are rewritten
+    atomically, their kept lines byte for byte and in their order, so repairing twice changes
+    nothing. The files are streamed, never held in memory.
     """
     counts: dict[GameKey, int] = {}
-    for _, game in _complete_lines(directory / GAMES):
-        counts[game_key(game)] = counts.get(game_key(game), 0) + 1
+    if (directory / GAMES).is_file():  # a run killed before its first game may have none
+        for _, game in record_lines(directory / GAMES, skipped, verb="dropped"):
+            counts[game_key(game)] = counts.get(game_key(game), 0) + 1
     finished = {key for key, n in counts.items() if n == lines_per_game(key[0])}
     dropped = len(counts) - len(finished)
     if dropped:
         logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
-    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgrade_game(r)))
-    cost = _keep_lines(directory / CALLS, finished, call_line)
+    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgrade_game(r)), skipped)
+    cost = _keep_lines(directory / CALLS, finished, call_line, skipped)
     for leftover in directory.glob("*.tmp"):
         leftover.unlink(missing_ok=True)
     return finished, cost
@@ -518,35 +539,21 @@ def game_key(record: dict[str, Any]) -> GameKey:
     return (record.get("cell"), str(record.get("game_id")))
 
 
-def _complete_lines(path: Path) -> Iterator[tuple[bytes, dict[str, Any]]]:
-    """Each line of a JSONL file with its object, without a torn last line (no newline) or
-    unreadable lines."""
-    if not path.is_file():
-        return
-    with path.open("rb") as source:
-        for number, raw in enumerate(source, start=1):
-            if not raw.endswith(b"\n"):
-                logger.info("%s: torn last line (%d bytes) dropped", path, len(raw))
-                return
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                logger.warning("%s: line %d is not JSON; dropped", path, number)
-                continue
-            check_format_version(record, f"{path} line {number}")
-            yield raw, record
-
-
-def _keep_lines(path: Path, games: set[GameKey], upgrade: Callable[[dict[str, Any]], str]) -> float:
-    """Rewrite ``path`` (atomically) with the complete lines of ``games`` only, a line of an older
-    record format as ``upgrade`` writes it; return the sum of their ``cost_usd``."""
+def _keep_lines(
+    path: Path,
+    games: set[GameKey],
+    upgrade: Callable[[dict[str, Any]], str],
+    skipped: SkippedLines | None,
+) -> float:
+    """Rewrite ``path`` (atomically) with the readable lines of ``games`` only, a line of an
+    older record format as ``upgrade`` writes it; return the sum of their ``cost_usd``."""
     cost = 0.0
+    if not path.is_file():
+        return cost
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tmp.open("wb") as target:
-            for raw, record in _complete_lines(path):
+            for raw, record in record_lines(path, skipped, verb="dropped"):
                 if game_key(record) in games:
                     old = format_version_of(record) < FORMAT_VERSION
                     target.write(upgrade(record).encode("utf-8") if old else raw)
@@ -558,38 +565,233 @@ def _keep_lines(path: Path, games: set[GameKey], upgrade: Callable[[dict[str, An
     return cost
 
 
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """The objects of a JSONL file."""
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
+# --- reading ---------------------------------------------------------------------------------
+
+DAMAGE_LOG = "icl_aif.records.damaged"
+"""The logger that warns of damaged record lines, once per file (the CLI prints its records as
+``warning: ...`` lines)."""
+TORN = "torn last line (a write cut short: a killed run)"
+"""The problem of a last line without its newline."""
+_SHOWN_LINES = 5
+"""Line numbers a warning names per problem (the others are counted)."""
+_said: set[tuple[str, int, int]] = set()
+"""The damaged files (path, size, modification time) this process has warned of."""
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
+class Damage:
+    """The damaged lines one read of a record file met: what is wrong with each, by problem."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self._lines: dict[str, list[int]] = {}
+        self._counts: dict[str, int] = {}
+
+    def add(self, number: int, problem: str) -> None:
+        """Note line ``number`` (1-based) as damaged by ``problem``."""
+        self.count += 1
+        self._counts[problem] = self._counts.get(problem, 0) + 1
+        shown = self._lines.setdefault(problem, [])
+        if len(shown) < _SHOWN_LINES:
+            shown.append(number)
+
+    def message(self, verb: str = "skipped") -> str:
+        """One line naming the file and the damaged lines, e.g. ``runs/x/games.jsonl: 2 damaged
+        lines skipped (line 7: not JSON; line 12: not a game record: no rounds)``."""
+        return f"{self.path}: {_lines(self.count)} {verb} ({self.details()})"
+
+    def details(self) -> str:
+        """The damaged lines by problem: ``lines 7, 9: not JSON; line 12: ...``."""
+        parts = []
+        for problem, numbers in self._lines.items():
+            count = self._counts[problem]
+            named = ", ".join(map(str, numbers))
+            more = f" and {count - len(numbers)} more" if count > len(numbers) else ""
+            parts.append(f"{'line' if count == 1 else 'lines'} {named}{more}: {problem}")
+        return "; ".join(parts)
+
+    def refuse_if_unreadable(self, readable: int, what: str = "record") -> None:
+        """A one-line :class:`UsageError` when no line of the file was readable but some were
+        damaged: there is nothing to go on with."""
+        if self.count and not readable:
+            raise UsageError(
+                f"{self.path}: no readable {what}, only {_lines(self.count)} ({self.details()})"
+            )
+
+
+class SkippedLines:
+    """The damaged lines the readers of one command skipped, per record file: what the command
+    shows in its output (:meth:`line`). A file read twice counts once."""
+
+    def __init__(self) -> None:
+        self.files: dict[Path, Damage] = {}
+
+    def add(self, damage: Damage) -> None:
+        """Note the damaged lines of one read of a file (none: nothing to note)."""
+        if damage.count:
+            self.files[damage.path] = damage
+
+    @property
+    def count(self) -> int:
+        """Damaged lines skipped, all files together."""
+        return sum(damage.count for damage in self.files.values())
+
+    def counts(self) -> dict[str, int]:
+        """Damaged lines skipped per file name (``{"games.jsonl": 2}``), for JSON outputs."""
+        return {path.name: damage.count for path, damage in self.files.items()}
+
+    def messages(self, verb: str = "skipped") -> list[str]:
+        """Each damaged file's line (:meth:`Damage.message`): the lines it names."""
+        return [damage.message(verb) for damage in self.files.values()]
+
+    def line(self, verb: str = "skipped") -> str | None:
+        """``3 damaged lines skipped in runs/x/games.jsonl``, with each file's count when there
+        are several; None when no line was damaged."""
+        if len(self.files) == 1:
+            ((path, damage),) = self.files.items()
+            return f"{_lines(damage.count)} {verb} in {path} (the warning names them)"
+        if not self.files:
+            return None
+        where = ", ".join(f"{d.count} in {path}" for path, d in self.files.items())
+        return f"{_lines(self.count)} {verb}: {where} (the warnings name them)"
+
+
+def _lines(count: int) -> str:
+    return f"{count} damaged line{'' if count == 1 else 's'}"
+
+
+_SHAPES: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    GAMES: game_problem,
+    CALLS: call_problem,
+}
+"""The shape check of each record file, by name (another JSONL file: any object)."""
+
+
+def record_lines(
+    path: Path, skipped: SkippedLines | None = None, *, verb: str = "skipped"
+) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    """Each readable line of the JSONL record file ``path`` with its object, streamed.
+
+    Every reader of records goes through here, and meets damaged lines the same way: a line that
+    is not JSON, not an object or not the shape of its record (:func:`game_problem`,
+    :func:`call_problem`), and a torn last line (no newline: a write cut short by a kill), are
+    skipped, warned of in one line per file (once per process: :data:`DAMAGE_LOG`) once the file
+    is read through, and noted in ``skipped``. A record of a newer ``format_version`` than this
+    package reads is a one-line :class:`UsageError`. ``verb`` says what became of the damaged
+    lines (``dropped`` where the file is rewritten without them).
+    """
+    damage = Damage(path)
+    yield from _scan(path, damage)
+    say_damage(damage, skipped, verb)
+
+
+def _scan(
+    path: Path, damage: Damage, *, records: bool = True
+) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    """:func:`record_lines` without the warning: the damaged lines go to ``damage``. Without
+    ``records``, any JSON object is read (no shape, no ``format_version``)."""
+    shape = _SHAPES.get(path.name) if records else None
+    with path.open("rb") as source:
+        for number, raw in enumerate(source, start=1):
+            if raw.isspace():  # an empty line: nothing lost
+                continue
+            if not raw.endswith(b"\n"):
+                damage.add(number, TORN)
+                return
+            try:
+                record = json.loads(raw)
+            except ValueError:  # UnicodeDecodeError too
+                damage.add(number, "not JSON")
+                continue
+            if not isinstance(record, dict):
+                damage.add(number, "not a JSON object")
+                continue
+            if records and format_version_of(record) > FORMAT_VERSION:  # refused in one line
+                check_format_version(record, f"{path} line {number}")
+            problem = shape(record) if shape is not None else None
+            if problem is not None:
+                damage.add(number, problem)
+                continue
+            yield raw, record
+
+
+def say_damage(damage: Damage, skipped: SkippedLines | None = None, verb: str = "skipped") -> None:
+    """Warn of the damaged lines of ``damage``, once per file and process (a file that changed
+    is warned of again), and note them in ``skipped``."""
+    if skipped is not None:
+        skipped.add(damage)
+    if not damage.count:
+        return
+    try:
+        stat = damage.path.stat()
+        key = (str(damage.path.resolve()), stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        key = (str(damage.path), -1, -1)
+    if key in _said:
+        return
+    _said.add(key)
+    logging.getLogger(DAMAGE_LOG).warning("%s", damage.message(verb))
+
+
+def read_records(path: Path, skipped: SkippedLines | None = None) -> Iterator[dict[str, Any]]:
     """The records of ``games.jsonl`` or ``calls.jsonl`` as plain data, of any format version
-    this package reads; a record of a newer one is a one-line :class:`UsageError`."""
-    for record in read_jsonl(path):
-        check_format_version(record, path)
+    this package reads, streamed; damaged lines are skipped with one warning and noted in
+    ``skipped`` (:func:`record_lines`); a record of a newer version is a one-line
+    :class:`UsageError`."""
+    for _, record in record_lines(path, skipped):
         yield record
 
 
-def read_games(directory: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path, skipped: SkippedLines | None = None) -> Iterator[dict[str, Any]]:
+    """The objects of a JSONL file, streamed, whatever their keys (:func:`read_records` reads
+    records: their shape and format version checked). Lines that are not JSON objects, and a
+    torn last line, are skipped with one warning and noted in ``skipped``."""
+    damage = Damage(path)
+    for _, record in _scan(path, damage, records=False):
+        yield record
+    say_damage(damage, skipped)
+
+
+def count_records(path: Path, skipped: SkippedLines | None = None, what: str = "record") -> int:
+    """How many readable records ``path`` holds, streamed: its damaged lines are warned of and
+    noted in ``skipped`` as any reader does (:func:`record_lines`); a file whose every line is
+    damaged is a one-line :class:`UsageError` (``what``: what the file holds, in the error)."""
+    damage = Damage(path)
+    count = sum(1 for _ in _scan(path, damage))
+    damage.refuse_if_unreadable(count, what)
+    say_damage(damage, skipped)
+    return count
+
+
+def read_games(directory: Path, skipped: SkippedLines | None = None) -> list[dict[str, Any]]:
     """All finished runs of a run directory, ordered by sweep cell and game id (a game's arms
     in the order of the config), as plain data (:class:`GameRecord` is their schema). Lines
     written before ``format_version`` (version 0) are returned as they are; a newer version
-    than this package reads is a one-line :class:`UsageError`."""
+    than this package reads is a one-line :class:`UsageError`. Damaged lines are skipped with
+    one warning and noted in ``skipped`` (:func:`record_lines`); a file whose every line is
+    damaged is a one-line :class:`UsageError`."""
     path = directory / GAMES
     if not path.is_file():
         raise UsageError(f"{directory}: no {GAMES} here; is this a run directory?")
-    return sorted(read_records(path), key=record_order)
+    damage = Damage(path)
+    games = [record for _, record in _scan(path, damage)]
+    damage.refuse_if_unreadable(len(games), "game")
+    say_damage(damage, skipped)
+    return sorted(games, key=record_order)
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
-    """``manifest.json`` of a run directory (a one-line error when it is missing or written by a
-    newer record format than this package reads)."""
-    manifest = read_json(directory / MANIFEST)
-    check_format_version(manifest, directory / MANIFEST)
+    """``manifest.json`` of a run directory: a one-line error when it is missing, damaged (not
+    JSON, not a manifest) or written by a newer record format than this package reads."""
+    path = directory / MANIFEST
+    manifest = read_json(path)
+    check_format_version(manifest, path)
+    try:
+        ManifestRecord.model_validate(manifest)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        raise UsageError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
     return manifest
 
 
@@ -612,10 +814,19 @@ def _line_order(line: bytes) -> tuple[str, str]:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from disk, or a one-line error naming the file."""
+    """A JSON object from disk, or a one-line error naming the file (missing, or damaged: not
+    JSON, not an object)."""
     if not path.is_file():
         raise UsageError(f"{path}: no such file; is {path.parent} a run directory?")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError as exc:  # UnicodeDecodeError too
+        where = (
+            f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, JSONDecodeError) else ""
+        )
+        raise UsageError(f"{path}: damaged, not JSON{where}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: damaged, not a JSON object")
     return data
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from icl_aif.records import (
     MANIFEST,
     GameKey,
     RunWriter,
+    SkippedLines,
     base_manifest,
     directory_error,
     now,
@@ -78,6 +79,9 @@ class RunResult:
 
     directory: Path
     summary: dict[str, Any]
+    dropped_lines: dict[str, int] = field(default_factory=dict)
+    """A resume only: the damaged lines its repair dropped, per record file
+    (``{"games.jsonl": 2}``; :func:`icl_aif.records.repair_records`)."""
 
 
 def person_needed(config: ExperimentConfig) -> str:
@@ -188,10 +192,11 @@ async def _run_locked(
     if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
         earlier = read_manifest(directory)
         check_prompts(directory, prompts_of(earlier), prompt_hashes(config, prompts.root))
+    dropped = SkippedLines()  # damaged lines the repair of a resume drops
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
-            done, kept_cost = repair_records(directory, lines.get)
+            done, kept_cost = repair_records(directory, lines.get, dropped)
         except OSError as exc:
             raise directory_error(directory, exc) from None
     probes: list[dict[str, Any]] = []
@@ -319,7 +324,7 @@ async def _run_locked(
     except OSError as exc:
         writer.stop("interrupted")
         raise _stopped(directory, exc, recorded, config.runs * len(cells)) from None
-    return RunResult(directory=directory, summary=summary)
+    return RunResult(directory=directory, summary=summary, dropped_lines=dropped.counts())
 
 
 def _pending_games(cells: list[Cell], runs: int, done: set[GameKey]) -> Iterator[tuple[int, int]]:

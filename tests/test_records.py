@@ -177,6 +177,7 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
     call = {
         "round": 1,
         "role": "seller",
+        "model": "scripted:linear",
         "messages": history,
         "cost_usd": 0.001,
         "format_version": FORMAT_VERSION,
@@ -191,6 +192,7 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
                 line = {
                     "game_id": f"{game:04d}",
                     "status": "complete",
+                    "rounds": [],
                     "format_version": FORMAT_VERSION,
                 }
                 games.write(json.dumps(line) + "\n")  # the current format: kept as it is
