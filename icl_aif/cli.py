@@ -1219,8 +1219,8 @@ def main() -> None:
     except KeyboardInterrupt:
         errors.print("interrupted", markup=False)
         sys.exit(_interrupt_code())
-    if isinstance(code, int) and code:
-        sys.exit(_interrupt_code() if code == INTERRUPTED else code)
+    code = code if isinstance(code, int) else 0  # as click's standalone mode: always exits
+    sys.exit(_interrupt_code() if code == INTERRUPTED else code)
 
 
 INTERRUPTED = 130

@@ -152,7 +152,9 @@ def round_metrics(
         "errors": n - len(decided) - unmoved,
         "no_moves": unmoved,
         "deal_rate": round(len(deals) / len(decided), 4) if decided else None,
-        "deal_rate_all_runs": round(len(deals) / total_runs, 4) if total_runs else None,
+        "deal_rate_all_runs": (
+            round(len(deals) / (total_runs - unmoved), 4) if total_runs > unmoved else None
+        ),
         f"mean_{name}": _mean(values),
         f"{name}_ci95": bootstrap_ci(values, derive_seed(seed, "bootstrap", number)),
         f"median_{name}": _median(values),

@@ -101,6 +101,7 @@ def test_without_the_preflight_the_rounds_without_a_move_are_counted_apart(
     summary = read_json(out / "summary.json")
     assert [r["no_moves"] for r in summary["per_round"]] == [3, 3]
     assert [r["deal_rate"] for r in summary["per_round"]] == [None, None]
+    assert [r["deal_rate_all_runs"] for r in summary["per_round"]] == [None, None]
     assert [r["no_deals"] for r in summary["per_round"]] == [0, 0]
     assert summary["no_move_rounds"] == 6
     assert summary["no_move_kinds"][0] | {"example": ""} == {
@@ -189,6 +190,7 @@ def test_a_round_without_a_valid_move_is_neither_a_deal_nor_a_no_deal() -> None:
     row = round_metrics(games, 1, total_runs=4, improve="seller", openers=0, seed=1)
     assert (row["deals"], row["no_deals"], row["errors"], row["no_moves"]) == (1, 1, 0, 2)
     assert row["deal_rate"] == 0.5  # one deal over the two rounds that ended in a deal or no deal
+    assert row["deal_rate_all_runs"] == 0.5  # the rounds nobody played left out
     assert row["no_deal_reasons"] == {"walk_away": 1}
     assert row["mean_exchanges"] == 1.0
     assert round_score(UNMOVED, no_deal_value=0.0) is None
