@@ -158,3 +158,15 @@ def headless_chromium(profile: Path, window: str = "1280,1000") -> Iterator[Any]
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Any]]:
+    """Server subprocesses a test starts (each with its ``process``): any still running at the
+    test's end is killed."""
+    started: list[Any] = []
+    yield started
+    for server in started:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait(timeout=30)

@@ -90,17 +90,6 @@ def start(tmp_path: Path, *args: str | Path, name: str = "server") -> Server:
     raise AssertionError(f"no link printed:\n{log.read_text(encoding='utf-8')}")
 
 
-@pytest.fixture
-def servers() -> Iterator[list[Server]]:
-    """Servers a test starts; any still running at its end is killed."""
-    started: list[Server] = []
-    yield started
-    for server in started:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait(timeout=30)
-
-
 def wait_for(client: httpx.Client, condition: Any, timeout: float = 60) -> dict[str, Any]:
     """``/api/status`` once ``condition(status)`` holds."""
     deadline = time.monotonic() + timeout

@@ -40,17 +40,6 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server.process.wait(timeout=30)
 
 
-@pytest.fixture
-def servers() -> Iterator[list[Server]]:
-    """Servers a test starts; any still running at its end is killed."""
-    started: list[Server] = []
-    yield started
-    for server in started:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait(timeout=30)
-
-
 def port_of(server: Server) -> int:
     return int(server.url.rstrip("/").rsplit(":", 1)[1])
 
