@@ -18,9 +18,14 @@ $(CORE): pyproject.toml
 	rm -f $(VENV)/.installed-core-*
 	touch $(CORE)
 
+# llama-cpp-python (the local extra) compiles llama.cpp. A native build (-march=native) uses every
+# instruction the CPU advertises, and some virtual machines advertise AMX tiles that then fault
+# (SIGILL in the local-model tests); a portable build (AVX2, no AMX or AVX-512) runs everywhere.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+
 $(STAMP): $(CORE)
 	@echo "installing icl-aif with every extra and the test tools into $(VENV)"
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e ".[dev]"
 	rm -f $(VENV)/.installed-dev-*
 	touch $(STAMP)
 
