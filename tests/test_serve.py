@@ -436,6 +436,21 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield driver
 
 
+def shown(browser: Any, by: str, value: str, seconds: float = 20.0) -> Any:
+    """The element the page that a click or a submit leads to shows, once it is there: a click
+    returns before the next page has loaded. On a timeout the page's source is in the message."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(browser, seconds).until(
+            expected_conditions.presence_of_element_located((by, value))
+        )
+    except TimeoutException:
+        pytest.fail(f"no {value!r} on {browser.current_url} after {seconds} s:\n{browser.page_source}")
+
+
 @contextmanager
 def foreign_page(html: str) -> Iterator[str]:
     """``html`` served on another 127.0.0.1 port (another origin, the same site); its URL."""
@@ -505,10 +520,10 @@ def test_the_page_answers_a_task_and_shows_a_script_tag_as_text(
     field = browser.find_element(By.ID, "annotator")
     field.send_keys("ann-page")
     field.submit()
-    link = browser.find_element(By.LINK_TEXT, "g00001-r1")
+    link = shown(browser, By.LINK_TEXT, "g00001-r1")
     link.click()
+    transcript = shown(browser, By.ID, "transcript").text
     assert browser.current_url == server.url + "tasks/g00001-r1"
-    transcript = browser.find_element(By.ID, "transcript").text
     assert f"seller: {SCRIPT} How about $17? <b>bold</b> & more" in transcript
     assert (
         browser.title != "owned" and browser.execute_script("return document.scripts.length") == 0
@@ -522,7 +537,7 @@ def test_the_page_answers_a_task_and_shows_a_script_tag_as_text(
     for number, line in enumerate(typed("g00001"), start=1):
         browser.find_element(By.ID, f"suggestion-{number}").send_keys(line)
     browser.find_element(By.CSS_SELECTOR, "form#suggestions button").click()
-    assert "were recorded" in browser.find_element(By.CSS_SELECTOR, "p.note").text
+    assert "were recorded" in shown(browser, By.CSS_SELECTOR, "p.note").text
     assert "g00001-r1" not in [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#tasks a")]
 
     # a page on another port of 127.0.0.1 (same site: the SameSite cookie goes along) posts a
@@ -534,7 +549,7 @@ def test_the_page_answers_a_task_and_shows_a_script_tag_as_text(
     ) as foreign:
         browser.get(foreign)
         browser.find_element(By.ID, "go").click()
-        refused = browser.find_element(By.CSS_SELECTOR, "p[role=alert]").text
+        refused = shown(browser, By.CSS_SELECTOR, "p[role=alert]").text
     assert refused.startswith(f"refused: the request comes from {foreign.rstrip('/')}")
     assert api.get("/api/status").json()["answered"] == 1
 
