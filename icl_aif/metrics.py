@@ -170,7 +170,7 @@ def round_metrics(
 
 def _decided(record: Mapping[str, Any]) -> bool:
     """The round ended in a deal or no deal: not in an error, nor for want of a valid move."""
-    return record["outcome"] != "error" and not failed_to_move(dict(record))
+    return record["outcome"] != "error" and not failed_to_move(record)
 
 
 def _moves_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -68,9 +68,7 @@ def speaker_node(side: Speaker) -> Any:
                 if problem is None:
                     break
                 refused.append(await _refused_line(ctx, state["round"], turns, turn, problem))
-                if (
-                    len(refused) > config.move_retries
-                ):  # the round ends: the last try is on the table
+                if len(refused) > config.move_retries:  # the round ends: the last try stands
                     return {
                         "turns": [turn],
                         "invalid_moves": len(refused),

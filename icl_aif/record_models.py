@@ -27,6 +27,7 @@ knows is refused in one line by :func:`check_format_version`: upgrade icl-aif to
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -346,7 +347,7 @@ def is_truncated(round_record: dict[str, Any]) -> bool:
     return round_record.get("outcome") == "no_deal" and round_record.get("reason") == "cap"
 
 
-def failed_to_move(round_record: dict[str, Any]) -> bool:
+def failed_to_move(round_record: Mapping[str, Any]) -> bool:
     """True when the round ended because a side made no valid move within its tries (``no_deal``
     with reason ``invalid_moves``): neither an agreement nor a refusal, counted apart like an
     error and left out of deal rates and measures."""

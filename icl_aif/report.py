@@ -127,8 +127,8 @@ def _round_columns(measure: MeasureLike, n: str) -> tuple[tuple[str, str], ...]:
 def terminal_columns(
     measure: MeasureLike = PRICE, *, no_moves: bool = False
 ) -> tuple[tuple[str, str], ...]:
-    """The terminal's per-round table: 80 columns wide (without the column of rounds without a
-    valid move); the median is in summary.md and summary.json."""
+    """The terminal's per-round table: 80 columns wide (a little wider with ``no_moves``); the
+    median is in summary.md and summary.json."""
     columns = round_columns(measure, no_moves=no_moves)
     return tuple(c for c in columns if c[1] != f"median_{measure.name}")
 

@@ -448,7 +448,9 @@ def shown(browser: Any, by: str, value: str, seconds: float = 20.0) -> Any:
             expected_conditions.presence_of_element_located((by, value))
         )
     except TimeoutException:
-        pytest.fail(f"no {value!r} on {browser.current_url} after {seconds} s:\n{browser.page_source}")
+        pytest.fail(
+            f"no {value!r} on {browser.current_url} after {seconds} s:\n{browser.page_source}"
+        )
 
 
 @contextmanager

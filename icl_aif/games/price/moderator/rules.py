@@ -77,6 +77,7 @@ from typing import Any
 
 from icl_aif.games.price.moderator.prices import (
     OFFER_KINDS,
+    READINGS_KEPT,
     SOFT_IF_RE,
     PriceMention,
     find_prices,
@@ -476,7 +477,7 @@ def mask_prices(text: str, prices: Sequence[PriceMention]) -> str:
     return "".join(chars)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=READINGS_KEPT)
 def read_turn(text: str, scale: float | None = None) -> Reading:
     """Read one utterance: its prices, acceptances and endings.
 
