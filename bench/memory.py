@@ -36,6 +36,7 @@ from typing import Any
 from icl_aif.config import ExperimentConfig, load_config
 from icl_aif.processes import ProcessExecutor
 from icl_aif.runner import run_experiment
+from icl_aif.testing.memory import memory_kib
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 
@@ -57,13 +58,7 @@ class Sample:
 
 def rss_kb(pid: int | str = "self") -> int:
     """The resident set size of process ``pid`` in KB (``VmRSS``; 0 for a process gone)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0
-    return next(
-        (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0
-    )
+    return memory_kib(pid).get("VmRSS", 0)
 
 
 def slope(points: list[tuple[int, int]]) -> float:

@@ -24,18 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from icl_aif.testing.memory import memory_kib
+
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    """``VmRSS`` and ``VmHWM`` of ``pid`` in KiB."""
-    figures = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            figures[name] = int(value.split()[0])
-    return figures
 
 
 def start(directory: Path) -> tuple[subprocess.Popen[bytes], int, str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -35,6 +37,29 @@ def cli_env(columns: int = 100, **extra: str) -> dict[str, str]:
         "MPLCONFIGDIR": str(CLI_HOME / "matplotlib"),
         **extra,
     }
+
+
+CLI = Path(sys.executable).parent / "icl-aif"
+"""The ``icl-aif`` script of the environment the tests run in."""
+
+
+def icl_aif(
+    *args: str | Path,
+    cwd: Path = ROOT,
+    columns: int = 100,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``icl-aif ARGS`` in a subprocess, as a user runs it, in a clean environment
+    (:func:`cli_env` of ``columns`` with ``env`` added); its output captured as text."""
+    return subprocess.run(
+        [str(CLI), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=cli_env(columns, **(env or {})),
+    )
 
 
 QUICKSTART = ROOT / "experiments" / "quickstart.yaml"

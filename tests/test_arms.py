@@ -13,8 +13,7 @@ from icl_aif.errors import UsageError
 from icl_aif.protocol import initial_history, turns_as_messages
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.templates import PromptLibrary
-from tests.conftest import QUICKSTART, ROOT, games_without_times, quickstart, run
-from tests.test_cli import icl_aif
+from tests.conftest import QUICKSTART, ROOT, games_without_times, icl_aif, quickstart, run
 
 ARMS = "arms=[ai, human_pool, constant, none]"
 SHARED_KEYS = ("round", "turns", "outcome", "price", "reason", "decided_by", "parse")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,20 +26,9 @@ from icl_aif.config import load_config
 from icl_aif.errors import UsageError
 from icl_aif.records import read_jsonl
 from icl_aif.transcript import Turn, Verdict
-from tests.conftest import ROOT, cli_env, quickstart, run
+from tests.conftest import ROOT, icl_aif, quickstart, run
 
 CLI = Path(sys.executable).parent / "icl-aif"
-
-
-def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=cli_env(),
-    )
 
 
 def fenced(state: str, price: float | None = None, reason: str = "") -> str:

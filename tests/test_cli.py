@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import QUICKSTART, ROOT, cli_env
-
-CLI = Path(sys.executable).parent / "icl-aif"
-
-
-def icl_aif(
-    *args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=cli_env(**(env or {})),
-    )
+from tests.conftest import QUICKSTART, icl_aif
 
 
 def test_run_then_report(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import icl_aif  # noqa: F401  (registers our games)
 from icl_aif.games import GAMES
+from tests.conftest import icl_aif as run_cli
 from tests.conftest import make_package
-from tests.test_cli import icl_aif as run_cli
 
 PLUGIN_GAME = '''
 """A game of another package: the price game with a deadline in its terms."""

@@ -7,27 +7,14 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import QUICKSTART, cli_env
+from tests.conftest import CLI, QUICKSTART, cli_env, icl_aif
 
-CLI = Path(sys.executable).parent / "icl-aif"
 EXPERIMENTS = QUICKSTART.parent
-
-
-def icl_aif(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=cwd,
-        timeout=300,
-    )
 
 
 @pytest.mark.parametrize(

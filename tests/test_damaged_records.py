@@ -32,8 +32,8 @@ from icl_aif.records import (
     read_records,
     record_lines,
 )
-from tests.conftest import ROOT, cli_env, quickstart, run
-from tests.test_cli import CLI
+from tests import conftest
+from tests.conftest import ROOT, quickstart, run
 
 TORN = "torn last line (a write cut short: a killed run)"
 GAMES_DAMAGE = (
@@ -41,17 +41,6 @@ GAMES_DAMAGE = (
     f"line 7: not a JSON object; line 10: {TORN})"
 )
 CALLS_DAMAGE = "2 damaged lines skipped (line 5: not JSON; line {last}: " + TORN + ")"
-
-
-def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=cli_env(160),
-    )
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +90,11 @@ def warnings_of(result: subprocess.CompletedProcess[str]) -> list[str]:
 @pytest.fixture
 def broken(played: Path, tmp_path: Path) -> Path:
     return damaged(played, tmp_path / "broken")
+
+
+def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """The CLI at 160 columns: a table's row stays on one line."""
+    return conftest.icl_aif(*args, columns=160)
 
 
 def test_report_warns_once_and_counts_the_skipped_lines(broken: Path) -> None:

@@ -30,7 +30,8 @@ from icl_aif.models.keys import KEY_VARIABLES
 from icl_aif.pricing import DEFAULT_PRICES, cost_usd
 from icl_aif.records import read_jsonl
 from icl_aif.runner import RunResult
-from tests.conftest import QUICKSTART, ROOT, cli_env, quickstart, run
+from tests import conftest
+from tests.conftest import QUICKSTART, quickstart, run
 
 CLI = Path(sys.executable).parent / "icl-aif"
 TOLERANCE = 0.30  # the issue's bar: within 30% of what the run actually sends
@@ -194,14 +195,8 @@ def test_an_unknown_provider_is_a_usage_error() -> None:
 
 
 def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=cli_env(160),  # no keys
-    )
+    """The CLI at 160 columns: a table's row stays on one line."""
+    return conftest.icl_aif(*args, columns=160)
 
 
 def test_cli_prints_the_table_without_keys() -> None:

@@ -21,8 +21,7 @@ from icl_aif.report import (
     runs_line,
     summary_markdown,
 )
-from tests.conftest import QUICKSTART
-from tests.test_cli import icl_aif
+from tests.conftest import QUICKSTART, icl_aif
 
 FAILED_LINE = re.compile(r'^(\d+) of (\d+) games failed(: .+)?; see games.jsonl "error"$')
 WIDE = {"COLUMNS": "200"}  # every column of the table on its line

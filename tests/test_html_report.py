@@ -13,7 +13,7 @@ from icl_aif.plots import PLOT_FILES
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult
 from tests.conftest import headless_chromium
-from tests.test_cli import icl_aif as cli
+from tests.conftest import icl_aif as cli
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ from icl_aif.games.price.listings import import_craigslist, listing_title
 from icl_aif.games.price.scenario import PriceScenario, load_listings
 from icl_aif.plots import PLOT_FILES
 from icl_aif.records import read_games, read_json
-from tests.conftest import QUICKSTART, ROOT
-from tests.test_cli import icl_aif
+from tests.conftest import QUICKSTART, ROOT, icl_aif
 
 DIALOGS = ROOT / "tests" / "data" / "craigslist_small.jsonl"
 SPAN = ROOT / "tests" / "data" / "listings_span.jsonl"

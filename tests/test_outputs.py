@@ -17,8 +17,8 @@ from icl_aif.export import chat_examples, export_run, preference_pairs
 from icl_aif.plots import PLOT_FILES, PLOTS, plots_for_run
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import RunResult
+from tests.conftest import icl_aif as cli
 from tests.conftest import quickstart, run
-from tests.test_cli import icl_aif as cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

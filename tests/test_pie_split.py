@@ -24,8 +24,7 @@ from icl_aif.protocol import moderator_window
 from icl_aif.records import read_games, read_json
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Turn
-from tests.conftest import ROOT, run
-from tests.test_cli import icl_aif
+from tests.conftest import ROOT, icl_aif, run
 
 GAME = get_game("pie_split")
 OPENER = (

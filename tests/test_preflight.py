@@ -18,8 +18,7 @@ from icl_aif.errors import UsageError
 from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS, check_model_hint, preflight
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.templates import PromptLibrary
-from tests.conftest import quickstart
-from tests.test_cli import icl_aif
+from tests.conftest import icl_aif, quickstart
 from tests.test_vendor_stubs import SECRET, VENDORS, play
 
 

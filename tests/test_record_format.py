@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +38,11 @@ from icl_aif.records import (
     read_jsonl,
 )
 from icl_aif.resume import resume_config
-from tests.conftest import ROOT, cli_env, quickstart, run
+from tests.conftest import ROOT, icl_aif, quickstart, run
 
 V0 = ROOT / "tests" / "data" / "run_v0"
 V0_ARMS = ROOT / "tests" / "data" / "run_v0_arms"
 CAP_ROUND = ("g00002", 1)  # the fixtures' round the exchange cap ended
-
-
-def icl_aif(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    """The CLI in a subprocess, as a user runs it."""
-    command = [str(Path(sys.executable).parent / "icl-aif"), *map(str, args)]
-    return subprocess.run(
-        command, capture_output=True, text=True, cwd=ROOT, env=cli_env(), timeout=120
-    )
 
 
 def without_times(games: list[dict[str, Any]]) -> list[dict[str, Any]]:

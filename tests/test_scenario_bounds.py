@@ -33,7 +33,7 @@ from icl_aif.games.size_price.scenario import (
     efficient_quantity,
 )
 from tests.conftest import ROOT
-from tests.test_cli import icl_aif as run_cli
+from tests.conftest import icl_aif as run_cli
 
 EXPERIMENTS = ROOT / "experiments"
 LISTING = (EXPERIMENTS / "data" / "craigslist_dev_100.jsonl").read_text().splitlines()[0]

@@ -30,8 +30,7 @@ from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.pool import pool_line, provenance_path
 from icl_aif.serve.study import ANNOTATIONS, WebCritics
 from icl_aif.serve.tasks import TaskBoard, TaskProblem
-from tests.conftest import QUICKSTART, cli_env, headless_chromium, quickstart, run
-from tests.test_cli import CLI
+from tests.conftest import CLI, QUICKSTART, cli_env, headless_chromium, icl_aif, quickstart, run
 
 HUMAN = ("--set", "feedback.source=human", "--set", "runs=3", "--set", "rounds=2")
 SCRIPT = "<script>document.title='owned'</script>"
@@ -382,14 +381,7 @@ def test_pool_building_collects_suggestions_with_provenance(
 
 def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
     def serve(*args: str | Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(CLI), "serve", *map(str, args), "--port", "0"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-            env=cli_env(),
-        )
+        return icl_aif("serve", *args, "--port", "0", cwd=tmp_path, timeout=120)
 
     ai = serve(QUICKSTART, "--out", tmp_path / "a")
     assert ai.returncode == 2

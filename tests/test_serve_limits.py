@@ -22,8 +22,8 @@ from icl_aif.serve.journal import read_lines, write_problem
 from icl_aif.serve.pool import provenance_path
 from icl_aif.serve.study import ANNOTATIONS
 from icl_aif.serve.tasks import MAX_SUGGESTION_CHARS, Submission, Task, TaskBoard, TaskProblem
-from tests.conftest import QUICKSTART, cli_env, quickstart, run
-from tests.test_cli import CLI
+from icl_aif.testing.memory import memory_kib
+from tests.conftest import QUICKSTART, icl_aif, quickstart, run
 from tests.test_serve import HUMAN, Server, open_tasks, start
 
 MIB = 1024 * 1024
@@ -54,16 +54,6 @@ def page_headers(server: Server, annotator: str, origin: str | None = "own") -> 
 
 def form(*suggestions: str) -> dict[str, Any]:
     return {"suggestion": list(suggestions)}
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    """``VmRSS`` (resident now) and ``VmHWM`` (the peak) of a process, in KiB."""
-    figures = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            figures[name] = int(value.split()[0])
-    return figures
 
 
 def status_line(sock: socket.socket) -> str:
@@ -341,14 +331,8 @@ def test_the_origin_rule() -> None:
 
 
 def serve(tmp_path: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(CLI), "serve", *map(str, args), "--port", "0"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=cli_env(),
-    )
+    """``icl-aif serve ARGS --port 0`` run in ``tmp_path``, to its end."""
+    return icl_aif("serve", *args, "--port", "0", cwd=tmp_path, timeout=120)
 
 
 def assert_refused_before_listening(answer: subprocess.CompletedProcess[str], start: str) -> None:

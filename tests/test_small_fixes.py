@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from icl_aif.compare import compare_runs, comparison_rows
-from tests.test_cli import icl_aif
+from tests.conftest import icl_aif
 from tests.test_outputs import _game
 
 

@@ -15,8 +15,7 @@ from icl_aif.estimate import estimate_cells, estimate_usage
 from icl_aif.metrics import holm, round_score, sign_flip_p
 from icl_aif.models.registry import split_model_string
 from icl_aif.records import read_games, read_jsonl
-from tests.conftest import QUICKSTART, ROOT, quickstart, run
-from tests.test_cli import icl_aif
+from tests.conftest import QUICKSTART, ROOT, icl_aif, quickstart, run
 
 SWEEP = ("roles.seller.model=[scripted:linear, scripted:boulware]", "improve=[seller, buyer]")
 

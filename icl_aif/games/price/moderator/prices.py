@@ -735,8 +735,8 @@ READINGS_KEPT = 1024
 """Utterances whose prices :func:`find_prices` (and the rules moderator's ``read_turn``) keep,
 the least recently used going first. A game reads each of its lines again after every later line
 of the moderator's window, and games repeat the same lines (openers, templated replies): the
-quickstart's 700 look-ups a game hit 99.8 % with 256 kept, at 16 games in flight as at 200. New
-lines keep coming with every game, so a larger cache only grows with the games played."""
+quickstart looks up about 800 lines a game, 99.3 % of them found here. New lines keep coming with
+every game, so a larger cache only grows with the games played (bench/memory.py)."""
 
 
 @lru_cache(maxsize=READINGS_KEPT)
