@@ -51,11 +51,14 @@ from throughput import bench_config  # the sibling script (run as python bench/.
 from icl_aif import graphs, nodes
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, build_moderator, context_of
+from icl_aif.games.registry import get_game
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import run_experiment
 from icl_aif.state import RoundState, RunState
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import other_side
+
+PRICE = get_game("price")
+"""The game the benchmark plays (the quickstart's)."""
 
 TIMES = ("started_at", "finished_at", "latency_s", "limit_wait_s")
 """Fields of the records that differ from one playing of a game to the next."""
@@ -71,7 +74,7 @@ class _Runtime:
 def plain_loop_round_node(round_graph: Any) -> Any:
     """A ``play_round`` node that plays the round by calling the node functions in turn
     (``round_graph`` is not used)."""
-    speakers = {side: nodes.speaker_node(side) for side in ("seller", "buyer")}
+    speakers = {side: nodes.speaker_node(side) for side in PRICE.seats}
 
     async def play_round(
         state: RunState, runtime: Runtime[GameContext], config: RunnableConfig
@@ -125,7 +128,7 @@ async def route_turn(state: RoundState) -> str:
     """The router of the conditional edges the round graph had: the next speaker, or the end."""
     if state.get("status") != "ongoing":
         return END
-    return other_side(state["turns"][-1]["speaker"])
+    return PRICE.seats.other(state["turns"][-1]["speaker"])
 
 
 def update_only(node: Callable[..., Any]) -> Callable[..., Any]:
@@ -138,25 +141,24 @@ def update_only(node: Callable[..., Any]) -> Callable[..., Any]:
     return plain
 
 
-def conditional_edges_round_graph() -> Any:
+def conditional_edges_round_graph(game: Any) -> Any:
     """The round graph as it was: a conditional edge after the openers and the moderator."""
     graph = StateGraph(RoundState, context_schema=GameContext)
     graph.add_node("open_round", update_only(nodes.open_round))
-    graph.add_node("seller", nodes.speaker_node("seller"))
-    graph.add_node("buyer", nodes.speaker_node("buyer"))
+    for seat in game.seats:
+        graph.add_node(seat, nodes.speaker_node(seat))
+        graph.add_edge(seat, "moderate")
     graph.add_node("moderate", update_only(nodes.moderate))
     graph.add_edge(START, "open_round")
     for source in ("open_round", "moderate"):
-        graph.add_conditional_edges(source, route_turn, ["seller", "buyer", END])
-    graph.add_edge("seller", "moderate")
-    graph.add_edge("buyer", "moderate")
+        graph.add_conditional_edges(source, route_turn, [*game.seats, END])
     return graph.compile(name="negotiation")
 
 
 @contextmanager
 def patched(
     play_round_node: Callable[[Any], Any] | None = None,
-    round_graph: Callable[[], Any] | None = None,
+    round_graph: Callable[[Any], Any] | None = None,
 ) -> Iterator[None]:
     """The graphs built inside use this ``play_round`` node and this round graph."""
     saved = nodes.play_round_node, graphs.build_round_graph
@@ -206,15 +208,15 @@ Variant = tuple[Any, dict[str, Any]]
 
 def variants() -> dict[str, Variant]:
     """The run graph of each variant (see the module's docstring)."""
-    built: dict[str, Variant] = {"round_graph": (graphs.build_run_graph(), {})}
+    built: dict[str, Variant] = {"round_graph": (graphs.build_run_graph(PRICE), {})}
     with patched(round_graph=conditional_edges_round_graph):
-        built["conditional_edges"] = (graphs.build_run_graph(), {})
+        built["conditional_edges"] = (graphs.build_run_graph(PRICE), {})
     with patched(play_round_node=unparented_round_node):
-        built["no_parent_config"] = (graphs.build_run_graph(), {})
+        built["no_parent_config"] = (graphs.build_run_graph(PRICE), {})
     with patched(play_round_node=plain_loop_round_node):
-        built["plain_loop"] = (graphs.build_run_graph(), {})
+        built["plain_loop"] = (graphs.build_run_graph(PRICE), {})
     for durability in ("sync", "async", "exit"):
-        pausable = graphs.build_pausable_run_graph(InMemorySaver())
+        pausable = graphs.build_pausable_run_graph(PRICE, InMemorySaver())
         built[f"checkpointer_{durability}"] = (pausable, {"durability": durability})
     return built
 

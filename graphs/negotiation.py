@@ -1,9 +1,10 @@
-"""One round of bargaining: scripted openers, then seller and buyer alternate under a moderator.
+"""One round of bargaining: scripted openers, then the two seats alternate under a moderator.
 
 Entry point for ``langgraph dev`` (see ``langgraph.json``). Without a runtime context the graph
 plays the scripted defaults, so it loads and runs with no API keys.
 """
 
+from icl_aif.games.registry import get_game
 from icl_aif.graphs import build_round_graph
 
-graph = build_round_graph()
+graph = build_round_graph(get_game("price"))

@@ -30,21 +30,21 @@ from typing import Any
 
 import pandas as pd
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import get_game
 from icl_aif.records import (
     CALLS,
     CONFIG,
-    SUMMARY,
     SkippedLines,
     format_version_of,
     is_truncated,
+    load_run_config,
+    read_calls,
     read_games,
-    read_json,
     read_manifest,
-    read_records,
+    read_summary,
 )
 
 
@@ -171,12 +171,12 @@ def load_run(path: str | Path, *, calls: bool = True) -> Run:
     skipped = SkippedLines()
     games = read_games(directory, skipped)
     manifest = read_manifest(directory)
-    summary = read_json(directory / SUMMARY)
+    summary = read_summary(directory)
     config = run_config(directory)
     measure = run_measure(config)
     openers = len(config.scenario.openers)
     reads_calls = calls and (directory / CALLS).is_file()
-    call_rows = calls_frame(read_records(directory / CALLS, skipped) if reads_calls else ())
+    call_rows = calls_frame(read_calls(directory, skipped) if reads_calls else ())
     return Run(
         path=directory,
         runs=runs_frame(games, measure=measure),
@@ -196,7 +196,7 @@ def run_config(directory: Path) -> ExperimentConfig:
     path = directory / CONFIG
     if not path.is_file():
         raise UsageError(f"{path}: no such file; is {directory} a run directory?")
-    return load_config(path)
+    return load_run_config(directory)
 
 
 def run_measure(config: ExperimentConfig) -> Measure:

@@ -37,7 +37,7 @@ async def _invoke(ctx: GameContext, start: dict[str, Any]) -> dict[str, Any]:
     """The run graph from ``start`` to its end; a defect becomes the state's error."""
     try:
         with ctx.cache_scope():  # the config's response cache, for this arm's calls
-            state: dict[str, Any] = await build_run_graph().ainvoke(
+            state: dict[str, Any] = await build_run_graph(ctx.game).ainvoke(
                 cast(RunState, start), context=ctx
             )
         if state.pop("__interrupt__", None):

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig, ModeratorConfig, load_config
 from icl_aif.errors import UsageError
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ errors = Console(stderr=True)
 
 SetOption = Annotated[
     list[str] | None,
-    typer.Option("--set", help="Override a config field: --set roles.seller.model=scripted:linear"),
+    typer.Option("--set", help="Override a config field: --set roles.<seat>.model=scripted:linear"),
 ]
 
 PreflightOption = Annotated[
@@ -234,7 +234,12 @@ def _run_with_progress(
 def play(
     config: Annotated[Path, typer.Argument(help="Experiment YAML file (scenario and models).")],
     side: Annotated[
-        str, typer.Option("--as", help="The side you play: seller or buyer.", show_default=False)
+        str,
+        typer.Option(
+            "--as",
+            help="The seat you play, one of the game's (icl-aif games lists each game's seats).",
+            show_default=False,
+        ),
     ],
     rounds: Annotated[
         int,
@@ -260,8 +265,9 @@ def play(
     from icl_aif.runner import run_experiment
     from icl_aif.terminal import TerminalPerson
 
-    if side not in ("seller", "buyer"):
-        raise UsageError(f"--as {side!r}: allowed values: seller or buyer")
+    seats = load_config(config, list(set_ or [])).seats
+    if side not in seats:
+        raise UsageError(f"--as {side!r}: allowed values: {seats.listed()}")
     overrides = [
         *(set_ or []),
         f"person={side}",
@@ -525,16 +531,9 @@ def report(
     code stays 0 (the report was made). Damaged lines of games.jsonl are warned of and counted
     (the tables are summary.json's, computed when the run finished).
     """
-    from icl_aif.records import (
-        GAMES,
-        SUMMARY,
-        SkippedLines,
-        count_records,
-        read_json,
-        read_manifest,
-    )
+    from icl_aif.records import GAMES, SkippedLines, count_records, read_manifest, read_summary
 
-    summary = read_json(run_dir / SUMMARY)
+    summary = read_summary(run_dir)
     manifest = read_manifest(run_dir)  # a newer record format: one line saying to upgrade
     skipped = SkippedLines()
     if (run_dir / GAMES).is_file():  # the games the tables count: their damaged lines are said
@@ -617,7 +616,7 @@ def export(
         str, typer.Option("--filter", help="chat: all, deals or above_mean (docs/records.md).")
     ] = "all",
     side: Annotated[
-        str | None, typer.Option(help="seller or buyer (default: the improved player).")
+        str | None, typer.Option(help="One of the game's seats (default: the improved one).")
     ] = None,
     out: Annotated[
         Path | None,
@@ -890,14 +889,16 @@ def check_model(
     from icl_aif.preflight import PROBE, probe
     from icl_aif.protocol import Message
 
-    role = "critic" if model == "scripted:critic" else "seller"
+    experiment = config_from_dict({}, source="check-model")  # the default game's seats
+    role = "critic" if model == "scripted:critic" else experiment.seats.ids[0]
     settings = {"model": model, "base_url": base_url, "timeout": timeout}
     data = apply_overrides(
         {"roles": {role: settings}, "retry": {"attempts": 1}},
         [f"roles.{role}.params.{item}" for item in param or []],
     )
     experiment = config_from_dict(data, source="check-model")
-    role_config = getattr(experiment.roles, role)
+    role_config = experiment.roles.of(role)
+    assert not isinstance(role_config, ModeratorConfig)
     messages = PROBE if prompt is None else (PROBE[0], Message(role="user", content=prompt))
     result = asyncio.run(
         probe(experiment, role, role_config, messages=messages, max_tokens=max_tokens)

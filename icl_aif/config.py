@@ -19,17 +19,22 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializeAsAny,
+    SerializerFunctionWrapHandler,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 from icl_aif.errors import UsageError
 from icl_aif.redaction import public_settings
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat, Seats
 
-Role = Literal["seller", "buyer", "critic", "moderator"]
+PLAYER_DEFAULT = "scripted:linear"
+"""The model of a seat the config's ``roles`` does not name."""
+NON_SEAT_ROLES = ("critic", "moderator")
+"""The roles besides the game's two seats."""
 Anchor = Literal["previous", "first", "best"]
 Acknowledgement = Literal["scripted", "generated"]
 ModeratorMode = Literal["rules", "llm", "hybrid"]
@@ -49,7 +54,7 @@ class Opener(_Strict):
     """One scripted line that opens every round; the game names the placeholders that expand
     (the price game's: ``{item}``, ``{list_price}``, ``{buyer_open}``)."""
 
-    speaker: Speaker
+    speaker: Seat
     text: str
 
 
@@ -64,7 +69,7 @@ class Scenario(_Strict):
         10,
         ge=2,
         le=100,
-        description="Seller-buyer pairs per round, openers included; then the round is truncated.",
+        description="Pairs of lines (one from each seat) per round, openers included; then the round is truncated.",
     )
     max_reply_chars: int | None = Field(
         2000,
@@ -147,17 +152,44 @@ class ModeratorConfig(_Strict):
 
 
 class Roles(_Strict):
-    """Models per role.
+    """Models per role: one for each of the game's seats (``roles.<seat>``: the price game's
+    ``seller`` and ``buyer``, Deal or No Deal's ``alice`` and ``bob``), the critic's and the
+    moderator's.
 
-    When ``critic`` is not given, :class:`ExperimentConfig` fills it in from the improved player
-    (the paper's critic is the improved player's engine): a scripted player gets
+    :class:`ExperimentConfig` checks the seat keys against its game's seats and gives a seat it
+    does not name ``scripted:linear``. When ``critic`` is not given it fills it in from the
+    improved player (the paper's critic is the improved player's engine): a scripted player gets
     ``scripted:critic``, any other model the same model string and settings.
     """
 
-    seller: RoleConfig = RoleConfig(model="scripted:linear")
-    buyer: RoleConfig = RoleConfig(model="scripted:linear")
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, RoleConfig] = Field(init=False)
+
     critic: RoleConfig = RoleConfig(model="scripted:critic")
     moderator: ModeratorConfig = ModeratorConfig()
+
+    @property
+    def players(self) -> dict[Seat, RoleConfig]:
+        """The seats' settings, by seat id, in the order the game lists its seats."""
+        return dict(self.__pydantic_extra__ or {})
+
+    def seat(self, seat: Seat) -> RoleConfig:
+        """``roles.<seat>``."""
+        return self.players[seat]
+
+    def of(self, role: str) -> RoleConfig | ModeratorConfig:
+        """The settings of ``role``: a seat, ``critic`` or ``moderator``."""
+        if role == "critic":
+            return self.critic
+        if role == "moderator":
+            return self.moderator
+        return self.seat(role)
+
+    @model_serializer(mode="wrap")
+    def _seats_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        seats = [k for k in (self.__pydantic_extra__ or {}) if k in data]
+        return {**{k: data[k] for k in seats}, **{k: v for k, v in data.items() if k not in seats}}
 
 
 class FeedbackConfig(_Strict):
@@ -200,9 +232,8 @@ class MetricsConfig(_Strict):
     no_deal_value: float | None = Field(
         None,
         description="What a round without an agreement scores in the unconditional score, in "
-        "the units of the game's per-round figure; none: the game's value for the improved side "
-        "(price game: seller: scenario.seller_cost; buyer: scenario.buyer_budget, else "
-        "scenario.list_price).",
+        "the units of the game's per-round figure; none: the game's value for the improved seat "
+        "(the price game's: what the item is worth to the seat without a sale).",
     )
     bootstrap_seed: int | None = Field(
         None, description="Seed of every bootstrap and permutation test; none: the experiment seed."
@@ -310,7 +341,10 @@ class GameTraits(Protocol):
     @property
     def judges(self) -> tuple[ModeratorMode, ...]: ...
 
-    def no_deal_value(self, scenario: Any, side: Speaker) -> float: ...
+    @property
+    def seats(self) -> Seats: ...
+
+    def no_deal_value(self, scenario: Any, side: Seat) -> float: ...
 
 
 _GAME_CHECKS: dict[str, Any] = {}
@@ -327,6 +361,11 @@ def check_games_with(
     read with, and an unknown game fails at load time.
     """
     _GAME_CHECKS.update(find=find, problem=problem)
+
+
+def game_seats(name: str) -> tuple[Seat, Seat]:
+    """The seat ids of game ``name``; a ValueError saying why for an unknown game."""
+    return _game_traits(name).seats.ids
 
 
 def _game_traits(name: str) -> GameTraits:
@@ -417,11 +456,16 @@ class ExperimentConfig(_Strict):
     runs: int = Field(200, ge=1)
     rounds: int = Field(5, ge=1, le=50)
     concurrency: int = Field(16, ge=1, le=10_000)
-    improve: Speaker = "seller"
+    improve: Seat = Field(
+        "",
+        description="The improved seat, one of the game's seats (default: its first seat); a "
+        "list of both sweeps the improved seat.",
+    )
     improved_model: str | None = Field(
         None,
-        description="The improved side's model (provider:model), set over roles.<improve>.model: "
-        "with a list and improve: [seller, buyer] a sweep varies the improved model on both sides.",
+        description="The improved seat's model (provider:model), set over roles.<improve>.model: "
+        "with a list of models and a list of both seats for improve, a sweep varies the improved "
+        "model on both seats.",
     )
     anchor: Anchor = "previous"
     acknowledgement: Acknowledgement = "scripted"
@@ -431,8 +475,8 @@ class ExperimentConfig(_Strict):
         "last_rounds most recent ones, or only the feedback turns.",
     )
     last_rounds: int = Field(1, ge=1, le=50, description="Rounds kept with context: last_rounds.")
-    person: Speaker | None = Field(
-        None, description="The side a person plays at the terminal (icl-aif play --as)."
+    person: Seat | None = Field(
+        None, description="The seat a person plays at the terminal (icl-aif play --as)."
     )
     move_retries: int = Field(
         2,
@@ -533,6 +577,18 @@ class ExperimentConfig(_Strict):
             raise _ScenarioInvalid(exc, model) from None
 
     @model_validator(mode="after")
+    def _check_opener_seats(self) -> ExperimentConfig:
+        """Every opener is said by one of the game's seats."""
+        seats = self.seats
+        for number, opener in enumerate(self.scenario.openers, start=1):
+            if opener.speaker not in seats:
+                raise ValueError(
+                    f"scenario.openers[{number}].speaker: {opener.speaker!r} is not a seat of "
+                    f"game {self.game!r}; allowed values: {seats.listed()}"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _check_judge(self) -> ExperimentConfig:
         judges = _game_traits(self.game).judges
         if self.roles.moderator.mode not in judges:
@@ -550,22 +606,28 @@ class ExperimentConfig(_Strict):
             return data
         if "sweep" in data or "sweep_base" in data:
             raise ValueError("sweep is not a config key: write a list of values in place")
-        axes, base = sweep_axes(data)  # lists at sweepable paths: the first value is the base
+        seats = _seats_of(data)
+        if seats is None:  # game: fails its own check, which reports it
+            return data
+        data = _with_seats(data, seats)
+        axes, base = sweep_axes(
+            data, seats
+        )  # lists at sweepable paths: the first value is the base
         if axes:
             data = {**base, "sweep": axes, "sweep_base": base}
         data = _with_improved_model(data)
-        improve = data.get("improve", "seller")
+        improve = data.get("improve")
         roles = data.get("roles")
-        if improve not in ("seller", "buyer") or not isinstance(roles, dict | Roles | None):
+        if improve not in seats or not isinstance(roles, dict | Roles | None):
             return data
         if isinstance(roles, Roles):
             if "critic" in roles.model_fields_set:
                 return data
-            player: Any = getattr(roles, improve)
+            player: Any = roles.seat(improve)
         else:
             if roles is not None and roles.get("critic") is not None:  # critic: null is unset
                 return data
-            player = (roles or {}).get(improve, Roles.model_fields[improve].default)
+            player = (roles or {}).get(improve)
         critic = critic_for(player)
         if critic is None:
             return data
@@ -581,8 +643,7 @@ class ExperimentConfig(_Strict):
         not after a preflight request)."""
         roles = self.roles
         for role, spec in (
-            ("seller", roles.seller.model),
-            ("buyer", roles.buyer.model),
+            *((seat, settings.model) for seat, settings in roles.players.items()),
             ("critic", roles.critic.model),
             ("moderator", roles.moderator.model),
         ):
@@ -656,9 +717,14 @@ class ExperimentConfig(_Strict):
         return value
 
     @property
-    def rival(self) -> Speaker:
+    def seats(self) -> Seats:
+        """The seats of the config's game."""
+        return _game_traits(self.game).seats
+
+    @property
+    def rival(self) -> Seat:
         """The player that is not improved."""
-        return "buyer" if self.improve == "seller" else "seller"
+        return self.seats.other(self.improve)
 
     @property
     def needs_person(self) -> bool:
@@ -721,14 +787,13 @@ class ExperimentConfig(_Strict):
         """The roles whose model this experiment calls: the players a person does not play,
         and the critic for a feedback source that calls it (``ai``)."""
         roles = {
-            side: getattr(self.roles, side) for side in ("seller", "buyer") if side != self.person
+            seat: settings for seat, settings in self.roles.players.items() if seat != self.person
         }
         if self.calls_critic():
             roles["critic"] = self.roles.critic
         return roles
 
 
-SWEEPABLE_ROLES = ("seller", "buyer", "critic")
 SWEEP_EXCLUDED_SCENARIO = ("openers",)
 
 
@@ -742,9 +807,9 @@ class Cell(typing.NamedTuple):
 
 def _with_improved_model(data: dict[str, Any]) -> dict[str, Any]:
     """``improved_model`` written into ``roles.<improve>.model`` (settings given there stay)."""
-    model, improve = data.get("improved_model"), data.get("improve", "seller")
+    model, improve = data.get("improved_model"), data.get("improve")
     roles = data.get("roles")
-    if not isinstance(model, str) or improve not in ("seller", "buyer"):
+    if not isinstance(model, str) or not isinstance(improve, str):
         return data
     if roles is not None and not isinstance(roles, dict):
         return data
@@ -754,8 +819,10 @@ def _with_improved_model(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "roles": roles}
 
 
-def sweep_axes(data: dict[str, Any]) -> tuple[dict[str, tuple[Any, ...]], dict[str, Any]]:
-    """The lists at sweepable paths (``roles.<player or critic>.model``, ``improve``,
+def sweep_axes(
+    data: dict[str, Any], seats: Seats
+) -> tuple[dict[str, tuple[Any, ...]], dict[str, Any]]:
+    """The lists at sweepable paths (``roles.<seat or critic>.model``, ``improve``,
     ``improved_model``, ``rival_persona``, ``scenario.<field>`` but openers) and ``data`` with
     each replaced by its first value."""
     axes: dict[str, tuple[Any, ...]] = {}
@@ -765,7 +832,7 @@ def sweep_axes(data: dict[str, Any]) -> tuple[dict[str, tuple[Any, ...]], dict[s
             axes[key] = tuple(base[key])
     roles = base.get("roles")
     if isinstance(roles, dict):
-        for role in SWEEPABLE_ROLES:
+        for role in (*seats, "critic"):
             settings = roles.get(role)
             if isinstance(settings, dict) and isinstance(settings.get("model"), list):
                 axes[f"roles.{role}.model"] = tuple(settings["model"])
@@ -793,6 +860,48 @@ def sweep_settings(axes: dict[str, tuple[Any, ...]]) -> list[dict[str, Any]]:
     for path, values in axes.items():
         combos = [{**c, path: v} for c in combos for v in values]
     return combos
+
+
+def _seats_of(data: dict[str, Any]) -> Seats | None:
+    """The seats of the game ``data`` names (the price game by default); None for an unknown
+    game."""
+    name = data.get("game", "price")
+    if not isinstance(name, str) or _installed(_GAME_CHECKS, "find")(name) is None:
+        return None
+    return _game_traits(name).seats
+
+
+def _with_seats(data: dict[str, Any], seats: Seats) -> dict[str, Any]:
+    """``data`` with ``improve`` (default: the first seat), ``person`` and the keys of ``roles``
+    checked against the game's ``seats``, and ``roles.<seat>`` for a seat it does not name."""
+    game = data.get("game", "price")
+    improve = data.get("improve", seats.ids[0])
+    for value in improve if isinstance(improve, list) else [improve]:
+        if value not in seats:
+            raise ValueError(
+                f"improve: {value!r} is not a seat of game {game!r}; allowed values: "
+                f"{seats.listed()}"
+            )
+    person = data.get("person")
+    if person is not None and person not in seats:
+        raise ValueError(
+            f"person: {person!r} is not a seat of game {game!r}; allowed values: {seats.listed()}"
+        )
+    roles = data.get("roles")
+    if isinstance(roles, Roles):
+        return {**data, "improve": improve}
+    if roles is not None and not isinstance(roles, dict):
+        return {**data, "improve": improve}  # validation says what roles should be
+    roles = dict(roles or {})
+    for key in roles:
+        if key not in seats and key not in NON_SEAT_ROLES:
+            raise ValueError(
+                f"roles.{key}: game {game!r} has no seat {key!r}; its seats are "
+                f"{' and '.join(seats)} (roles takes {', '.join((*seats, *NON_SEAT_ROLES))})"
+            )
+    players = {seat: roles.get(seat, {"model": PLAYER_DEFAULT}) for seat in seats}
+    rest = {k: v for k, v in roles.items() if k in NON_SEAT_ROLES}
+    return {**data, "improve": improve, "roles": {**players, **rest}}
 
 
 def critic_for(player: Any) -> dict[str, Any] | None:
@@ -886,7 +995,7 @@ def offline_line(
             by_new.setdefault(str(new), []).append(str(old))
         parts += [f"{path} {', '.join(olds)} -> {new}" for new, olds in by_new.items()]
     try:
-        axes, _ = sweep_axes(original)
+        axes, _ = sweep_axes(original, config.seats)
     except ValueError:  # a bad sweep is reported by the config's own checks
         axes = {}
     before = math.prod(len(values) for values in axes.values())
@@ -985,11 +1094,6 @@ def config_to_yaml(config: ExperimentConfig) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
-STAND_INS: dict[str, str] = {
-    "seller": "scripted:linear",
-    "buyer": "scripted:linear",
-    "critic": "scripted:critic",
-}
 KEPT_OFFLINE = ("scripted", "replay")
 
 
@@ -1019,7 +1123,9 @@ def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     roles = result.get("roles")
     if not isinstance(roles, dict):
         return result, replaced
-    for role, stand_in in STAND_INS.items():
+    seats = [role for role in roles if role not in NON_SEAT_ROLES]
+    stand_ins = {**dict.fromkeys(seats, PLAYER_DEFAULT), "critic": "scripted:critic"}
+    for role, stand_in in stand_ins.items():
         settings = roles.get(role)
         if not isinstance(settings, dict):
             continue
@@ -1083,6 +1189,9 @@ def _allowed_keys(loc: tuple[Any, ...], root: type[BaseModel]) -> list[str]:
             model = typing.get_args(model)[1]
             continue
         field = getattr(model, "model_fields", {}).get(part)
+        if field is None and model is Roles:  # roles.<seat>
+            model = RoleConfig
+            continue
         if field is None:
             return []
         model = field.annotation

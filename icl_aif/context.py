@@ -29,7 +29,7 @@ from icl_aif.protocol import RANDOM_PERSONA, persona_names
 from icl_aif.redaction import remember, secrets_of
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker
+from icl_aif.transcript import Message, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +54,12 @@ def build_model(
     or ``scripted:critic`` for a scripted player).
     """
     if role_config is None:
-        role_config = getattr(config.roles, role)
-        assert isinstance(role_config, RoleConfig), f"{role} has no model settings"
+        settings = config.roles.of(role)
+        assert isinstance(settings, RoleConfig), f"{role} has no model settings"
+        role_config = settings
     remember(secrets_of({"base_url": role_config.base_url, "params": role_config.params}))
     name, model = split_model_string(role_config.model)
-    side: Speaker = role if role in ("seller", "buyer") else config.improve  # type: ignore[assignment]
+    side: Seat = role if role in config.seats else config.improve
     request = ModelRequest(
         spec=role_config.model,
         provider=name,
@@ -140,10 +141,12 @@ class GameContext:
         self.config, self.drawn = game_config(self.config, self.seed, self.prompts)
         config = self.config
         roles = config.model_roles()  # a side a person plays has no model; the critic only for ai
+        seats = config.seats
         for role, role_config in roles.items():
             if role not in self.models:
-                seed = derive_seed(self.seed, role)
-                stream = None if self.arm_seed is None else derive_seed(self.arm_seed, role)
+                label = seats.stream(role) if role in seats else role  # seeds as before seats
+                seed = derive_seed(self.seed, label)
+                stream = None if self.arm_seed is None else derive_seed(self.arm_seed, label)
                 self.models[role] = build_model(
                     config, role, role_config, seed=seed, stream_seed=stream
                 )

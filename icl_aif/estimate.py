@@ -31,7 +31,7 @@ from rich import box
 from rich.table import Table
 
 from icl_aif.arms import play_branched_game
-from icl_aif.config import Cell, ExperimentConfig, RoleConfig
+from icl_aif.config import PLAYER_DEFAULT, Cell, ExperimentConfig, RoleConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.limits import estimate_tokens, tokens_in
@@ -43,15 +43,15 @@ from icl_aif.pricing import check_budget_prices, cost_usd, price_of, priced_role
 from icl_aif.report import usd
 from icl_aif.seeds import derive_seed
 from icl_aif.templates import PromptLibrary
-from icl_aif.usage import ROLE_ORDER
+from icl_aif.usage import in_role_order, role_order
 
 DEFAULT_SAMPLE = 10
 STAND_INS: dict[str, str] = {
-    "seller": "scripted:linear",
-    "buyer": "scripted:linear",
     "critic": "scripted:critic",
     "moderator": "rules",  # a vendor moderator model is replaced by the rules: its calls are not counted
 }
+"""The simulators that stand in for a vendor critic and moderator; a seat's is
+:data:`~icl_aif.config.PLAYER_DEFAULT`."""
 # The probe ``icl-aif run`` sends to each vendor model before the first game: its messages at
 # characters / 4, and its whole reply budget.
 PREFLIGHT_INPUT_TOKENS = estimate_tokens(PROBE, None)
@@ -63,7 +63,7 @@ PREFLIGHT = "preflight"
 class Line:
     """One row of an estimate: a role's calls over the whole experiment, or one preflight probe."""
 
-    role: str  # seller, buyer, critic, or preflight
+    role: str  # a seat, critic, or preflight
     model: str  # the configured provider:model string
     stand_in: str | None  # the simulator that played the role in the sample (vendor models)
     calls: int
@@ -133,7 +133,7 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
     for role, model in priced_roles(config).items():
         split_model_string(model)
         if not is_offline(model):
-            replaced[role] = STAND_INS[role]
+            replaced[role] = STAND_INS.get(role, PLAYER_DEFAULT)
             roles[role] = _stand_in(config, role)
     update: dict[str, Any] = {
         "roles": config.roles.model_copy(update=roles),
@@ -150,7 +150,7 @@ def _stand_in(config: ExperimentConfig, role: str) -> Any:
     """A role's stand-in settings: a simulator's RoleConfig, or the rules moderator."""
     if role == "moderator":
         return config.roles.moderator.model_copy(update={"mode": "rules"})
-    return RoleConfig(model=STAND_INS[role])
+    return RoleConfig(model=STAND_INS.get(role, PLAYER_DEFAULT))
 
 
 def call_tokens(call: Mapping[str, Any]) -> tuple[int, int]:
@@ -212,7 +212,7 @@ async def estimate_usage_async(config: ExperimentConfig, sample: int = DEFAULT_S
 
     scale = config.runs / n
     lines: list[Line] = []
-    for role in sorted(totals, key=lambda r: ROLE_ORDER.index(r) if r in ROLE_ORDER else 99):
+    for role in in_role_order(totals, role_order(config.seats)):
         calls_, input_tokens, output_tokens = (round(v * scale) for v in totals[role])
         if calls_ == 0:
             continue
@@ -301,8 +301,8 @@ def _probed_models(config: ExperimentConfig) -> list[str]:
     """The model of every distinct vendor endpoint (model and base_url) the preflight probes."""
     seen: dict[tuple[str, str | None], str] = {}
     for role in priced_roles(config):
-        settings: RoleConfig = getattr(config.roles, role)
-        if not is_offline(settings.model):
+        settings = config.roles.of(role)
+        if settings.model is not None and not is_offline(settings.model):
             seen.setdefault((settings.model, settings.base_url), settings.model)
     return list(seen.values())
 

@@ -39,11 +39,12 @@ from icl_aif.errors import UsageError
 from icl_aif.games.base import turns_as_messages
 from icl_aif.games.registry import get_game
 from icl_aif.protocol import Message, feedback_turns, player_brief
-from icl_aif.records import CALLS, SkippedLines, read_games, read_records
+from icl_aif.records import CALLS, SkippedLines, read_calls, read_games
+from icl_aif.transcript import Seat
 
 logger = logging.getLogger(__name__)
 
-Side = Literal["seller", "buyer"]
+Side = Seat
 ChatFilter = Literal["all", "deals", "above_mean"]
 FILTERS: tuple[ChatFilter, ...] = ("all", "deals", "above_mean")
 FORMATS = ("chat", "preference")
@@ -70,17 +71,19 @@ def side_score(config: ExperimentConfig, side: Side) -> Score:
 
 
 def briefs_from_calls(
-    directory: Path, skipped: SkippedLines | None = None
+    directory: Path, seats: Iterable[Seat], skipped: SkippedLines | None = None
 ) -> dict[tuple[str, str, int, str], str]:
-    """The system message each player received, by (cell, game id, round, role), from calls.jsonl
-    (its damaged lines are skipped with a warning and noted in ``skipped``)."""
+    """The system message each player (each of ``seats``) received, by (cell, game id, round,
+    seat), from calls.jsonl (its damaged lines are skipped with a warning and noted in
+    ``skipped``)."""
+    players = set(seats)
     briefs: dict[tuple[str, str, int, str], str] = {}
     path = directory / CALLS
     if not path.is_file():
         return briefs
-    for call in read_records(path, skipped):
+    for call in read_calls(directory, skipped):
         messages = call.get("messages") or []
-        if call.get("role") in ("seller", "buyer") and messages and messages[0]["role"] == "system":
+        if call.get("role") in players and messages and messages[0]["role"] == "system":
             key = (str(call.get("cell") or ""), call["game_id"], int(call["round"]), call["role"])
             briefs.setdefault(key, messages[0]["content"])
     return briefs
@@ -92,7 +95,7 @@ class _Briefs:
     def __init__(
         self, directory: Path, config: ExperimentConfig, skipped: SkippedLines | None = None
     ) -> None:
-        self.recorded = briefs_from_calls(directory, skipped)
+        self.recorded = briefs_from_calls(directory, config.seats, skipped)
         self.config = config
         self._rendered: dict[str, str] = {}
 
@@ -256,11 +259,11 @@ def export_run(
         raise UsageError(f"--format {fmt!r}: allowed values: {', '.join(FORMATS)}")
     if keep not in FILTERS:
         raise UsageError(f"--filter {keep!r}: allowed values: {', '.join(FILTERS)}")
-    if side is not None and side not in ("seller", "buyer"):
-        raise UsageError(f"--side {side!r}: allowed values: seller or buyer")
     games = read_games(directory, skipped)  # first: a newer format is refused before its config
     config = run_config(directory)
-    chosen_side: Side = "buyer" if (side or config.improve) == "buyer" else "seller"
+    if side is not None and side not in config.seats:
+        raise UsageError(f"--side {side!r}: allowed values: {config.seats.listed()}")
+    chosen_side: Side = side or config.improve
     briefs = _Briefs(directory, config, skipped)
     rows: Iterable[dict[str, Any]]
     if fmt == "chat":

@@ -17,35 +17,40 @@ from langgraph.graph.state import CompiledStateGraph
 
 from icl_aif import nodes
 from icl_aif.context import GameContext
+from icl_aif.games.base import Game
 from icl_aif.state import RoundState, RunState
 
 
 @cache
-def build_round_graph() -> CompiledStateGraph[RoundState, GameContext, RoundState, RoundState]:
-    """openers -> seller <-> buyer, with the moderator after every utterance.
+def build_round_graph(
+    game: Game,
+) -> CompiledStateGraph[RoundState, GameContext, RoundState, RoundState]:
+    """openers -> one seat <-> the other, with the moderator after every utterance: one node per
+    seat of ``game``, named by its id (the price game's ``seller`` and ``buyer``).
 
     The openers and the moderator send the round on themselves (``Command(goto=...)``, see
     :func:`icl_aif.nodes.routed`): the same edges as a conditional edge after each, drawn from
     their return types, at less cost a step.
     """
     graph = StateGraph(RoundState, context_schema=GameContext)
-    graph.add_node("open_round", nodes.open_round)
-    graph.add_node("seller", nodes.speaker_node("seller"))
-    graph.add_node("buyer", nodes.speaker_node("buyer"))
-    graph.add_node("moderate", nodes.moderate)
+    graph.add_node("open_round", nodes.open_round, destinations=(*game.seats, END))
+    for seat in game.seats:
+        graph.add_node(seat, nodes.speaker_node(seat))
+        graph.add_edge(seat, "moderate")
+    graph.add_node("moderate", nodes.moderate, destinations=(*game.seats, END))
     graph.add_edge(START, "open_round")
-    graph.add_edge("seller", "moderate")
-    graph.add_edge("buyer", "moderate")
     return graph.compile(name="negotiation")
 
 
 @cache
-def build_run_graph() -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
-    """round -> feedback -> next-round instruction and acknowledgement -> round ..."""
-    return _run_graph().compile(name="icl_aif")
+def build_run_graph(game: Game) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
+    """round -> feedback -> next-round instruction and acknowledgement -> round ... (the rounds
+    of ``game``; its context plays a config of that game)."""
+    return _run_graph(game).compile(name="icl_aif")
 
 
 def build_pausable_run_graph(
+    game: Game,
     checkpointer: BaseCheckpointSaver[str],
 ) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
     """The run graph with ``checkpointer``, so that its games can pause for a person and resume.
@@ -54,13 +59,13 @@ def build_pausable_run_graph(
     result and the game goes on with ``Command(resume=answer)`` on the same thread.
     Checkpoints cost time: use it only for games that pause.
     """
-    return _run_graph().compile(name="icl_aif", checkpointer=checkpointer)
+    return _run_graph(game).compile(name="icl_aif", checkpointer=checkpointer)
 
 
-def _run_graph() -> StateGraph[RunState, GameContext, RunState, RunState]:
+def _run_graph(game: Game) -> StateGraph[RunState, GameContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=GameContext)
     graph.add_node("start_run", nodes.start_run)
-    graph.add_node("play_round", nodes.play_round_node(build_round_graph()))
+    graph.add_node("play_round", nodes.play_round_node(build_round_graph(game)))
     graph.add_node("feedback", nodes.feedback)
     graph.add_node("next_round", nodes.next_round)
     graph.add_edge(START, "start_run")

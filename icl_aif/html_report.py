@@ -11,13 +11,15 @@ summary written before games had measures: the deal price), in dollars when it i
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from icl_aif.games.base import Game
+from icl_aif.games.registry import get_game
 from icl_aif.record_models import failed_to_move
 from icl_aif.report import (
     USAGE_COLUMNS,
@@ -36,6 +38,7 @@ from icl_aif.report import (
     usd,
     value_text,
 )
+from icl_aif.transcript import Seats
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
@@ -59,7 +62,7 @@ details.game>summary{cursor:pointer;font-family:ui-monospace,monospace;font-size
 .before{background:#fff8e6;border-left:3px solid #e0a800;padding:.3em .7em;margin:.3em 0;
  white-space:pre-wrap}
 .turn{margin:.15em 0;padding:.15em .6em;border-radius:4px;max-width:80%;white-space:pre-wrap}
-.seller{background:#e8f1fd}.buyer{background:#eef7ec;align-self:flex-end}
+.seat1{background:#e8f1fd}.seat2{background:#eef7ec;align-self:flex-end}
 .turns{display:flex;flex-direction:column;align-items:flex-start}.who{font-weight:600;font-size:.85em;color:#555}
 .opener{opacity:.7}.outcome{font-weight:600}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.5em;font-size:.85em}
@@ -89,22 +92,7 @@ def _facts(items: Sequence[tuple[str, Any]]) -> str:
     return f'<dl class="facts">{inner}</dl>'
 
 
-def _scenario_text(config: dict[str, Any]) -> str:
-    """The scenario in one line: the price game's prices in words, another game's values."""
-    scenario = config.get("scenario") or {}
-    game = config.get("game") or "price"
-    if game != "price":
-        values = ", ".join(f"{k} {v}" for k, v in scenario.items() if k != "openers")
-        return f"{game}: {values}"
-    return (
-        f"{scenario.get('item')}: list ${scenario.get('list_price')}, buyer opens "
-        f"${scenario.get('buyer_open')}, seller cost ${scenario.get('seller_cost')}, "
-        f"buyer budget {scenario.get('buyer_budget') or '-'}, "
-        f"max exchanges {scenario.get('max_exchanges')}"
-    )
-
-
-def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
+def _run_section(manifest: dict[str, Any], config: dict[str, Any], game: Game) -> str:
     models = manifest.get("models") or {}
     feedback = manifest.get("feedback") or {}
     git = manifest.get("git") or {}
@@ -122,7 +110,7 @@ def _run_section(manifest: dict[str, Any], config: dict[str, Any]) -> str:
         ),
         ("context", (manifest.get("context") or {}).get("mode")),
         ("anchor", config.get("anchor")),
-        ("scenario", _scenario_text(config)),
+        ("scenario", game.scenario_text(config.get("scenario") or {})),
         ("config file", manifest.get("config_file")),
         ("overrides", " ".join(manifest.get("overrides") or []) or "none"),
         ("started / finished", f"{manifest.get('started_at')} / {manifest.get('finished_at')}"),
@@ -261,17 +249,14 @@ def _before(previous: dict[str, Any]) -> str:
     return '<div class="before">' + "\n".join(parts) + "</div>"
 
 
-def _game(game: dict[str, Any], improve: str, openers: int, measure: Measure) -> str:
+def _game(game: dict[str, Any], improve: str, openers: int, measure: Measure, seats: Seats) -> str:
     outcomes = " · ".join(f"R{r['round']} {_outcome(r, measure)}" for r in game["rounds"])
     status = "" if game.get("status") == "complete" else f" · {game.get('status')}"
     parts = []
     previous: dict[str, Any] | None = None
     for record in game["rounds"]:
         turns = "".join(
-            f'<div class="turn {_e(t["speaker"])}{" opener" if i < openers else ""}">'
-            f'<span class="who">{_e(t["speaker"])}{" (improved)" if t["speaker"] == improve else ""}'
-            f"</span>\n{_e(t['text'])}</div>"
-            for i, t in enumerate(record["turns"])
+            _turn(t, i < openers, improve, seats) for i, t in enumerate(record["turns"])
         )
         parts.append(
             f'<div class="round"><h4>Round {_e(record["round"])}</h4>'
@@ -290,8 +275,27 @@ def _game(game: dict[str, Any], improve: str, openers: int, measure: Measure) ->
     )
 
 
+def _turn(turn: Mapping[str, Any], opener: bool, improve: str, seats: Seats) -> str:
+    """One line of a transcript: the seat that said it (by name), its text; coloured by seat
+    (``seat1``, ``seat2``)."""
+    speaker = str(turn["speaker"])
+    known = speaker in seats
+    kind = f"seat{seats.index(speaker) + 1}" if known else "seat"
+    who = seats.name(speaker) if known else speaker
+    return (
+        f'<div class="turn {kind}{" opener" if opener else ""}">'
+        f'<span class="who">{_e(who)}{" (improved)" if speaker == improve else ""}'
+        f"</span>\n{_e(turn['text'])}</div>"
+    )
+
+
 def _transcripts_section(
-    games: Sequence[dict[str, Any]], improve: str, openers: int, limit: int, measure: Measure
+    games: Sequence[dict[str, Any]],
+    improve: str,
+    openers: int,
+    limit: int,
+    measure: Measure,
+    seats: Seats,
 ) -> str:
     shown = games if limit <= 0 else games[:limit]
     note = (
@@ -304,7 +308,7 @@ def _transcripts_section(
         '<section id="transcripts"><h2>Transcripts</h2>'
         f'<p class="note">{_e(note)} Open a game to read its rounds; before each round after the '
         "first, the feedback, instruction and acknowledgement the improved player received.</p>"
-        + "".join(_game(g, improve, openers, measure) for g in shown)
+        + "".join(_game(g, improve, openers, measure, seats) for g in shown)
         + "</section>"
     )
 
@@ -316,18 +320,16 @@ def render_html(
     config: dict[str, Any],
     games: Sequence[dict[str, Any]],
     pngs: dict[str, bytes],
+    game: Game,
+    measure: Measure,
     max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
-    measure: Measure | None = None,
     damaged: Sequence[str] = (),
 ) -> str:
-    """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``measure``: the
-    game's, which reads each round's outcome (default: the deal price); the tables name the
-    summary's. ``damaged``: what was skipped of each damaged record file
-    (:meth:`icl_aif.records.SkippedLines.messages`), shown under the title."""
-    from icl_aif.metrics import default_measure
-
-    measure = measure or default_measure()
-    improve = str(summary.get("improve") or manifest.get("improve") or "seller")
+    """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``game``: the
+    run's (its seats name the lines, it words the scenario); ``measure``: the game's, which reads
+    each round's outcome; the tables name the summary's. ``damaged``: what was skipped of each
+    damaged record file (:meth:`icl_aif.records.SkippedLines.messages`), shown under the title."""
+    improve = str(summary.get("improve") or manifest.get("improve") or game.seats.ids[0])
     openers = len((config.get("scenario") or {}).get("openers") or []) or 3
     title = f"{manifest.get('name', 'run')} ({improve} improved)"
     return (
@@ -339,11 +341,11 @@ def render_html(
         ' · <a href="#usage">usage</a> · <a href="#plots">plots</a> · '
         '<a href="#transcripts">transcripts</a></p>'
         + "".join(f'<p class="damaged">{_e(line)}</p>' for line in damaged)
-        + _run_section(manifest, config)
+        + _run_section(manifest, config, game)
         + _rounds_section(summary, summary_measure(summary, measure))
         + _usage_section(summary)
         + _plots_section(pngs)
-        + _transcripts_section(games, improve, openers, max_transcripts, measure)
+        + _transcripts_section(games, improve, openers, max_transcripts, measure, game.seats)
         + "</body></html>\n"
     )
 
@@ -360,24 +362,29 @@ def write_html_report(
     from icl_aif.analysis import run_config, run_measure
     from icl_aif.errors import UsageError
     from icl_aif.plots import run_plot_pngs
-    from icl_aif.records import CONFIG, SUMMARY, SkippedLines, read_games, read_json, read_manifest
+    from icl_aif.records import (
+        SkippedLines,
+        read_games,
+        read_manifest,
+        read_run_config_data,
+        read_summary,
+    )
 
     manifest = read_manifest(directory)  # a newer record format: one line, before anything else
-    summary = read_json(directory / SUMMARY)
-    config_path = directory / CONFIG
-    config = (
-        yaml.safe_load(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
-    )
+    summary = read_summary(directory)
+    config_of_run = run_config(directory)
+    config = read_run_config_data(directory)  # in the game's seats, as every reader
     skipped = skipped if skipped is not None else SkippedLines()
     games = read_games(directory, skipped)
     page = render_html(
         manifest=manifest,
         summary=summary,
-        config=config if isinstance(config, dict) else {},
+        config=config,
         games=games,
         pngs=run_plot_pngs(directory),
         max_transcripts=max_transcripts,
-        measure=run_measure(run_config(directory)),
+        game=get_game(config_of_run.game),
+        measure=run_measure(config_of_run),
         damaged=skipped.messages(),
     )
     target = out or directory / "report.html"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
@@ -20,7 +20,6 @@ from langgraph.types import Command, interrupt
 
 from icl_aif import protocol
 from icl_aif.calls import ModelCallError
-from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext, context_of
 from icl_aif.feedback import give_feedback
 from icl_aif.games import moves
@@ -28,23 +27,25 @@ from icl_aif.games.base import Game
 from icl_aif.protocol import Message, RefusedLine, RoundRecord
 from icl_aif.replies import screened_turn
 from icl_aif.state import RoundState, RunState
-from icl_aif.transcript import Speaker, Turn, other_side, with_move_note
+from icl_aif.transcript import Seat, Seats, Turn, with_move_note
 
 logger = logging.getLogger(__name__)
 
 # --- one round ----------------------------------------------------------------------------
 
-NextTurn = Literal["seller", "buyer", "__end__"]
-"""Where a round goes after the openers or the moderator: a speaker, or the end of the round."""
+NextTurn = str
+"""Where a round goes after the openers or the moderator: a seat's node (its id), or the end of
+the round (``__end__``). The round graph declares the destinations of its game's seats."""
 
 
 async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:
     """Put the scripted opening lines on the table; the other side of the last opener speaks."""
     ctx = context_of(runtime.context)
-    return routed(state, {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"})
+    update = {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"}
+    return routed(state, update, ctx.game.seats)
 
 
-def speaker_node(side: Speaker) -> Any:
+def speaker_node(side: Seat) -> Any:
     """The node in which ``side`` says its next line."""
 
     async def speak(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def speaker_node(side: Speaker) -> Any:
             shown = protocol.person_prompt(
                 ctx.prompts, config, side, state["round"], state.get("history", []), turns
             )
-            return {"turns": [_table_turn(config, side, str(interrupt(shown) or ""))]}
+            return {"turns": [_table_turn(ctx, side, str(interrupt(shown) or ""))]}
         if side == config.improve:
             messages = protocol.improved_view(state.get("history", []), side, turns)
         else:
@@ -111,7 +112,7 @@ class Refusal:
 
 
 async def _attempt(
-    ctx: GameContext, side: Speaker, number: int, messages: list[Message], turns: list[Turn]
+    ctx: GameContext, side: Seat, number: int, messages: list[Message], turns: list[Turn]
 ) -> tuple[Turn, Refusal | None]:
     """One try of ``side``'s line: the turn as the table sees it, and why it is not a valid move
     (None when it is). With ``moves: structured`` the turn carries its binding move, checked by
@@ -119,11 +120,11 @@ async def _attempt(
     config = ctx.config
     game = ctx.game
     if config.moves == "text":
-        turn = _table_turn(config, side, await ctx.call_model(side, number, messages))
+        turn = _table_turn(ctx, side, await ctx.call_model(side, number, messages))
         problem = game.invalid_move(config.scenario, side, turn["text"], turns)
         return turn, None if problem is None else Refusal("refused", problem)
     reply = await ctx.call_move(side, number, messages)
-    turn = _table_turn(config, side, reply.message)
+    turn = _table_turn(ctx, side, reply.message)
     if reply.data is None:
         return turn, Refusal("no_move", NO_MOVE)
     read = moves.read_move(game, config.scenario, side, reply.data)
@@ -173,15 +174,16 @@ async def _refused_line(
     return refused
 
 
-def _table_turn(config: ExperimentConfig, side: Speaker, text: str) -> Turn:
+def _table_turn(ctx: GameContext, side: Seat, text: str) -> Turn:
     """``side``'s reply as the rival and the moderator see it, flagged (``icl_aif.replies``)."""
-    return screened_turn(side, text, max_chars=config.scenario.max_reply_chars)
+    rival = ctx.game.rival_labels(side)
+    return screened_turn(side, text, rival, max_chars=ctx.config.scenario.max_reply_chars)
 
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:
     """Judge the round after the last utterance and send it to the next speaker or its end
     (:func:`routed`)."""
-    return routed(state, await _judge(state, runtime))
+    return routed(state, await _judge(state, runtime), context_of(runtime.context).game.seats)
 
 
 async def _judge(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, Any]:
@@ -221,7 +223,7 @@ async def _judge(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, 
     return {"status": "ongoing", **update}
 
 
-def routed(state: RoundState, update: dict[str, Any]) -> Command[NextTurn]:
+def routed(state: RoundState, update: dict[str, Any], seats: Seats) -> Command[NextTurn]:
     """``update``, and where the round goes once it is applied: while the round is ongoing,
     the other side of the last line speaks; otherwise the round ends.
 
@@ -233,7 +235,7 @@ def routed(state: RoundState, update: dict[str, Any]) -> Command[NextTurn]:
     if status != "ongoing":
         return Command(update=update, goto="__end__")  # END
     last = (update.get("turns") or state["turns"])[-1]  # the turns after the update
-    return Command(update=update, goto=other_side(last["speaker"]))
+    return Command(update=update, goto=seats.other(last["speaker"]))
 
 
 def round_record(state: RoundState, game: Game) -> RoundRecord:

@@ -63,11 +63,11 @@ async def play_game(
     try:
         with ctx.cache_scope():  # the config's response cache, for this game's calls
             if ask_human is None:
-                state = await build_run_graph().ainvoke({}, context=ctx)
+                state = await build_run_graph(ctx.game).ainvoke({}, context=ctx)
                 if state.pop("__interrupt__", None):  # never silently a shorter game
                     state["error"] = "the game paused for a person, and no one was asked"
             else:
-                pausable = graph or build_pausable_run_graph(InMemorySaver())
+                pausable = graph or build_pausable_run_graph(ctx.game, InMemorySaver())
                 state = await _play_with_pauses(pausable, ctx, ask_human)
         rounds, error = state.get("rounds", []), state.get("error")
     except Exception as exc:  # a defect, not a model failure: keep the other games going

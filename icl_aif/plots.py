@@ -31,7 +31,6 @@ from icl_aif.report import PRICE, MeasureLike, measure_header
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from icl_aif.config import ExperimentConfig
     from icl_aif.games.base import Measure
 
 logger = logging.getLogger(__name__)
@@ -171,21 +170,15 @@ def write_plots(directory: Path, pngs: dict[str, bytes]) -> list[Path]:
     return paths
 
 
-def measure_range(
-    config: ExperimentConfig, measure: MeasureLike, series: Sequence[Series] = ()
-) -> tuple[float, float]:
-    """The range a figure of ``measure`` spans: in the price game, the scenario's buyer's opening
-    offer to its list price (with ``listings``, where every game has its own, the deal prices'
-    range); else the values' own range, 0 to 1 for values that all lie there (a proportion, such
-    as the pie split's payoff) or when there are none."""
-    scenario = config.scenario
-    low, high = getattr(scenario, "buyer_open", None), getattr(scenario, "list_price", None)
+def measure_range(measure: MeasureLike, series: Sequence[Series] = ()) -> tuple[float, float]:
+    """The range a figure of ``measure`` spans: the measure's ``span`` for a money measure (the
+    price game's: the scenario's buyer's opening offer to its list price), else the values' own
+    range, 0 to 1 for values that all lie there (a proportion, such as the pie split's payoff) or
+    when there are none."""
     values = [v for s in series for vs in s.values.values() for v in vs]
-    per_game = getattr(scenario, "listings", None) is not None
-    if per_game and measure.money and values:
-        return min(values), max(values)
-    if measure.money and isinstance(low, int | float) and isinstance(high, int | float):
-        return float(low), float(high)
+    span: tuple[float, float] | None = getattr(measure, "span", None)
+    if measure.money and span is not None:
+        return span
     if not values or (min(values) >= 0.0 and max(values) <= 1.0):
         return 0.0, 1.0
     return min(values), max(values)
@@ -195,12 +188,12 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
     """The figures of the finished run in ``directory``, from its records, as PNG bytes: of the
     measure of its config's game (a run written before games: the deal price)."""
     from icl_aif.analysis import run_config, run_measure
-    from icl_aif.records import SUMMARY, read_games, read_json, read_manifest
+    from icl_aif.records import read_games, read_manifest, read_summary
 
     manifest = read_manifest(directory)
     config = run_config(directory)
     measure = run_measure(config)
-    summary = read_json(directory / SUMMARY)
+    summary = read_summary(directory)
     name = manifest.get("name", config.name)
     series = run_series(
         read_games(directory),
@@ -214,7 +207,7 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
     )
     title = f"{name} ({config.improve} improved)"
     pngs = plot_pngs(
-        series, value_range=measure_range(config, measure, series), title=title, measure=measure
+        series, value_range=measure_range(measure, series), title=title, measure=measure
     )
     game = get_game(config.game)
     if game.columns:

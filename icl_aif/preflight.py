@@ -120,7 +120,7 @@ async def probe_moves(ctx: GameContext) -> list[dict[str, Any]]:
     config = ctx.config
     seen: set[tuple[str, str | None]] = set()
     for side, role_config in config.model_roles().items():
-        if side not in ("seller", "buyer"):
+        if side not in config.seats:
             continue
         key = (role_config.model, role_config.base_url)
         if is_offline(role_config.model) or key in seen:
@@ -145,7 +145,7 @@ async def _ask_move(ctx: GameContext, side: str) -> MoveReply:
     turns = protocol.opening_turns(ctx.config)
     while turns and turns[-1]["speaker"] == side:
         turns = turns[:-1]
-    messages = protocol.rival_view(ctx.prompts, ctx.config, side, turns)  # type: ignore[arg-type]
+    messages = protocol.rival_view(ctx.prompts, ctx.config, side, turns)
     if messages[-1]["role"] != "user":
         messages.append(Message(role="user", content=MOVE_PROMPT))
     try:

@@ -30,7 +30,7 @@ from icl_aif.games.base import turns_as_messages
 from icl_aif.games.registry import get_game
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message as Message  # one chat message; defined with the core types
-from icl_aif.transcript import Outcome, Speaker, Turn
+from icl_aif.transcript import Outcome, Seat, Turn
 
 REFUSALS: dict[str, str] = {
     "no_move": "no move could be read from the reply (no tool call, JSON reply or fenced block)",
@@ -44,7 +44,7 @@ class RefusedLine(TypedDict, total=False):
     """A try refused as a move (the player was asked again, or the round ended): ``games.jsonl``
     ``refused``."""
 
-    speaker: Speaker
+    speaker: Seat
     text: str  # the line as the table would have shown it
     at: int  # the index of the turn it tried to be (the turns on the table then)
     kind: str  # a key of REFUSALS
@@ -110,7 +110,7 @@ def check_persona(prompts: PromptLibrary, name: str | None) -> None:
         raise UsageError(f"rival_persona: got {name!r}; allowed values: {allowed} (or null)")
 
 
-def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Speaker) -> str:
+def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -> str:
     """The system prompt of the seller or the buyer: the game's brief, then the rival's persona
     (``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
     (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
@@ -145,22 +145,18 @@ def with_countdown(
     ]
 
 
-def initial_history(
-    prompts: PromptLibrary, config: ExperimentConfig, side: Speaker
-) -> list[Message]:
+def initial_history(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -> list[Message]:
     """The improved player's history before round 1: its brief only."""
     return [Message(role="system", content=player_brief(prompts, config, side))]
 
 
-def improved_view(
-    history: Sequence[Message], side: Speaker, turns: Sequence[Turn]
-) -> list[Message]:
+def improved_view(history: Sequence[Message], side: Seat, turns: Sequence[Turn]) -> list[Message]:
     """What the improved player receives: its whole carried history, then the current round."""
     return [*history, *turns_as_messages(side, turns)]
 
 
 def rival_view(
-    prompts: PromptLibrary, config: ExperimentConfig, side: Speaker, turns: Sequence[Turn]
+    prompts: PromptLibrary, config: ExperimentConfig, side: Seat, turns: Sequence[Turn]
 ) -> list[Message]:
     """What the rival receives: its brief and the current round, nothing from earlier rounds."""
     return [
@@ -200,7 +196,7 @@ def outcome_sentence(config: ExperimentConfig, record: RoundRecord) -> str:
     return get_game(config.game).outcome_sentence(record, config.scenario)
 
 
-def carry_round(history: Sequence[Message], side: Speaker, record: RoundRecord) -> list[Message]:
+def carry_round(history: Sequence[Message], side: Seat, record: RoundRecord) -> list[Message]:
     """The improved player's history after a round: the round, the feedback turn, the acknowledgement."""
     return [*history, *turns_as_messages(side, record["turns"]), *feedback_turns(record)]
 
@@ -217,7 +213,7 @@ def feedback_turns(record: RoundRecord) -> list[Message]:
 
 def carried_history(
     brief: Sequence[Message],
-    side: Speaker,
+    side: Seat,
     rounds: Sequence[RoundRecord],
     mode: ContextMode = "all",
     last_rounds: int = 1,
@@ -295,7 +291,7 @@ def human_suggestions(text: str) -> list[str]:
 def person_prompt(
     prompts: PromptLibrary,
     config: ExperimentConfig,
-    side: Speaker,
+    side: Seat,
     round_number: int,
     history: Sequence[Message],
     turns: Sequence[Turn],

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from icl_aif.errors import UsageError
+from icl_aif.record_upgrade import upgrade_prompts
 
 __all__ = [
     "FORMAT_VERSION",
@@ -58,14 +59,17 @@ __all__ = [
     "upgrade_game",
 ]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """The version of the run records this package writes (0: records without ``format_version``).
 
 1: ``format_version`` on every line and in the manifest; ``truncated`` on a round the exchange cap
 ended (``outcome`` stays ``no_deal``, ``reason`` stays ``cap``).
 2: ``terms`` on every round (the game's terms of an agreement, null without one); the manifest
 names the ``game``. Records of formats 0 and 1 are all of the price game: their terms are
-``{"price": price}`` on a deal (:func:`upgrade_game`)."""
+``{"price": price}`` on a deal (:func:`upgrade_game`).
+3: each game's own seat ids (Deal or No Deal's ``alice`` and ``bob``) where every game wrote
+``seller`` and ``buyer`` (speakers, roles, ``improve``, ``models``, seat-named keys of scenarios
+and terms); :func:`icl_aif.records.upgraded` reads every earlier format as this one."""
 
 
 class _Record(BaseModel):
@@ -78,7 +82,7 @@ class TurnRecord(_Record):
     """One line of a round as said at the table."""
 
     speaker: str
-    """``seller`` or ``buyer``."""
+    """The seat that said it (one of the game's seat ids)."""
     text: str
     """What was said, after the screen of bad replies."""
     flags: list[str] = []
@@ -329,14 +333,19 @@ def _keys_problem(value: object, keys: dict[str, type], where: str) -> str | Non
 
 def prompts_of(manifest: dict[str, Any]) -> dict[str, str]:
     """A manifest's ``prompts`` (path -> SHA-256) under today's paths: before format 2 the price
-    game's templates lay in ``prompts/`` itself, since then in ``prompts/price/``."""
+    game's templates lay in ``prompts/`` itself, since then in ``prompts/price/``; before format
+    3 the templates of the other games' seats were named and worded for seller and buyer
+    (:func:`~icl_aif.record_upgrade.upgrade_prompts`)."""
     prompts: dict[str, str] = dict(manifest.get("prompts") or {})
-    if format_version_of(manifest) >= 2:
-        return prompts
-    return {
-        f"prompts/price/{path.removeprefix('prompts/')}" if path.startswith("prompts/") else path: h
-        for path, h in prompts.items()
-    }
+    version = format_version_of(manifest)
+    if version < 2:
+        prompts = {
+            f"prompts/price/{path.removeprefix('prompts/')}"
+            if path.startswith("prompts/")
+            else path: h
+            for path, h in prompts.items()
+        }
+    return upgrade_prompts(prompts) if version < 3 else prompts
 
 
 def is_truncated(round_record: dict[str, Any]) -> bool:

@@ -57,7 +57,14 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from icl_aif._version import __version__
-from icl_aif.config import ExperimentConfig, config_to_yaml
+from icl_aif.config import (
+    ExperimentConfig,
+    apply_overrides,
+    config_from_dict,
+    config_to_yaml,
+    game_seats,
+    read_config_data,
+)
 from icl_aif.errors import UsageError
 from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
 from icl_aif.record_models import CallRecord as CallRecord
@@ -73,12 +80,14 @@ from icl_aif.record_models import (
     game_line,
     game_problem,
     manifest_text,
+    prompts_of,
     upgrade_game,
 )
 from icl_aif.record_models import check_format_version as check_format_version
 from icl_aif.record_models import format_version_of as format_version_of
 from icl_aif.record_models import game_record as game_record
 from icl_aif.record_models import is_truncated as is_truncated
+from icl_aif.record_upgrade import upgrade_seats
 from icl_aif.redaction import public_override
 
 try:
@@ -506,6 +515,7 @@ def write_problem(directory: Path, exc: OSError) -> str:
 def repair_records(
     directory: Path,
     lines_per_game: Callable[[str | None], int | None],
+    seats: tuple[str, str],
     skipped: SkippedLines | None = None,
 ) -> tuple[set[GameKey], float]:
     """Make the records of a stopped run consistent, for a resume; return the finished games and
@@ -516,8 +526,9 @@ def repair_records(
     short by a kill or a full disk) and every other damaged line (:func:`record_lines`) are
     dropped, said in one warning per file and noted in ``skipped``; so are the lines of an
     unfinished game and every call of a game that is not finished. Both files are rewritten
-    atomically, their kept lines byte for byte and in their order, so repairing twice changes
-    nothing. The files are streamed, never held in memory.
+    atomically, their kept lines byte for byte and in their order (a line of an earlier format
+    upgraded to this one, in the game's ``seats``: :func:`upgraded`), so repairing twice
+    changes nothing. The files are streamed, never held in memory.
     """
     counts: dict[GameKey, int] = {}
     if (directory / GAMES).is_file():  # a run killed before its first game may have none
@@ -527,8 +538,10 @@ def repair_records(
     dropped = len(counts) - len(finished)
     if dropped:
         logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
-    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgrade_game(r)), skipped)
-    cost = _keep_lines(directory / CALLS, finished, call_line, skipped)
+    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgraded(r, seats)), skipped)
+    cost = _keep_lines(
+        directory / CALLS, finished, lambda r: call_line(upgraded(r, seats)), skipped
+    )
     for leftover in directory.glob("*.tmp"):
         leftover.unlink(missing_ok=True)
     return finished, cost
@@ -763,26 +776,71 @@ def count_records(path: Path, skipped: SkippedLines | None = None, what: str = "
     return count
 
 
+def upgraded(record: dict[str, Any], seats: tuple[str, str]) -> dict[str, Any]:
+    """A record of an earlier format (a ``games.jsonl`` or ``calls.jsonl`` line, a manifest, a
+    summary) as this format writes it, in the game's ``seats``: the one upgrade step every reader
+    goes through. Formats 0 and 1 (all of the price game) get ``terms`` and ``truncated`` on
+    their rounds (:func:`~icl_aif.record_models.upgrade_game`); a manifest's ``prompts`` take
+    today's paths (:func:`~icl_aif.record_models.prompts_of`); formats before 3 get the game's
+    seat ids for ``seller`` and ``buyer`` (:func:`~icl_aif.record_upgrade.upgrade_seats`).
+    ``format_version`` still says the version the record was written in (a writer stamps its
+    own). A current record is returned as it is."""
+    version = format_version_of(record)
+    if version >= FORMAT_VERSION:
+        return record
+    if version < 2 and isinstance(record.get("rounds"), list):
+        record = upgrade_game(record)
+    if isinstance(record.get("prompts"), dict):  # a manifest: its templates under today's paths
+        record = {**record, "prompts": prompts_of(record)}
+    mapped: dict[str, Any] = upgrade_seats(record, seats)
+    return mapped
+
+
+def run_seats(directory: Path) -> tuple[str, str]:
+    """The seat ids of the game the run in ``directory`` played: its manifest's ``game`` (the
+    price game's before format 2, or without a readable manifest)."""
+    game = "price"
+    path = directory / MANIFEST
+    if path.is_file():
+        with contextlib.suppress(UsageError):
+            game = str(read_json(path).get("game") or "price")
+    try:
+        return game_seats(game)
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
 def read_games(directory: Path, skipped: SkippedLines | None = None) -> list[dict[str, Any]]:
     """All finished runs of a run directory, ordered by sweep cell and game id (a game's arms
-    in the order of the config), as plain data (:class:`GameRecord` is their schema). Lines
-    written before ``format_version`` (version 0) are returned as they are; a newer version
-    than this package reads is a one-line :class:`UsageError`. Damaged lines are skipped with
-    one warning and noted in ``skipped`` (:func:`record_lines`); a file whose every line is
-    damaged is a one-line :class:`UsageError`."""
+    in the order of the config), as plain data (:class:`GameRecord` is their schema), lines of
+    earlier formats upgraded to this one (:func:`upgraded`); a newer version than this package
+    reads is a one-line :class:`UsageError`. Damaged lines are skipped with one warning and
+    noted in ``skipped`` (:func:`record_lines`); a file whose every line is damaged is a
+    one-line :class:`UsageError`."""
     path = directory / GAMES
     if not path.is_file():
         raise UsageError(f"{directory}: no {GAMES} here; is this a run directory?")
+    seats = run_seats(directory)
     damage = Damage(path)
-    games = [record for _, record in _scan(path, damage)]
+    games = [upgraded(record, seats) for _, record in _scan(path, damage)]
     damage.refuse_if_unreadable(len(games), "game")
     say_damage(damage, skipped)
     return sorted(games, key=record_order)
 
 
+def read_calls(directory: Path, skipped: SkippedLines | None = None) -> Iterator[dict[str, Any]]:
+    """The ``calls.jsonl`` records of a run directory, streamed, lines of earlier formats
+    upgraded to this one (:func:`upgraded`); damaged lines are skipped as :func:`read_records`
+    does."""
+    seats = run_seats(directory)
+    for record in read_records(directory / CALLS, skipped):
+        yield upgraded(record, seats)
+
+
 def read_manifest(directory: Path) -> dict[str, Any]:
-    """``manifest.json`` of a run directory: a one-line error when it is missing, damaged (not
-    JSON, not a manifest) or written by a newer record format than this package reads."""
+    """``manifest.json`` of a run directory, upgraded to this format (:func:`upgraded`): a
+    one-line error when it is missing, damaged (not JSON, not a manifest) or written by a newer
+    record format than this package reads."""
     path = directory / MANIFEST
     manifest = read_json(path)
     check_format_version(manifest, path)
@@ -792,7 +850,36 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the file"
         raise UsageError(f"{path}: not a run manifest ({where}: {first['msg']})") from None
-    return manifest
+    return upgraded(manifest, run_seats(directory))
+
+
+def read_summary(directory: Path) -> dict[str, Any]:
+    """``summary.json`` of a run directory, in this format's seats (a summary carries no
+    version: the manifest's says which it is)."""
+    summary = read_json(directory / SUMMARY)
+    manifest = directory / MANIFEST
+    version = format_version_of(read_json(manifest)) if manifest.is_file() else 0
+    if version >= FORMAT_VERSION:
+        return summary
+    mapped: dict[str, Any] = upgrade_seats(summary, run_seats(directory))
+    return mapped
+
+
+def read_run_config_data(directory: Path) -> dict[str, Any]:
+    """``config.yaml`` of a run directory as plain data, in the game's seats (a run of an
+    earlier format names them ``seller`` and ``buyer``); a one-line error when it is missing or
+    not YAML."""
+    mapped: dict[str, Any] = upgrade_seats(
+        read_config_data(directory / CONFIG), run_seats(directory)
+    )
+    return mapped
+
+
+def load_run_config(directory: Path, overrides: list[str] | None = None) -> ExperimentConfig:
+    """The resolved config a run wrote (``config.yaml``), in the game's seats
+    (:func:`read_run_config_data`), with ``overrides``."""
+    data = apply_overrides(read_run_config_data(directory), overrides or [])
+    return config_from_dict(data, str(directory / CONFIG))
 
 
 def record_order(record: dict[str, Any]) -> tuple[str, str]:
@@ -865,8 +952,10 @@ def base_manifest(
         "rounds": config.rounds,
         "improve": config.improve,
         "models": {
-            "seller": "person" if config.person == "seller" else roles.seller.model,
-            "buyer": "person" if config.person == "buyer" else roles.buyer.model,
+            **{
+                seat: "person" if config.person == seat else settings.model
+                for seat, settings in roles.players.items()
+            },
             "critic": roles.critic.model if config.calls_critic() else None,
             "moderator": roles.moderator.mode,
             "moderator_model": roles.moderator.model if roles.moderator.uses_model else None,

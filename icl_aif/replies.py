@@ -34,11 +34,12 @@ linear in the length of the reply.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "FLAGS",
@@ -101,15 +102,17 @@ _TO_MODERATOR = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
-_RIVAL_WORDS: dict[Speaker, str] = {
-    "seller": r"(?:buyer|customer|user|human)",
-    "buyer": r"(?:seller|vendor|shopkeeper|user|human)",
-}
-# A line under the rival's label: "Buyer: Deal at $20.", "**Seller:**", "> User:".
-_AS_RIVAL: dict[Speaker, re.Pattern[str]] = {
-    side: re.compile(rf"(?:^|(?<=\n)){_MARKUP}{words}{_GAP}:", re.IGNORECASE)
-    for side, words in _RIVAL_WORDS.items()
-}
+_ANYONE_ELSE = ("user", "human")
+"""Labels a reply may put on a line it writes for someone else, in every game."""
+
+
+@functools.cache
+def _as_rival(labels: tuple[str, ...]) -> re.Pattern[str]:
+    """A line under one of the rival's ``labels`` (or :data:`_ANYONE_ELSE`): "Buyer: Deal at
+    $20.", "**Bob:**", "> User:"."""
+    words = "|".join(re.escape(label).replace(r"\ ", r"\s+") for label in (*labels, *_ANYONE_ELSE))
+    return re.compile(rf"(?:^|(?<=\n)){_MARKUP}(?:{words}){_GAP}:", re.IGNORECASE)
+
 
 _OUT_OF_ROLE = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|large language model|llm|"
@@ -166,10 +169,12 @@ def turn_flags(
     return flags
 
 
-def screen(text: str, side: Speaker, *, max_chars: int | None = None) -> Screened:
-    """What ``side``'s reply ``text`` puts on the table, and its flags (see the module doc).
+def screen(text: str, rival: Sequence[str], *, max_chars: int | None = None) -> Screened:
+    """What a reply ``text`` puts on the table, and its flags (see the module doc).
 
-    ``max_chars`` is ``scenario.max_reply_chars`` (None: no limit).
+    ``rival`` are the labels the rival's lines go by (:meth:`~icl_aif.games.base.Game.rival_labels`:
+    the price game's seller writing a ``Buyer:`` or ``Customer:`` line); ``max_chars`` is
+    ``scenario.max_reply_chars`` (None: no limit).
     """
     flags: set[str] = set()
     said = text
@@ -177,10 +182,10 @@ def screen(text: str, side: Speaker, *, max_chars: int | None = None) -> Screene
     if cut is not None:
         flags.add("to_moderator")
         said = cut
-    rival = _AS_RIVAL[side].search(said)
-    if rival is not None:
+    as_rival = _as_rival(tuple(rival)).search(said)
+    if as_rival is not None:
         flags.add("as_rival")
-        said = said[: rival.start()]
+        said = said[: as_rival.start()]
     said = said.strip()
     if max_chars is not None and len(said) > max_chars:
         flags.add("truncated")
@@ -193,9 +198,12 @@ def screen(text: str, side: Speaker, *, max_chars: int | None = None) -> Screene
     return Screened(text=said, flags=tuple(f for f in FLAGS if f in flags))
 
 
-def screened_turn(side: Speaker, text: str, *, max_chars: int | None = None) -> Turn:
-    """The turn ``side`` adds with reply ``text``: ``flags`` only when there are some."""
-    screened = screen(text, side, max_chars=max_chars)
+def screened_turn(
+    side: Seat, text: str, rival: Sequence[str], *, max_chars: int | None = None
+) -> Turn:
+    """The turn ``side`` adds with reply ``text`` (``rival``: the labels of the other seat's
+    lines, :func:`screen`): ``flags`` only when there are some."""
+    screened = screen(text, rival, max_chars=max_chars)
     if screened.flags:
         return Turn(speaker=side, text=screened.text, flags=list(screened.flags))
     return Turn(speaker=side, text=screened.text)

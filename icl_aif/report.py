@@ -142,7 +142,7 @@ _LEGEND = (
     "exchange cap ended, truncated (- in a summary written before this count); errors: rounds "
     "ended by an error (a failed model call), left out of the deal rate; {header}: mean {label} "
     "over deals, with a 95% bootstrap CI{median}; chars: mean length of the improved player's "
-    "replies; exch.: mean seller-buyer exchanges per round that ended in a deal or no deal."
+    "replies; exch.: mean exchanges (a line from each seat) per round that ended in a deal or no deal."
 )
 
 
@@ -730,8 +730,14 @@ def rival_axis(summary: dict[str, Any]) -> str | None:
     if len(paths) != 1:
         return None
     (path,) = paths
-    rival = "buyer" if cells[0].get("improve") == "seller" else "seller"
-    return path if path in ("rival_persona", f"roles.{rival}.model") else None
+    axis = str(path)
+    if axis == "rival_persona":
+        return axis
+    parts = axis.split(".")
+    rival = len(parts) == 3 and parts[0] == "roles" and parts[2] == "model"
+    if rival and parts[1] not in (cells[0].get("improve"), "critic", "moderator"):
+        return axis
+    return None
 
 
 def cross_play_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:

@@ -27,12 +27,19 @@ from icl_aif.config import (
     apply_overrides,
     config_from_dict,
     config_to_yaml,
-    load_config,
     offline_data,
     read_config_data,
 )
 from icl_aif.errors import UsageError
-from icl_aif.records import CONFIG, MANIFEST, check_format_version
+from icl_aif.records import (
+    CONFIG,
+    MANIFEST,
+    check_format_version,
+    load_run_config,
+    read_run_config_data,
+    run_seats,
+    upgraded,
+)
 from icl_aif.redaction import REDACTED, hidden_paths
 
 RESULT_NEUTRAL = ("concurrency",)
@@ -67,8 +74,8 @@ def resume_config(
             "first game); start it again without --resume"
         )
     manifest = _manifest(directory)  # first: a newer record format is refused in one line
-    recorded = load_config(recorded_path)
-    hidden = hidden_paths(read_config_data(recorded_path))  # credentials written as [redacted]
+    recorded = load_run_config(directory)  # in the game's seats, whatever the run's format
+    hidden = hidden_paths(read_run_config_data(directory))  # credentials written as [redacted]
     extra = list(overrides or [])
     if config_file is None and not extra and not offline:
         if hidden:
@@ -80,7 +87,7 @@ def resume_config(
         offline = offline or manifest.get("offline") is not None
         source = str(config_file)
     else:
-        data = apply_overrides(read_config_data(recorded_path), extra)
+        data = apply_overrides(read_run_config_data(directory), extra)
         source = str(recorded_path)
     if offline:
         data, _ = offline_data(data)
@@ -135,7 +142,7 @@ def _manifest(directory: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         return {}
     check_format_version(data, path)  # a newer record format: upgrade icl-aif to resume it
-    return data
+    return upgraded(data, run_seats(directory))
 
 
 def check_prompts(directory: Path, recorded: Mapping[str, str], current: Mapping[str, str]) -> None:

@@ -29,11 +29,11 @@ from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
+from icl_aif.games.registry import get_game
 from icl_aif.graphs import build_pausable_run_graph
 from icl_aif.play import AskHuman, play_game, play_recorded
 from icl_aif.preflight import preflight
 from icl_aif.pricing import check_budget_prices, total_cost
-from icl_aif.record_models import prompts_of
 from icl_aif.records import (
     MANIFEST,
     GameKey,
@@ -191,12 +191,13 @@ async def _run_locked(
     earlier: dict[str, Any] | None = None  # the manifest of the run being resumed
     if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
         earlier = read_manifest(directory)
-        check_prompts(directory, prompts_of(earlier), prompt_hashes(config, prompts.root))
+        used = dict(earlier.get("prompts") or {})  # under today's paths (read_manifest)
+        check_prompts(directory, used, prompt_hashes(config, prompts.root))
     dropped = SkippedLines()  # damaged lines the repair of a resume drops
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
-            done, kept_cost = repair_records(directory, lines.get, dropped)
+            done, kept_cost = repair_records(directory, lines.get, config.seats.ids, dropped)
         except OSError as exc:
             raise directory_error(directory, exc) from None
     probes: list[dict[str, Any]] = []
@@ -208,7 +209,7 @@ async def _run_locked(
             if (p["model"], p.get("role")) not in probed
         )
     if earlier is not None:  # rewritten in this record format: today's prompt paths, the game
-        manifest = {**earlier, "prompts": prompts_of(earlier), "game": config.game}
+        manifest = {**earlier, "game": config.game}
         resumed = now()
         manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
         changes = version_changes(manifest.get("versions") or {}, package_versions())
@@ -229,7 +230,9 @@ async def _run_locked(
         manifest.update(_design_manifest(config, cells, offline))
         writer.create(config, {**manifest, "preflight": probes})
     moderators = [build_moderator(cell.config, prompts) for cell in cells]
-    graph = build_pausable_run_graph(InMemorySaver()) if needs_person else None
+    graph = (
+        build_pausable_run_graph(get_game(config.game), InMemorySaver()) if needs_person else None
+    )
     pending = _pending_games(cells, config.runs, done)  # lazily: memory does not grow with runs
     if done and progress is not None:
         progress(len(done))
@@ -363,8 +366,9 @@ def _design_manifest(
                 "cell": cell.id,
                 "settings": cell.settings,
                 "models": {
-                    "seller": cell.config.roles.seller.model,
-                    "buyer": cell.config.roles.buyer.model,
+                    **{
+                        seat: settings.model for seat, settings in cell.config.roles.players.items()
+                    },
                     "critic": cell.config.roles.critic.model
                     if cell.config.calls_critic(arms=True)
                     else None,

@@ -22,9 +22,9 @@ from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import get_game
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
-from icl_aif.records import CALLS, read_games, read_records
+from icl_aif.records import read_calls, read_games
 from icl_aif.report import experiment_markdown
-from icl_aif.usage import summarize_usage
+from icl_aif.usage import role_order, summarize_usage
 
 
 def summarize_run(
@@ -34,10 +34,10 @@ def summarize_run(
     stopped it early (``max_usd``), or None."""
     summary = summarize_experiment(config, cells, read_games(directory))
     summary["usage"] = summarize_usage(
-        read_records(directory / CALLS), config.prices, config.max_usd
+        read_calls(directory), config.prices, config.max_usd, role_order(config.seats)
     )
     if config.cache is not None:  # the response cache: hits, misses and what the hits saved
-        summary["cache"] = cache_counts(read_records(directory / CALLS))
+        summary["cache"] = cache_counts(read_calls(directory))
     summary["stopped_by"] = stopped_by
     return summary, experiment_markdown(summary, config.name)
 

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
-Speaker = Literal["seller", "buyer"]
-SPEAKERS: tuple[Speaker, Speaker] = ("seller", "buyer")
+from icl_aif.record_upgrade import FORMAT2_SEATS
+
+Seat = str
+"""A seat id of the game being played (the price game's ``seller``, Deal or No Deal's ``alice``):
+the games declare their seats (:class:`Seats`); the engine holds no list of them."""
 
 State = Literal["ongoing", "deal", "no_deal"]
 STATES: tuple[State, ...] = ("ongoing", "deal", "no_deal")
@@ -35,7 +39,7 @@ class Turn(TypedDict):
     to the reply or noticed in it before it reached the table (:mod:`icl_aif.replies`).
     """
 
-    speaker: Speaker
+    speaker: Seat
     text: str
     flags: NotRequired[list[str]]
     move: NotRequired[dict[str, Any]]
@@ -63,9 +67,53 @@ def without_move_note(text: str) -> str:
     return MOVE_NOTE.sub("", text)
 
 
-def other_side(speaker: Speaker) -> Speaker:
-    """The rival of ``speaker``."""
-    return "buyer" if speaker == "seller" else "seller"
+@dataclass(frozen=True)
+class Seats:
+    """A game's two seats, as a PettingZoo environment declares its ``possible_agents``: their
+    ids (config keys, records, graph nodes), in order, and the names the players and reports
+    use (``Seats(("alice", "Alice"), ("bob", "Bob"))``). The first seat is the one the
+    game's papers list first (the price game's seller)."""
+
+    first: tuple[Seat, str]
+    second: tuple[Seat, str]
+    ids: tuple[Seat, Seat] = field(init=False)
+    names: Mapping[Seat, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ids = (self.first[0], self.second[0])
+        if ids[0] == ids[1] or not all(re.fullmatch(r"[a-z][a-z0-9]*", i) for i in ids):
+            raise ValueError(f"seat ids must be two different lowercase words, got {ids}")
+        object.__setattr__(self, "ids", ids)
+        object.__setattr__(
+            self, "names", {self.first[0]: self.first[1], self.second[0]: self.second[1]}
+        )
+
+    def __iter__(self) -> Iterator[Seat]:
+        return iter(self.ids)
+
+    def __contains__(self, seat: object) -> bool:
+        return seat in self.ids
+
+    def other(self, seat: Seat) -> Seat:
+        """The rival of ``seat``."""
+        return self.ids[1] if seat == self.ids[0] else self.ids[0]
+
+    def name(self, seat: Seat) -> str:
+        """How players and reports name ``seat`` (``Alice``, ``player 1``)."""
+        return self.names[seat]
+
+    def index(self, seat: Seat) -> int:
+        """0 for the first seat, 1 for the second."""
+        return self.ids.index(seat)
+
+    def stream(self, seat: Seat) -> str:
+        """The label of ``seat``'s random streams (model and simulator seeds): the seat's name in
+        format-2 records, so that a seed gives the games it gave before seats were the game's."""
+        return FORMAT2_SEATS[self.index(seat)]
+
+    def listed(self) -> str:
+        """``alice or bob``, for messages that list the allowed seats."""
+        return " or ".join(self.ids)
 
 
 @dataclass(frozen=True)

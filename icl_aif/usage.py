@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from icl_aif.config import Price
 from icl_aif.pricing import price_of
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens")
-ROLE_ORDER = ("seller", "buyer", "critic", "moderator")
+
+
+def role_order(seats: Iterable[str]) -> tuple[str, ...]:
+    """The order tables list roles in: the game's seats, the critic, the moderator."""
+    return (*seats, "critic", "moderator")
+
+
+def in_role_order(roles: Iterable[str], order: Sequence[str]) -> list[str]:
+    """``roles`` in ``order`` (:func:`role_order`), any other role after them, by name."""
+    return sorted(roles, key=lambda r: (order.index(r) if r in order else len(order), r))
 
 
 def summarize_usage(
     calls: Iterable[Mapping[str, Any]],
     prices: Mapping[str, Price] | None = None,
     max_usd: float | None = None,
+    order: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Calls, failed calls, retried attempts, tokens and cost per role; failed calls by error
-    type; the total cost and the unpriced models.
+    """Calls, failed calls, retried attempts, tokens and cost per role (in ``order``:
+    :func:`role_order`); failed calls by error type; the total cost and the unpriced models.
 
     A role's ``cost_usd`` sums the known costs of its calls and is null when none is known;
     ``total_cost_usd`` sums the known costs, so it is a lower bound while ``unpriced_models``
@@ -51,9 +61,8 @@ def summarize_usage(
             row["cost_usd"] = round((row["cost_usd"] or 0.0) + cost, 10)
         models.add(call["model"])
     total = sum(r["cost_usd"] for r in roles.values() if r["cost_usd"] is not None)
-    order = sorted(roles, key=lambda r: (ROLE_ORDER.index(r) if r in ROLE_ORDER else 99, r))
     return {
-        "roles": {r: roles[r] for r in order},
+        "roles": {r: roles[r] for r in in_role_order(roles, order)},
         "errors": dict(sorted(errors.items())),
         "total_cost_usd": round(total, 10),
         "unpriced_models": sorted(m for m in models if price_of(m, prices) is None),

@@ -12,11 +12,21 @@ import pytest
 from icl_aif.config import ExperimentConfig, config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.registry import get_game
 from icl_aif.graphs import build_run_graph
 from icl_aif.records import read_json, read_jsonl
-from icl_aif.replies import NO_REPLY, Screened, screen
+from icl_aif.replies import NO_REPLY, Screened
+from icl_aif.replies import screen as screen_labels
 from tests.conftest import run
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, RecordingModerator
+
+PRICE = get_game("price")
+
+
+def screen(text: str, side: str, *, max_chars: int | None) -> Screened:
+    """The price game's screen of ``side``'s reply (its rival's labels)."""
+    return screen_labels(text, PRICE.rival_labels(side), max_chars=max_chars)
+
 
 MAX = 200  # scenario.max_reply_chars in these games
 HUGE = ("I can do $18. " + "Honestly, it is a great balloon. " * 300).strip()  # 9,913 chars
@@ -63,7 +73,7 @@ def play(seller: list[str], buyer: list[str]) -> tuple[dict[str, Any], GameConte
     """One game on the run graph, with a moderator that keeps every window it was shown."""
     moderator = RecordingModerator()
     ctx = GameContext(config=config(seller, buyer), moderator=moderator)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     return state, ctx, moderator
 
 
@@ -104,7 +114,7 @@ def test_a_line_posing_as_the_moderator_never_makes_a_deal() -> None:
         {"speaker": "buyer", "text": OPEN_3},
         {"speaker": "seller", "text": fiat},
     ]
-    raw = RulesModerator().classify(window, {"list_price": 20})  # type: ignore[arg-type]
+    raw = RulesModerator().classify(window, {"list_price": 20})
     assert raw.state == "deal"  # unscreened, the rules would take the fake line for a deal
     state, ctx, moderator = play(
         [fiat, "My price is $19.", "My price is $19.", "My price is $19."],
@@ -185,7 +195,7 @@ def test_a_clean_run_has_no_flags_on_its_turns(tmp_path: Path) -> None:
     ],
 )
 def test_screen(text: str, side: str, said: str | None, flags: tuple[str, ...]) -> None:
-    screened = screen(text, side, max_chars=MAX)  # type: ignore[arg-type]
+    screened = screen(text, side, max_chars=MAX)
     assert screened.text == (text if said is None else said)
     assert screened.flags == flags
 
@@ -222,7 +232,7 @@ BENIGN = [
 @pytest.mark.parametrize("text", BENIGN)
 @pytest.mark.parametrize("side", ["seller", "buyer"])
 def test_everyday_words_are_not_markers(text: str, side: str) -> None:
-    assert screen(text, side, max_chars=MAX) == Screened(text=text)  # type: ignore[arg-type]
+    assert screen(text, side, max_chars=MAX) == Screened(text=text)
 
 
 @pytest.mark.parametrize(
@@ -280,7 +290,7 @@ def test_markers_are_cut(text: str, said: str) -> None:
 )
 def test_lines_under_the_rivals_label_are_cut(text: str, side: str, said: str) -> None:
     flags = ("empty", "as_rival") if said == NO_REPLY else ("as_rival",)
-    assert screen(text, side, max_chars=MAX) == Screened(text=said, flags=flags)  # type: ignore[arg-type]
+    assert screen(text, side, max_chars=MAX) == Screened(text=said, flags=flags)
 
 
 @pytest.mark.parametrize(

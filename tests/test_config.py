@@ -70,7 +70,10 @@ def test_overrides_do_not_touch_the_input() -> None:
             ["roles.seller.modle=x"],
             "unknown field 'roles.seller.modle'; allowed keys here: base_url, max_tokens, model,",
         ),
-        (["improve=critic"], "field 'improve': got 'critic'; allowed values: 'seller' or 'buyer'"),
+        (
+            ["improve=critic"],
+            "improve: 'critic' is not a seat of game 'price'; allowed values: seller or buyer",
+        ),
         (["anchor=last"], "allowed values: 'previous', 'first' or 'best'"),
         (
             ["feedback.source=humans"],

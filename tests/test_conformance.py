@@ -24,7 +24,7 @@ from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.testing import check_game
 from icl_aif.testing.conformance import PROPERTIES, check_judge
-from icl_aif.transcript import Speaker, Turn, Verdict
+from icl_aif.transcript import Seat, Turn, Verdict
 
 pytest_plugins = ["pytester"]
 
@@ -76,7 +76,7 @@ class RoundingNoise(WrongTerms):
 class NarrowBounds(PriceGame):
     name = "price_narrow_bounds"
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         return (0.0, 1.0)
 
 
@@ -101,7 +101,7 @@ class LossyScenario(PriceGame):
 class WalkAwayRich(PriceGame):
     name = "price_walk_away_rich"
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Mapping[str, Any]) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Mapping[str, Any]) -> float | None:
         return 5.0 if record.get("outcome") == "no_deal" else super().payoff(scenario, side, record)
 
 

@@ -77,7 +77,7 @@ OPENERS_NOW = [
 def seller_prompts(**settings: Any) -> dict[int, list[dict[str, str]]]:
     """The seller's one prompt per round."""
     ctx = GameContext(config=config_from_dict(three_rounds(**settings)))
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     assert [r["price"] for r in state["rounds"]] == list(PRICES)
     return {c["round"]: c["messages"] for c in ctx.calls if c["role"] == "seller"}
 
@@ -112,7 +112,7 @@ def test_feedback_only_keeps_the_feedback_turns_and_no_transcript() -> None:
 
 def test_the_critic_still_reads_every_round_whatever_the_context() -> None:
     ctx = GameContext(config=config_from_dict(three_rounds(context="feedback_only")))
-    asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     request = [c["messages"][1]["content"] for c in ctx.calls if c["role"] == "critic"][-1]
     assert "Round 1\n" in request and "Round 2\n" in request
     assert "seller: How about $17?" in request

@@ -85,7 +85,7 @@ def test_build_model_and_the_manifest_use_the_resolved_critic(tmp_path: Path) ->
 def critic_system(*constraints: str) -> str:
     config = quickstart("rounds=2", f"feedback.constraints={list(constraints)}")
     ctx = GameContext(config=config)
-    asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     (call,) = [c for c in ctx.calls if c["role"] == "critic"]
     content: str = call["messages"][0]["content"]
     return content

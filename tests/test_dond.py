@@ -45,11 +45,11 @@ OPENER = (
 
 
 def s(text: str) -> Turn:
-    return Turn(speaker="seller", text=text)
+    return Turn(speaker="alice", text=text)
 
 
 def b(text: str) -> Turn:
-    return Turn(speaker="buyer", text=text)
+    return Turn(speaker="bob", text=text)
 
 
 def items(books: int, hats: int, balls: int) -> Items:
@@ -87,10 +87,10 @@ def test_matching_proposals_make_a_deal_with_each_seats_items_and_scores() -> No
     verdict = judge(window)
     assert verdict.state == "deal"
     assert verdict.terms == {
-        "seller": {"books": 3, "hats": 1, "balls": 0},
-        "buyer": {"books": 0, "hats": 0, "balls": 2},
-        "seller_score": 10,
-        "buyer_score": 6,
+        "alice": {"books": 3, "hats": 1, "balls": 0},
+        "bob": {"books": 0, "hats": 0, "balls": 2},
+        "alice_score": 10,
+        "bob_score": 6,
     }
 
 
@@ -163,7 +163,7 @@ def test_the_judge_needs_a_window_of_two() -> None:
 # --- invalid moves ----------------------------------------------------------------------
 
 
-def invalid(text: str, turns: list[Turn] = TALK, side: str = "buyer") -> str | None:
+def invalid(text: str, turns: list[Turn] = TALK, side: str = "bob") -> str | None:
     return GAME.invalid_move(FIXED, side, text, turns)  # type: ignore[arg-type]
 
 
@@ -200,12 +200,12 @@ def test_an_invalid_move_says_exactly_what_is_wrong(text: str, message: str) -> 
 
 def test_after_a_proposal_the_other_side_must_propose_or_walk_away() -> None:
     proposed = [*TALK, b("[propose] 1 book, 0 hats, 2 balls")]
-    assert invalid("[message] Hmm, let me think.", proposed, "seller") == (
+    assert invalid("[message] Hmm, let me think.", proposed, "alice") == (
         "Bob has proposed, so the talking is over: answer with a proposal "
         "of your own, starting with [propose], or [walk away]."
     )
-    assert invalid("[propose] 2 books, 1 hat, 0 balls", proposed, "seller") is None
-    assert invalid("[walk away]", proposed, "seller") is None
+    assert invalid("[propose] 2 books, 1 hat, 0 balls", proposed, "alice") is None
+    assert invalid("[walk away]", proposed, "alice") is None
 
 
 def test_a_proposal_must_follow_talk() -> None:
@@ -236,16 +236,14 @@ def test_drawn_contexts_meet_the_constraints_and_are_deterministic() -> None:
         assert isinstance(drawn, DondScenario) and drawn.sample is False
         c = drawn.counts.as_tuple()
         assert all(1 <= n <= 4 for n in c) and 5 <= sum(c) <= 7
-        for values in (drawn.seller_values, drawn.buyer_values):
+        for values in (drawn.alice_values, drawn.bob_values):
             assert min(values.as_tuple()) >= 0 and score(drawn.counts, values) == 10
-        pairs = list(
-            zip(drawn.seller_values.as_tuple(), drawn.buyer_values.as_tuple(), strict=True)
-        )
+        pairs = list(zip(drawn.alice_values.as_tuple(), drawn.bob_values.as_tuple(), strict=True))
         assert all(a > 0 or v > 0 for a, v in pairs)  # every type valued by someone
         assert any(a > 0 and v > 0 for a, v in pairs)  # at most one side can score 10
-        assert context_problem(drawn.counts, drawn.seller_values, drawn.buyer_values) is None
+        assert context_problem(drawn.counts, drawn.alice_values, drawn.bob_values) is None
         assert GAME.sample_scenario(DondScenario(), seed) == drawn
-        seen.add((c, drawn.seller_values.as_tuple(), drawn.buyer_values.as_tuple()))
+        seen.add((c, drawn.alice_values.as_tuple(), drawn.bob_values.as_tuple()))
     assert len(seen) > 300  # contexts vary with the seed
     assert GAME.sample_scenario(FIXED, 7) is FIXED  # sample: false plays the config's
 
@@ -256,8 +254,8 @@ def test_the_constraints_are_checked() -> None:
     assert "no item type" in (context_problem(items(2, 2, 1), items(5, 0, 0), items(0, 3, 4)) or "")
 
 
-def deal(seller: Items, buyer: Items, scenario: DondScenario = FIXED) -> dict[str, Any]:
-    return {"round": 1, "outcome": "deal", "terms": terms_of(scenario, seller, buyer), "turns": []}
+def deal(alice: Items, bob: Items, scenario: DondScenario = FIXED) -> dict[str, Any]:
+    return {"round": 1, "outcome": "deal", "terms": terms_of(scenario, alice, bob), "turns": []}
 
 
 DEAL = deal(items(3, 1, 0), items(0, 0, 2))  # Alice 3x2 + 1x4 = 10, Bob 2x3 = 6
@@ -271,32 +269,32 @@ def test_payoff_is_own_score_plus_lambda_times_the_others(
     weight: float, alice: float, bob: float
 ) -> None:
     scenario = FIXED.model_copy(update={"objective_weight": weight})
-    assert GAME.payoff(scenario, "seller", DEAL) == alice
-    assert GAME.payoff(scenario, "buyer", DEAL) == bob
+    assert GAME.payoff(scenario, "alice", DEAL) == alice
+    assert GAME.payoff(scenario, "bob", DEAL) == bob
 
 
 def test_no_deal_pays_zero_and_an_error_none() -> None:
     no_deal = {"round": 1, "outcome": "no_deal", "reason": "mismatch", "terms": None, "turns": []}
-    assert GAME.payoff(FIXED, "seller", no_deal) == 0
-    assert GAME.walk_away(FIXED, "buyer") == 0
-    assert GAME.payoff(FIXED, "seller", {"outcome": "error", "reason": "boom"}) is None
+    assert GAME.payoff(FIXED, "alice", no_deal) == 0
+    assert GAME.walk_away(FIXED, "bob") == 0
+    assert GAME.payoff(FIXED, "alice", {"outcome": "error", "reason": "boom"}) is None
 
 
 def test_the_papers_maxima_10_and_19_and_the_bounds() -> None:
     """Seeds 000/001: the maximum reward in one game is 10 (lambda 0) and 19 (lambda 1)."""
-    assert GAME.payoff_bounds(FIXED, "seller") == (0.0, 10.0)
+    assert GAME.payoff_bounds(FIXED, "alice") == (0.0, 10.0)
     coop = FIXED.model_copy(update={"objective_weight": 1.0})
-    assert GAME.payoff_bounds(coop, "seller")[1] <= 19
+    assert GAME.payoff_bounds(coop, "alice")[1] <= 19
     best = 0.0
     for seed in range(300):
         drawn = GAME.sample_scenario(DondScenario(objective_weight=1), seed)
-        assert GAME.payoff_bounds(drawn, "seller")[1] <= 19
+        assert GAME.payoff_bounds(drawn, "alice")[1] <= 19
         assert (
-            GAME.payoff_bounds(drawn.model_copy(update={"objective_weight": 0.0}), "buyer")[1] == 10
+            GAME.payoff_bounds(drawn.model_copy(update={"objective_weight": 0.0}), "bob")[1] == 10
         )
-        best = max(best, GAME.payoff_bounds(drawn, "buyer")[1])
+        best = max(best, GAME.payoff_bounds(drawn, "bob")[1])
     assert best == 19
-    assert GAME.payoff_bounds(DondScenario(objective_weight=-1), "buyer") == (-10.0, 10.0)
+    assert GAME.payoff_bounds(DondScenario(objective_weight=-1), "bob") == (-10.0, 10.0)
 
 
 def test_pareto_optimality_by_enumeration_on_a_small_context() -> None:
@@ -313,9 +311,7 @@ def test_pareto_optimality_by_enumeration_on_a_small_context() -> None:
 
 
 def test_round_metrics_score_each_game_on_its_own_context() -> None:
-    other = FIXED.model_copy(
-        update={"seller_values": items(0, 4, 3), "buyer_values": items(2, 4, 0)}
-    )
+    other = FIXED.model_copy(update={"alice_values": items(0, 4, 3), "bob_values": items(2, 4, 0)})
     games: list[dict[str, Any]] = [
         {"scenario": FIXED.model_dump(mode="json"), "rounds": [
             {**DEAL, "turns": [b(OPENER), s("x"), b("y"), s("z")], "invalid_moves": 1},
@@ -331,8 +327,8 @@ def test_round_metrics_score_each_game_on_its_own_context() -> None:
     ]  # fmt: skip
     metrics = GAME.round_metrics(config(scenario={"sample": False}), games, 1)
     assert metrics == {
-        "seller_score": pytest.approx((10 + 6 + 0) / 3, abs=1e-4),
-        "buyer_score": pytest.approx((6 + 4 + 0) / 3, abs=1e-4),
+        "alice_score": pytest.approx((10 + 6 + 0) / 3, abs=1e-4),
+        "bob_score": pytest.approx((6 + 4 + 0) / 3, abs=1e-4),
         "pareto_rate": 0.5,  # the second deal wastes Alice's balls (worth 3 to her) on nothing
         "invalid_move_rate": pytest.approx(4 / 9, abs=1e-4),  # 1 + 3 refused; tries 4 + 2 + 3
         "abort_rate": pytest.approx(1 / 3, abs=1e-4),
@@ -340,7 +336,7 @@ def test_round_metrics_score_each_game_on_its_own_context() -> None:
     assert [c.key for c in GAME.columns] == list(metrics)
 
 
-@pytest.mark.parametrize(("improve", "expected"), [("seller", 10), ("buyer", 6)])
+@pytest.mark.parametrize(("improve", "expected"), [("alice", 10), ("bob", 6)])
 def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float) -> None:
     measure = GAME.measure(config(improve=improve, scenario={"sample": False}))
     assert (measure.name, measure.money, measure.no_deal_value) == ("payoff", False, 0)
@@ -349,7 +345,7 @@ def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float)
 
 def test_the_outcome_sentence_states_the_items_scores_and_pareto() -> None:
     assert GAME.outcome_sentence(DEAL, FIXED) == (
-        "deal: seller gets 3 books, 1 hat and 0 balls (score 10), buyer gets 0 books, 0 hats and "
+        "deal: Alice gets 3 books, 1 hat and 0 balls (score 10), Bob gets 0 books, 0 hats and "
         "2 balls (score 6); payoffs 10 and 6; Pareto-optimal"
     )
     walked = {"outcome": "no_deal", "reason": "walk_away", "turns": [b("[walk away]")]}
@@ -377,7 +373,7 @@ def test_scenario_problems_are_one_line(scenario: dict[str, Any], message: str) 
 
 def test_an_unknown_simulator_names_the_games_own() -> None:
     with pytest.raises(Exception, match="boulware, linear, conceder, fair, critic"):
-        GameContext(config=config(roles={"seller": {"model": "scripted:tit_for_tat"}}))
+        GameContext(config=config(roles={"alice": {"model": "scripted:tit_for_tat"}}))
 
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
@@ -394,7 +390,7 @@ def test_the_between_round_templates_use_no_lexicon_phrase() -> None:
 
 
 def first_offer(history: list[BaseMessage]) -> Items:
-    player = DondPlayer(strategy="linear", side="seller", scenario=FIXED, seed=1)
+    player = DondPlayer(strategy="linear", side="alice", scenario=FIXED, seed=1)
     reply = player.respond([SystemMessage("brief"), *history, HumanMessage(OPENER)])
     move = read_move(reply)
     assert move.kind == "message", reply
@@ -420,7 +416,7 @@ def test_trade_feedback_makes_a_player_leave_what_it_does_not_value() -> None:
 
 
 def test_a_player_answers_an_acceptable_proposal_with_its_complement() -> None:
-    player = DondPlayer(strategy="linear", side="seller", scenario=FIXED, seed=1)
+    player = DondPlayer(strategy="linear", side="alice", scenario=FIXED, seed=1)
     history: list[BaseMessage] = [
         SystemMessage("brief"),
         HumanMessage(OPENER),
@@ -482,14 +478,14 @@ INSTRUCTION = (
 
 def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
     ctx = GameContext(config=config(runs=1, rounds=2, scenario={"sample": False}))
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     agreed = terms_of(FIXED, items(2, 1, 0), items(1, 0, 2))
     assert [r["terms"] for r in state["rounds"]] == [agreed, agreed]
     calls = {
         role: [c["messages"] for c in ctx.calls if c["role"] == role and c["round"] == 2]
-        for role in ("seller", "buyer")
+        for role in ("alice", "bob")
     }
-    assert calls["seller"][0] == [
+    assert calls["alice"][0] == [
         {"role": "system", "content": ALICE_BRIEF},
         {"role": "user", "content": OPENER},
         {"role": "assistant", "content": "[message] How about this: I get 2 books, 1 hat and 1 ball and you get 1 book, 0 hats and 1 ball."},
@@ -507,7 +503,7 @@ def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
     ]  # fmt: skip
     # the rival starts fresh: its brief, the opener (its own line) and Alice's first offer,
     # which after the critic's "trade" advice leaves Bob the balls she does not value
-    assert calls["buyer"][0] == [
+    assert calls["bob"][0] == [
         {"role": "system", "content": BOB_BRIEF},
         {"role": "assistant", "content": OPENER},
         {"role": "user", "content": "[message] How about this: I get 3 books, 1 hat and 0 balls and you get 0 books, 0 hats and 2 balls."},
@@ -530,7 +526,7 @@ def assert_finished(directory: Path, runs: int, rounds: int) -> list[dict[str, A
             if record["outcome"] == "deal":
                 deals += 1
                 terms = DondTerms.model_validate(record["terms"])
-                assert terms.seller_score == score(terms.seller, scenario.seller_values)  # type: ignore[attr-defined]
+                assert terms.alice_score == score(terms.alice, scenario.alice_values)  # type: ignore[attr-defined]
             else:
                 assert record["terms"] is None
     assert deals > 0
@@ -544,7 +540,7 @@ def test_a_five_round_run_with_every_feedback_source(source: str, tmp_path: Path
     assert {r.get("feedback_source") for g in games for r in g["rounds"][:-1]} == {source}
     assert len({str(g.get("scenario")) for g in games}) == 3  # a context drawn per game
     if source == "human_pool":
-        pool = (ROOT / "prompts/dond/feedback/seller_pool.txt").read_text(encoding="utf-8")
+        pool = (ROOT / "prompts/dond/feedback/alice_pool.txt").read_text(encoding="utf-8")
         for game in games:
             for suggestion in game["rounds"][0]["suggestions"]:
                 assert suggestion in pool
@@ -552,7 +548,7 @@ def test_a_five_round_run_with_every_feedback_source(source: str, tmp_path: Path
 
 def test_a_five_round_run_with_paired_arms(tmp_path: Path) -> None:
     arms = ["ai", "human_pool", "constant", "none"]
-    cfg = config(rounds=5, arms=arms, branch_after=1, improve="buyer", runs=2)
+    cfg = config(rounds=5, arms=arms, branch_after=1, improve="bob", runs=2)
     games = assert_finished(run(cfg, tmp_path / "arms").directory, runs=2 * len(arms), rounds=5)
     assert sorted({g["arm"] for g in games}) == sorted(arms)
     for game in games:

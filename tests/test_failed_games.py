@@ -11,8 +11,16 @@ from typing import Any
 
 import pytest
 
+from icl_aif.games.registry import get_game
 from icl_aif.html_report import render_html
-from icl_aif.metrics import arm_row, error_kind, error_kinds, round_metrics, summarize
+from icl_aif.metrics import (
+    arm_row,
+    default_measure,
+    error_kind,
+    error_kinds,
+    round_metrics,
+    summarize,
+)
 from icl_aif.report import (
     arm_legend,
     failure_line,
@@ -235,6 +243,8 @@ def test_a_run_whose_games_fail_says_so_and_exits_3(unreachable_run: tuple[Path,
         config={},
         games=[],
         pngs={},
+        game=get_game("price"),
+        measure=default_measure(),
     )
     assert '<th class="">errors</th>' in page
     assert f'<p id="failed">{line.replace(chr(34), "&quot;")}</p>' in page

@@ -22,7 +22,7 @@ from icl_aif.games.registry import GAMES
 from icl_aif.graphs import build_run_graph
 from icl_aif.records import read_games, read_json, read_jsonl
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Turn
 from tests.conftest import run
 
 HINT = "State your price with a $ sign."
@@ -36,7 +36,7 @@ class StrictPrice(PriceGame):
     columns = (Column("refused", "refused", "count"), Column("dealt", "dealt", "rate"))
 
     def invalid_move(
-        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         return None if "$" in text else HINT
 
@@ -148,7 +148,7 @@ def views(**values: Any) -> tuple[GameContext, dict[str, Any]]:
     """The scripted quickstart's first game with ``values``; its state after one round."""
     config = config_from_dict({"name": "views", "runs": 1, "rounds": 1, **values})
     ctx = GameContext(config=config)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     return ctx, state
 
 

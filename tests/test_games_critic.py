@@ -19,7 +19,7 @@ from icl_aif.protocol import critic_messages, initial_history, turns_as_messages
 def test_the_critic_and_the_improved_player_in_round_2(name: str) -> None:
     config = config_from_dict({"name": "critic", "game": name, "runs": 1, "rounds": 3})
     ctx = GameContext(config=config)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     rounds = state["rounds"]
     critic = [c["messages"] for c in ctx.calls if c["role"] == "critic" and c["round"] == 2]
     after = ("feedback", "feedback_source", "suggestions", "instruction", "acknowledgement")

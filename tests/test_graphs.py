@@ -33,10 +33,13 @@ def test_core_imports_without_vendor_sdks() -> None:
 
 
 def test_graphs_run_without_a_context() -> None:
+    from icl_aif.games.registry import get_game
     from icl_aif.graphs import build_round_graph, build_run_graph
 
-    round_state = asyncio.run(build_round_graph().ainvoke({"round": 1, "history": [], "turns": []}))
+    price = get_game("price")
+    round_graph = build_round_graph(price)
+    round_state = asyncio.run(round_graph.ainvoke({"round": 1, "history": [], "turns": []}))
     assert round_state["status"] in ("deal", "no_deal")
     assert round_state["turns"][0] == {"speaker": "buyer", "text": "Hi, how much is the balloon?"}
-    run_state = asyncio.run(build_run_graph().ainvoke({}))
+    run_state = asyncio.run(build_run_graph(price).ainvoke({}))
     assert [r["round"] for r in run_state["rounds"]] == [1, 2, 3, 4, 5]

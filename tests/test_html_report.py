@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from icl_aif.html_report import write_html_report
+from icl_aif.games.registry import get_game
+from icl_aif.html_report import render_html, write_html_report
+from icl_aif.metrics import default_measure
 from icl_aif.plots import PLOT_FILES
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult
@@ -75,12 +77,18 @@ def test_html_report_shows_tables_plots_and_opens_transcripts(
 
 
 def test_html_report_escapes_record_text(small_run: RunResult, tmp_path: Path) -> None:
-    from icl_aif.html_report import render_html
 
     game = read_games(small_run.directory)[0]
     game["rounds"][0]["turns"][3]["text"] = "<script>alert(1)</script> & <b>bold</b>"
+    price = get_game("price")
     page = render_html(
-        manifest={"name": "<i>x</i>"}, summary=small_run.summary, config={}, games=[game], pngs={}
+        manifest={"name": "<i>x</i>"},
+        summary=small_run.summary,
+        config={},
+        games=[game],
+        pngs={},
+        game=price,
+        measure=default_measure(),
     )
     assert "<script>" not in page and "<b>bold</b>" not in page and "<i>x</i>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page

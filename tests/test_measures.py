@@ -19,6 +19,7 @@ from rich.console import Console
 from icl_aif.analysis import rounds_frame, runs_frame
 from icl_aif.compare import compare_games, compare_headers, compare_legend, comparison_rows
 from icl_aif.games.base import Measure, Round
+from icl_aif.games.registry import get_game
 from icl_aif.html_report import render_html
 from icl_aif.metrics import (
     arm_row,
@@ -245,6 +246,7 @@ def test_frames_compare_outcomes_and_html_of_the_measure() -> None:
         config={"game": "pie_split", "scenario": {"pie": 1.0, "discount": 0.9}},
         games=GAMES,
         pngs={},
+        game=get_game("pie_split"),
         measure=PAYOFF,
     )
     assert "deal (payoff 0.400)" in page and "pie_split: pie 1.0, discount 0.9" in page

@@ -164,7 +164,9 @@ def play_round(config_overrides: Sequence[str], seller: TextReplyModel) -> dict[
     config = load_config(QUICKSTART, ["runs=1", "rounds=1", *config_overrides])
     context = GameContext(config=config, models={"seller": seller})
     state = asyncio.run(
-        build_round_graph().ainvoke({"round": 1, "history": [], "turns": []}, context=context)
+        build_round_graph(context.game).ainvoke(
+            {"round": 1, "history": [], "turns": []}, context=context
+        )
     )
     record = dict(round_record(state, context.game))  # type: ignore[arg-type]
     record["calls"] = context.calls

@@ -30,7 +30,7 @@ from icl_aif.games.size_price.binding import SizePriceOffer
 from icl_aif.games.size_price.offers import read_offer
 from icl_aif.games.size_price.scenario import SizePriceScenario
 from icl_aif.records import read_games
-from icl_aif.transcript import Turn, other_side
+from icl_aif.transcript import Turn
 from tests.conftest import ROOT, run
 
 GAMES = ("pie_split", "dond", "size_price", "resource_split")
@@ -72,8 +72,9 @@ def test_a_structured_run_of_scripted_players_ends_every_round_as_its_text_run(
 
 def refusal(name: str, scenario: Scenario, terms: dict[str, Any]) -> str:
     """What the player is shown for an offer of ``terms`` (asserting it is refused)."""
+    game = get_game(name)
     read = read_move(
-        get_game(name), scenario, "seller", {"message": "x", "move": "offer", "terms": terms}
+        game, scenario, game.seats.ids[0], {"message": "x", "move": "offer", "terms": terms}
     )
     assert isinstance(read, str), read
     return read
@@ -86,7 +87,7 @@ def test_a_pie_split_offer_must_give_out_the_whole_pie() -> None:
     valid = read_move(
         get_game("pie_split"),
         scenario,
-        "seller",
+        "proposer",
         {"message": "x", "move": "offer", "terms": {"mine": 60, "yours": 40}},
     )
     assert valid == ("x", Move("offer", {"mine": 60.0, "yours": 40.0}))
@@ -194,7 +195,7 @@ def test_the_moves_of_a_simulators_agreement_bind_the_judges_terms(name: str, se
         resolution = resolve(game, scenario, opening, played)
         assert resolution.state == "deal", turns
         assert resolution.terms == terms, turns
-        assert resolution.offerer == other_side(turns[-1]["speaker"])
+        assert resolution.offerer == game.seats.other(turns[-1]["speaker"])
 
 
 def test_the_default_openers_are_talk_and_an_opener_that_offers_stands() -> None:
@@ -203,7 +204,7 @@ def test_the_default_openers_are_talk_and_an_opener_that_offers_stands() -> None
         scenario = MOVES[name][0]()
         assert all(move is None for move in game.opening_moves(scenario)), name
     pie = PieSplitScenario(
-        openers=[{"speaker": "seller", "text": "Offer 1: 70 for me and 30 for you."}]
+        openers=[{"speaker": "proposer", "text": "Offer 1: 70 for me and 30 for you."}]
     )
     assert get_game("pie_split").opening_moves(pie) == [
         Move("offer", {"mine": 70.0, "yours": 30.0})
@@ -221,9 +222,7 @@ OPENER = (
 def alice_answers(proposal: str, mismatch: str) -> tuple[str, dict[str, Any] | None]:
     """Alice's line and move after Bob's ``proposal`` (her first line in the round)."""
     scenario = DondScenario(sample=False, mismatch=mismatch, max_exchanges=8)
-    player = DondPlayer(
-        strategy="linear", side="seller", scenario=scenario, seed=1, reservation=0.5
-    )
+    player = DondPlayer(strategy="linear", side="alice", scenario=scenario, seed=1, reservation=0.5)
     history = [
         SystemMessage("brief"),
         HumanMessage(OPENER),

@@ -17,6 +17,7 @@ from langgraph.types import Command
 from icl_aif.config import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
+from icl_aif.games.registry import get_game
 from icl_aif.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.records import read_games, read_json, read_jsonl
 from icl_aif.runner import play_game
@@ -47,7 +48,7 @@ def human_feedback_config(**settings: Any) -> dict[str, Any]:
 
 def test_human_feedback_pauses_the_game_and_reaches_the_next_round_exactly() -> None:
     ctx = GameContext(config=config_from_dict(human_feedback_config()))
-    graph = build_pausable_run_graph(InMemorySaver())
+    graph = build_pausable_run_graph(ctx.game, InMemorySaver())
     thread: Any = {"configurable": {"thread_id": ctx.game_id}}
 
     async def play() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -206,7 +207,7 @@ def test_the_studio_entry_point_has_no_checkpointer_and_pauses_under_one() -> No
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.graph.checkpointer is None
-    assert build_run_graph().checkpointer is None
+    assert build_run_graph(get_game("price")).checkpointer is None
     # what Studio does: the same graph under a platform checkpointer, context as plain JSON
     studio = module.graph.copy(update={"checkpointer": InMemorySaver()})
     thread: Any = {"configurable": {"thread_id": "studio"}}

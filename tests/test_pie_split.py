@@ -34,11 +34,11 @@ OPENER = (
 
 
 def s(text: str) -> Turn:
-    return Turn(speaker="seller", text=text)
+    return Turn(speaker="proposer", text=text)
 
 
 def b(text: str) -> Turn:
-    return Turn(speaker="buyer", text=text)
+    return Turn(speaker="responder", text=text)
 
 
 def judge(window: list[Turn], size: int = 4) -> Any:
@@ -47,8 +47,8 @@ def judge(window: list[Turn], size: int = 4) -> Any:
     return PieSplitJudge(pie=100, window=size).classify(moderator_window(window, size))
 
 
-def terms(seller: float, buyer: float, exchanges: int) -> dict[str, Any]:
-    return {"seller_share": seller, "buyer_share": buyer, "exchanges": exchanges}
+def terms(proposer: float, responder: float, exchanges: int) -> dict[str, Any]:
+    return {"proposer_share": proposer, "responder_share": responder, "exchanges": exchanges}
 
 
 def config(*overrides: tuple[str, Any], **values: Any) -> ExperimentConfig:
@@ -87,7 +87,7 @@ def test_the_proposer_accepts_the_responders_counter_offer() -> None:
 
 def test_a_bare_acceptance_binds_the_latest_split_of_the_other_side_not_its_own() -> None:
     window = [*ROUND[:3], s("Offer 3: 65 for me and 35 for you."), b("Hmm."), s("Agreed.")]
-    verdict = judge(window)  # the seller accepts the buyer's offer 2, not its own offer 3
+    verdict = judge(window)  # the proposer accepts the responder's offer 2, not its own offer 3
     assert (verdict.state, verdict.terms) == ("deal", terms(0.55, 0.45, 1))
 
 
@@ -145,7 +145,7 @@ def test_an_acceptance_binds_when_the_offer_has_left_a_full_window() -> None:
         s("Take your time, but the pie keeps shrinking."),
         b("Fine, I accept offer 3: 40 for me and 60 for you."),
     ]
-    verdict = judge(window)  # the window shows no split of the seller's
+    verdict = judge(window)  # the window shows no split of the proposer's
     assert (verdict.state, verdict.terms) == ("deal", terms(0.6, 0.4, 2))
     assert judge([*window[:-1], b("Fine, deal.")]).state == "ongoing"  # nothing to bind
 
@@ -185,16 +185,16 @@ NO_DEAL = {"round": 1, "outcome": "no_deal", "reason": "cap", "terms": None, "tu
 
 def test_payoffs_of_60_40_accepted_after_two_exchanges() -> None:
     scenario = PieSplitScenario()
-    assert GAME.payoff(scenario, "seller", DEAL) == pytest.approx(0.6 * 0.81)  # 0.486
-    assert GAME.payoff(scenario, "buyer", DEAL) == pytest.approx(0.4 * 0.81)  # 0.324
-    assert GAME.payoff(scenario, "seller", NO_DEAL) == -0.5  # the paper's no-deal reward
-    assert GAME.payoff(scenario, "buyer", {"outcome": "error", "reason": "boom"}) is None
-    assert GAME.payoff_bounds(scenario, "seller") == (0.0, 1.0)
+    assert GAME.payoff(scenario, "proposer", DEAL) == pytest.approx(0.6 * 0.81)  # 0.486
+    assert GAME.payoff(scenario, "responder", DEAL) == pytest.approx(0.4 * 0.81)  # 0.324
+    assert GAME.payoff(scenario, "proposer", NO_DEAL) == -0.5  # the paper's no-deal reward
+    assert GAME.payoff(scenario, "responder", {"outcome": "error", "reason": "boom"}) is None
+    assert GAME.payoff_bounds(scenario, "proposer") == (0.0, 1.0)
     slower = PieSplitScenario(discount=0.5)
-    assert GAME.payoff(slower, "buyer", DEAL) == pytest.approx(0.1)
+    assert GAME.payoff(slower, "responder", DEAL) == pytest.approx(0.1)
 
 
-@pytest.mark.parametrize(("improve", "expected"), [("seller", 0.486), ("buyer", 0.324)])
+@pytest.mark.parametrize(("improve", "expected"), [("proposer", 0.486), ("responder", 0.324)])
 def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float) -> None:
     measure = GAME.measure(config(improve=improve))
     assert (measure.name, measure.money, measure.no_deal_value) == ("payoff", False, -0.5)
@@ -205,17 +205,17 @@ def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float)
 
 def test_terms_must_sum_to_one_and_nothing_else() -> None:
     with pytest.raises(ValidationError, match=r"sum to 0\.9, not 1"):
-        PieSplitTerms(seller_share=0.6, buyer_share=0.3, exchanges=1)
+        PieSplitTerms(proposer_share=0.6, responder_share=0.3, exchanges=1)
     with pytest.raises(ValidationError, match="Extra inputs"):
         PieSplitTerms.model_validate({**terms(0.5, 0.5, 0), "price": 3})
     with pytest.raises(ValidationError, match="greater than or equal to 0"):
-        PieSplitTerms(seller_share=0.5, buyer_share=0.5, exchanges=-1)
+        PieSplitTerms(proposer_share=0.5, responder_share=0.5, exchanges=-1)
 
 
 def test_the_outcome_sentence_states_the_split_and_t() -> None:
     scenario = PieSplitScenario()
     assert GAME.outcome_sentence(DEAL, scenario) == (
-        "deal on offer 3 after 2 exchanges: seller 60, buyer 40 of the pie of 100 "
+        "deal on offer 3 after 2 exchanges: proposer 60, responder 40 of the pie of 100 "
         "(payoffs 0.486 and 0.324)"
     )
     walked = {"outcome": "no_deal", "reason": "walk_away", "turns": [b("I walk away.")]}
@@ -250,13 +250,13 @@ def test_the_pie_split_has_only_a_rules_judge() -> None:
 
 
 def test_an_unknown_simulator_names_the_games_own() -> None:
-    cfg = config(roles={"seller": {"model": "scripted:tit_for_tat"}})
+    cfg = config(roles={"proposer": {"model": "scripted:tit_for_tat"}})
     with pytest.raises(Exception, match="boulware, linear, conceder, fair, critic"):
         GameContext(config=cfg)
 
 
 def test_a_players_params_are_shares() -> None:
-    cfg = config(roles={"seller": {"model": "scripted:linear", "params": {"floor": 3}}})
+    cfg = config(roles={"proposer": {"model": "scripted:linear", "params": {"floor": 3}}})
     with pytest.raises(Exception, match="take opening, reservation"):
         GameContext(config=cfg)
 
@@ -279,7 +279,7 @@ def test_a_player_opens_higher_after_feedback_that_says_open_high() -> None:
     def player() -> PieSplitPlayer:
         values = {"opening": 0.7, "reservation": 0.4}
         return PieSplitPlayer(
-            strategy="linear", side="seller", scenario=PieSplitScenario(), **values
+            strategy="linear", side="proposer", scenario=PieSplitScenario(), **values
         )
 
     brief = [SystemMessage("brief")]
@@ -296,9 +296,9 @@ def test_a_player_opens_higher_after_feedback_that_says_open_high() -> None:
 
 
 def test_a_fair_player_walks_away_from_an_unfair_split_on_the_rounds_last_line() -> None:
-    fair = PieSplitPlayer(strategy="fair", side="seller", scenario=PieSplitScenario())
+    fair = PieSplitPlayer(strategy="fair", side="proposer", scenario=PieSplitScenario())
     lines: list[BaseMessage] = [SystemMessage("brief"), HumanMessage(OPENER)]
-    for number in range(1, 9):  # 8 offers: the seller's next line is the 10th and last
+    for number in range(1, 9):  # 8 offers: the proposer's next line is the 10th and last
         mine = number % 2 == 1
         text = f"Offer {number}: {50 if mine else 70} for me and {50 if mine else 30} for you."
         lines.append(AIMessage(text) if mine else HumanMessage(text))
@@ -357,13 +357,13 @@ INSTRUCTION = (
 def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
     cfg = config(seed=1, runs=1, rounds=2)
     ctx = GameContext(config=cfg)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     assert [r["terms"] for r in state["rounds"]] == [terms(0.52, 0.48, 5), terms(0.55, 0.45, 4)]
     calls = {
         role: [c["messages"] for c in ctx.calls if c["role"] == role and c["round"] == 2]
-        for role in ("seller", "buyer")
+        for role in ("proposer", "responder")
     }
-    assert calls["seller"][0] == [
+    assert calls["proposer"][0] == [
         {"role": "system", "content": PROPOSER_BRIEF},
         {"role": "user", "content": OPENER},
         {"role": "assistant", "content": "Let's start with offer 1: 78 for me and 22 for you."},
@@ -385,7 +385,7 @@ def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
         {"role": "user", "content": OPENER},
     ]
     # the rival starts fresh: its brief, the opener (its own line) and the proposer's offer 1
-    assert calls["buyer"][0] == [
+    assert calls["responder"][0] == [
         {"role": "system", "content": RESPONDER_BRIEF},
         {"role": "assistant", "content": OPENER},
         {"role": "user", "content": "Let's start with offer 1: 69 for me and 31 for you."},
@@ -408,7 +408,7 @@ def assert_finished_with_deals(directory: Path, runs: int, rounds: int) -> list[
             if record["outcome"] == "deal":
                 deals += 1
                 PieSplitTerms.model_validate(record["terms"])
-                assert GAME.payoff(PieSplitScenario(), "seller", record) is not None
+                assert GAME.payoff(PieSplitScenario(), "proposer", record) is not None
             else:
                 assert record["terms"] is None
     assert deals > 0
@@ -422,7 +422,7 @@ def test_a_run_with_every_feedback_source(source: str, tmp_path: Path) -> None:
     sources = {r.get("feedback_source") for g in games for r in g["rounds"][:-1]}
     assert sources == {source}
     if source == "human_pool":
-        pool = (ROOT / "prompts/pie_split/feedback/seller_pool.txt").read_text(encoding="utf-8")
+        pool = (ROOT / "prompts/pie_split/feedback/proposer_pool.txt").read_text(encoding="utf-8")
         for game in games:
             for suggestion in game["rounds"][0]["suggestions"]:
                 assert suggestion in pool
@@ -430,7 +430,7 @@ def test_a_run_with_every_feedback_source(source: str, tmp_path: Path) -> None:
 
 def test_a_run_with_paired_arms(tmp_path: Path) -> None:
     arms = ["ai", "human_pool", "constant", "none"]
-    cfg = config(arms=arms, branch_after=1, improve="buyer", runs=2)
+    cfg = config(arms=arms, branch_after=1, improve="responder", runs=2)
     result = run(cfg, tmp_path / "arms")
     games = assert_finished_with_deals(result.directory, runs=2 * len(arms), rounds=3)
     assert sorted({g["arm"] for g in games}) == sorted(arms)

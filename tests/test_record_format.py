@@ -36,6 +36,7 @@ from icl_aif.records import (
     read_games,
     read_json,
     read_jsonl,
+    record_order,
 )
 from icl_aif.resume import resume_config
 from tests.conftest import ROOT, icl_aif, quickstart, run
@@ -73,9 +74,9 @@ def test_every_line_and_the_manifest_carry_the_format_and_validate(v1: Path) -> 
     games = list(read_jsonl(v1 / "games.jsonl"))
     calls = list(read_jsonl(v1 / "calls.jsonl"))
     manifest = read_json(v1 / "manifest.json")
-    assert FORMAT_VERSION == 2
-    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 2
-    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {2}
+    assert FORMAT_VERSION == 3
+    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 3
+    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {3}
     assert all(list(g)[-1] == "format_version" for g in games)  # game_id (and cell) lead
     for game in games:  # a line is its model's dump: every key typed, none lost
         assert GameRecord.model_validate(game).model_dump(exclude_unset=True) == game
@@ -85,8 +86,14 @@ def test_every_line_and_the_manifest_carry_the_format_and_validate(v1: Path) -> 
 
 
 def test_the_same_seed_gives_the_games_of_format_0_with_truncated_on_the_cap(v1: Path) -> None:
-    old, new = read_games(V0), read_games(v1)
+    old = sorted(read_jsonl(V0 / "games.jsonl"), key=record_order)  # the lines as written
+    new = read_games(v1)
     assert as_format_0(new) == without_times(old)
+
+    def unversioned(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in g.items() if k != "format_version"} for g in without_times(games)]
+
+    assert unversioned(read_games(V0)) == unversioned(new)  # read through the upgrade step
     # same keys in the same order, the new ones aside
     for a, b in zip(old, new, strict=True):
         assert [k for k in b if k != "format_version"] == list(a)
@@ -174,9 +181,9 @@ def test_resume_of_a_format_0_run_upgrades_its_lines(tmp_path: Path, v1: Path) -
     run(resume_config(out), out, resume=True)
     assert without_times(read_games(out)) == without_times(read_games(v1))
     calls = list(read_jsonl(out / "calls.jsonl"))
-    assert {c["format_version"] for c in calls} == {2}
+    assert {c["format_version"] for c in calls} == {3}
     manifest = read_json(out / "manifest.json")
-    assert manifest["format_version"] == 2 and manifest["game"] == "price"
+    assert manifest["format_version"] == 3 and manifest["game"] == "price"
     # the old prompt paths are rewritten as today's: a second resume checks them as they are now
     assert all(
         p.startswith("prompts/price/") for p in manifest["prompts"] if p.startswith("prompts/")
@@ -196,7 +203,7 @@ def newer(directory: Path, tmp_path: Path) -> Path:
     return out
 
 
-UPGRADE = r"format_version 99; this icl-aif reads up to 2: upgrade icl-aif"
+UPGRADE = r"format_version 99; this icl-aif reads up to 3: upgrade icl-aif"
 
 
 def test_a_newer_format_is_refused_in_one_line(tmp_path: Path) -> None:

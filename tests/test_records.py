@@ -200,7 +200,7 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
     assert (tmp_path / "calls.jsonl").stat().st_size > 30_000_000
     tracemalloc.start()
     try:
-        finished, cost = repair_records(tmp_path, lambda cell: 1)
+        finished, cost = repair_records(tmp_path, lambda cell: 1, ("seller", "buyer"))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -42,7 +42,7 @@ from tests.conftest import ROOT, run
 GAME = get_game("resource_split")
 # utilities chosen so that everything is worth 100 to each side (rewards are hundredths)
 FIXED = ResourceSplitScenario(
-    seller_utilities=Bundle(A=5, B=3, C=2), buyer_utilities=Bundle(A=1, B=4, C=5)
+    player1_utilities=Bundle(A=5, B=3, C=2), player2_utilities=Bundle(A=1, B=4, C=5)
 )
 OPENER = (
     "Hi! There are 10 units of A, 10 of B and 10 of C for us to share. You make the first "
@@ -51,11 +51,11 @@ OPENER = (
 
 
 def s(text: str) -> Turn:
-    return Turn(speaker="seller", text=text)
+    return Turn(speaker="player1", text=text)
 
 
 def b(text: str) -> Turn:
-    return Turn(speaker="buyer", text=text)
+    return Turn(speaker="player2", text=text)
 
 
 def judge(window: list[Turn], size: int = 4, scenario: ResourceSplitScenario = FIXED) -> Any:
@@ -68,12 +68,14 @@ def bundle(a: int, b_: int, c: int) -> dict[str, int]:
     return {"A": a, "B": b_, "C": c}
 
 
-def terms(seller: tuple[int, int, int], buyer: tuple[int, int, int], rs: float, rb: float) -> Any:
+def terms(
+    player1: tuple[int, int, int], player2: tuple[int, int, int], rs: float, rb: float
+) -> Any:
     return {
-        "seller": bundle(*seller),
-        "buyer": bundle(*buyer),
-        "seller_reward": rs,
-        "buyer_reward": rb,
+        "player1": bundle(*player1),
+        "player2": bundle(*player2),
+        "player1_reward": rs,
+        "player2_reward": rb,
     }
 
 
@@ -181,7 +183,7 @@ def test_nothing_is_accepted_before_the_other_side_offered() -> None:
 
 def test_the_judge_reads_each_games_values_from_the_scenario_info() -> None:
     other = ResourceSplitScenario(
-        seller_utilities=Bundle(A=0, B=0, C=1), buyer_utilities=Bundle(A=1, B=1, C=1)
+        player1_utilities=Bundle(A=0, B=0, C=1), player2_utilities=Bundle(A=1, B=1, C=1)
     )
     window = [*ROUND, b("I accept: you take A=9 B=4 C=2, I take A=1 B=6 C=8.")]
     verdict = ResourceSplitJudge(FIXED).classify(window, judge_values(other))
@@ -214,7 +216,7 @@ def refused(side: str, text: str, turns: list[Turn]) -> str | None:
 
 
 def test_a_split_that_does_not_add_up_is_refused_with_what_is_off() -> None:
-    assert refused("seller", "Offer: I take A=9 B=4 C=2, you take A=2 B=6 C=7.", ROUND[:3]) == (
+    assert refused("player1", "Offer: I take A=9 B=4 C=2, you take A=2 B=6 C=7.", ROUND[:3]) == (
         "That offer is invalid: the two shares of every resource must add up to what there is "
         "(A 10, B 10, C 10), but A adds up to 11, not 10; C adds up to 9, not 10. Send a "
         'corrected offer in the form "Offer: I take A=x B=y C=z, you take A=x B=y C=z."'
@@ -222,7 +224,7 @@ def test_a_split_that_does_not_add_up_is_refused_with_what_is_off() -> None:
 
 
 def test_a_malformed_offer_is_refused() -> None:
-    assert refused("buyer", "Offer: I take A=5 B=5, you take the rest.", ROUND) == (
+    assert refused("player2", "Offer: I take A=5 B=5, you take the rest.", ROUND) == (
         "That offer could not be read. Name all three resources for both of you, with the "
         "shares of each adding up to what there is (A 10, B 10, C 10): "
         '"Offer: I take A=x B=y C=z, you take A=x B=y C=z."'
@@ -230,16 +232,16 @@ def test_a_malformed_offer_is_refused() -> None:
 
 
 def test_an_acceptance_with_no_standing_offer_is_refused() -> None:
-    assert refused("seller", "I accept.", [b(OPENER)]) == (
+    assert refused("player1", "I accept.", [b(OPENER)]) == (
         "There is no offer of player 2's on the table to accept yet. Make an offer of your own "
         'in the form "Offer: I take A=x B=y C=z, you take A=x B=y C=z."'
     )
     own_only = ROUND[:2]  # player 1 cannot accept its own offer
-    assert refused("seller", "Agreed.", own_only) is not None
+    assert refused("player1", "Agreed.", own_only) is not None
 
 
 def test_an_acceptance_that_restates_another_split_is_refused() -> None:
-    assert refused("buyer", "I accept: you take A=9 B=4 C=1, I take A=1 B=6 C=9.", ROUND) == (
+    assert refused("player2", "I accept: you take A=9 B=4 C=1, I take A=1 B=6 C=9.", ROUND) == (
         "Your acceptance restates a different split from player 1's standing offer, in which "
         "player 1 takes A=9 B=4 C=2 and you take A=1 B=6 C=8. To accept it, write "
         '"I accept: you take A=9 B=4 C=2, I take A=1 B=6 C=8."; otherwise make a new offer.'
@@ -257,7 +259,7 @@ def test_an_acceptance_that_restates_another_split_is_refused() -> None:
     ],
 )
 def test_valid_lines_are_moves(line: str) -> None:
-    assert refused("buyer", line, ROUND) is None
+    assert refused("player2", line, ROUND) is None
 
 
 # --- rewards and the draw ---------------------------------------------------------------
@@ -268,22 +270,22 @@ NO_DEAL = {"round": 1, "outcome": "no_deal", "reason": "cap", "terms": None, "tu
 
 def test_the_papers_reward_on_a_worked_example() -> None:
     # r_i = (n_A u_A + n_B u_B + n_C u_C) / (10 u_A + 10 u_B + 10 u_C)
-    assert reward(FIXED, "seller", Bundle(A=6, B=2, C=5)) == pytest.approx(46 / 100)
-    assert reward(FIXED, "buyer", Bundle(A=4, B=8, C=5)) == pytest.approx(61 / 100)
+    assert reward(FIXED, "player1", Bundle(A=6, B=2, C=5)) == pytest.approx(46 / 100)
+    assert reward(FIXED, "player2", Bundle(A=4, B=8, C=5)) == pytest.approx(61 / 100)
     uneven = ResourceSplitScenario(
-        seller_utilities=Bundle(A=7, B=0, C=3), buyer_utilities=Bundle(A=2, B=2, C=2)
+        player1_utilities=Bundle(A=7, B=0, C=3), player2_utilities=Bundle(A=2, B=2, C=2)
     )
-    assert reward(uneven, "seller", Bundle(A=3, B=10, C=10)) == pytest.approx(51 / 100)
-    assert reward(uneven, "buyer", Bundle(A=3, B=10, C=10)) == pytest.approx(46 / 60)
+    assert reward(uneven, "player1", Bundle(A=3, B=10, C=10)) == pytest.approx(51 / 100)
+    assert reward(uneven, "player2", Bundle(A=3, B=10, C=10)) == pytest.approx(46 / 60)
 
 
 def test_payoffs_bounds_and_the_measure() -> None:
-    assert GAME.payoff(FIXED, "seller", DEAL) == 0.61
-    assert GAME.payoff(FIXED, "buyer", DEAL) == 0.65
-    assert GAME.payoff(FIXED, "seller", NO_DEAL) == -0.5  # the paper's no-deal reward
-    assert GAME.payoff(FIXED, "buyer", {"outcome": "error", "reason": "boom"}) is None
-    assert GAME.payoff_bounds(FIXED, "seller") == (0.0, 1.0)
-    for improve, expected in (("seller", 0.61), ("buyer", 0.65)):
+    assert GAME.payoff(FIXED, "player1", DEAL) == 0.61
+    assert GAME.payoff(FIXED, "player2", DEAL) == 0.65
+    assert GAME.payoff(FIXED, "player1", NO_DEAL) == -0.5  # the paper's no-deal reward
+    assert GAME.payoff(FIXED, "player2", {"outcome": "error", "reason": "boom"}) is None
+    assert GAME.payoff_bounds(FIXED, "player1") == (0.0, 1.0)
+    for improve, expected in (("player1", 0.61), ("player2", 0.65)):
         measure = GAME.measure(config(improve=improve))
         assert (measure.name, measure.money, measure.no_deal_value) == ("reward", False, -0.5)
         assert (measure.of(DEAL), measure.of(NO_DEAL)) == (expected, None)
@@ -291,14 +293,14 @@ def test_payoffs_bounds_and_the_measure() -> None:
 
 def test_terms_are_checked() -> None:
     with pytest.raises(ValidationError, match="less than or equal to 1"):
-        ResourceSplitTerms.model_validate({**DEAL_3, "seller_reward": 1.5})
+        ResourceSplitTerms.model_validate({**DEAL_3, "player1_reward": 1.5})
     with pytest.raises(ValidationError, match="Extra inputs"):
         ResourceSplitTerms.model_validate({**DEAL_3, "price": 3})
 
 
 def test_the_outcome_sentence_names_each_seats_units_and_reward() -> None:
     assert GAME.outcome_sentence(DEAL, FIXED) == (
-        "deal: seller takes A=9 B=4 C=2 (reward 0.610), buyer takes A=1 B=6 C=8 (reward 0.650)"
+        "deal: player 1 takes A=9 B=4 C=2 (reward 0.610), player 2 takes A=1 B=6 C=8 (reward 0.650)"
     )
     walked = {"outcome": "no_deal", "reason": "walk_away", "turns": [b("I walk away.")]}
     assert GAME.outcome_sentence(walked, FIXED) == "no deal: player 2 walked away"
@@ -311,25 +313,25 @@ def test_sample_scenario_draws_valid_different_utilities_over_many_seeds() -> No
     for scenario in drawn:
         assert isinstance(scenario, ResourceSplitScenario) and scenario.drawn
         assert scenario.amounts == Bundle(A=10, B=10, C=10)  # the paper's n_1 + n_2 = 10
-        seller, buyer = scenario.seller_utilities, scenario.buyer_utilities
-        assert seller is not None and buyer is not None and seller != buyer
-        for values in (seller, buyer):
+        player1, player2 = scenario.player1_utilities, scenario.player2_utilities
+        assert player1 is not None and player2 is not None and player1 != player2
+        for values in (player1, player2):
             assert all(0 <= v <= 10 for v in values.as_dict().values())
             assert sum(values.as_dict().values()) > 0
-        pairs.add((seller, buyer))
+        pairs.add((player1, player2))
     assert len(pairs) > 450
-    values = {v for sc in drawn for v in sc.seller_utilities.as_dict().values()}  # type: ignore[union-attr]
+    values = {v for sc in drawn for v in sc.player1_utilities.as_dict().values()}  # type: ignore[union-attr]
     assert values == set(range(11))
     assert GAME.sample_scenario(base, 7) == drawn[7]  # from the seed alone
     assert GAME.sample_scenario(FIXED, 7) is FIXED  # nothing left to draw
 
 
 def test_sample_scenario_keeps_what_the_config_fixes_and_draws_amounts_when_asked() -> None:
-    half = ResourceSplitScenario(amounts=None, seller_utilities=Bundle(A=1, B=2, C=3))
+    half = ResourceSplitScenario(amounts=None, player1_utilities=Bundle(A=1, B=2, C=3))
     for seed in range(200):
         scenario = GAME.sample_scenario(half, seed)
         assert isinstance(scenario, ResourceSplitScenario)
-        assert scenario.seller_utilities == Bundle(A=1, B=2, C=3)
+        assert scenario.player1_utilities == Bundle(A=1, B=2, C=3)
         assert scenario.amounts is not None
         assert all(1 <= n <= 10 for n in scenario.amounts.as_dict().values())
 
@@ -337,8 +339,8 @@ def test_sample_scenario_keeps_what_the_config_fixes_and_draws_amounts_when_aske
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
-        ({"seller_utilities": {"A": 11, "B": 0, "C": 0}}, "utilities are integers from 0 to 10"),
-        ({"buyer_utilities": {"A": 0, "B": 0, "C": 0}}, "value nothing there is"),
+        ({"player1_utilities": {"A": 11, "B": 0, "C": 0}}, "utilities are integers from 0 to 10"),
+        ({"player2_utilities": {"A": 0, "B": 0, "C": 0}}, "value nothing there is"),
         ({"amounts": {"A": 10, "B": 10}}, "scenario.amounts.C"),
         ({"max_exchanges": 1}, "field 'scenario.max_exchanges'"),
         ({"pie": 100}, "unknown field 'scenario.pie'"),
@@ -361,8 +363,8 @@ def test_round_metrics_count_invalid_moves_aborts_rewards_and_wins() -> None:
     assert figures == {
         "invalid_moves": 5,
         "aborts": 1,
-        "mean_seller_reward": pytest.approx((0.61 + 0.7 - 0.5) / 3),
-        "mean_buyer_reward": pytest.approx((0.65 + 0.3 - 0.5) / 3),
+        "mean_player1_reward": pytest.approx((0.61 + 0.7 - 0.5) / 3),
+        "mean_player2_reward": pytest.approx((0.65 + 0.3 - 0.5) / 3),
         "win_rate": pytest.approx(1 / 3),
     }
     assert [c.key for c in GAME.columns] == list(figures)
@@ -386,13 +388,13 @@ def test_a_demand_takes_what_the_player_values_most_first() -> None:
 def first_offer(player: ResourceSplitPlayer, history: list[BaseMessage]) -> float:
     reading = read_line(player.respond([*history, HumanMessage(OPENER)]))
     assert reading.split is not None
-    return reward(FIXED, "seller", reading.split.mine)
+    return reward(FIXED, "player1", reading.split.mine)
 
 
 def test_a_player_opens_higher_after_feedback_that_says_open_high() -> None:
     def player() -> ResourceSplitPlayer:
         values = {"opening": 0.7, "reservation": 0.4}
-        return ResourceSplitPlayer(strategy="linear", side="seller", scenario=FIXED, **values)
+        return ResourceSplitPlayer(strategy="linear", side="player1", scenario=FIXED, **values)
 
     brief = [SystemMessage("brief")]
     before = first_offer(player(), brief)
@@ -408,14 +410,14 @@ def test_a_player_opens_higher_after_feedback_that_says_open_high() -> None:
 
 
 def test_a_fair_player_offers_half_and_walks_away_from_less_on_the_last_line() -> None:
-    fair = ResourceSplitPlayer(strategy="fair", side="seller", scenario=FIXED)
+    fair = ResourceSplitPlayer(strategy="fair", side="player1", scenario=FIXED)
     assert fair.respond([SystemMessage("brief"), HumanMessage(OPENER)]) in (
         "Offer: I take A=5 B=5 C=5, you take A=5 B=5 C=5.",
         "Here is my opening offer: I take A=5 B=5 C=5, you take A=5 B=5 C=5.",
     )
     greedy = "Offer: I take A=9 B=9 C=9, you take A=1 B=1 C=1."
     lines: list[BaseMessage] = [SystemMessage("brief"), HumanMessage(OPENER)]
-    for number in range(6):  # the seller's next line is the 8th and last
+    for number in range(6):  # the player1's next line is the 8th and last
         mine = number % 2 == 0
         lines.append(
             AIMessage("Offer: I take A=5 B=5 C=5, you take A=5 B=5 C=5.")
@@ -484,16 +486,16 @@ BUYER_BRIEF = (
 )
 ROUND_TERMS = [
     {
-        "seller": {"A": 10, "B": 0, "C": 10},
-        "buyer": {"A": 0, "B": 10, "C": 0},
-        "seller_reward": 0.619048,
-        "buyer_reward": 0.5,
+        "player1": {"A": 10, "B": 0, "C": 10},
+        "player2": {"A": 0, "B": 10, "C": 0},
+        "player1_reward": 0.619048,
+        "player2_reward": 0.5,
     },
     {
-        "seller": {"A": 10, "B": 1, "C": 10},
-        "buyer": {"A": 0, "B": 9, "C": 0},
-        "seller_reward": 0.657143,
-        "buyer_reward": 0.45,
+        "player1": {"A": 10, "B": 1, "C": 10},
+        "player2": {"A": 0, "B": 9, "C": 0},
+        "player1_reward": 0.657143,
+        "player2_reward": 0.45,
     },
 ]
 ROUND2_SELLER = [
@@ -533,16 +535,16 @@ ROUND2_BUYER = [
 def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
     cfg = config(seed=1, runs=1, rounds=2)
     ctx = GameContext(config=cfg)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     calls = {
         role: [c["messages"] for c in ctx.calls if c["role"] == role and c["round"] == 2]
-        for role in ("seller", "buyer")
+        for role in ("player1", "player2")
     }
     assert [r["terms"] for r in state["rounds"]] == ROUND_TERMS
     # the improved player 1 keeps its brief, round 1, the feedback turn and its acknowledgement
-    assert calls["seller"][0] == ROUND2_SELLER
+    assert calls["player1"][0] == ROUND2_SELLER
     # the rival starts fresh: its brief, the opener (its own line) and player 1's first offer
-    assert calls["buyer"][0] == ROUND2_BUYER
+    assert calls["player2"][0] == ROUND2_BUYER
 
 
 # --- full runs --------------------------------------------------------------------------
@@ -561,7 +563,7 @@ def assert_finished_with_deals(directory: Path, runs: int, rounds: int) -> list[
             if record["outcome"] == "deal":
                 deals += 1
                 agreed = ResourceSplitTerms.model_validate(record["terms"])
-                for side in ("seller", "buyer"):  # rewards under the game's own utilities
+                for side in ("player1", "player2"):  # rewards under the game's own utilities
                     assert agreed.reward(side) == reward(played, side, agreed.share(side))
             else:
                 assert record["terms"] is None
@@ -576,7 +578,7 @@ def test_a_five_round_run_with_every_feedback_source(source: str, tmp_path: Path
     sources = {r.get("feedback_source") for g in games for r in g["rounds"][:-1]}
     assert sources == {source}
     if source == "human_pool":
-        pool = (ROOT / "prompts/resource_split/feedback/seller_pool.txt").read_text("utf-8")
+        pool = (ROOT / "prompts/resource_split/feedback/player1_pool.txt").read_text("utf-8")
         for game in games:
             for suggestion in game["rounds"][0]["suggestions"]:
                 assert suggestion in pool
@@ -587,7 +589,7 @@ def test_a_five_round_run_with_every_feedback_source(source: str, tmp_path: Path
 
 def test_a_run_with_paired_arms(tmp_path: Path) -> None:
     arms = ["ai", "human_pool", "constant", "none"]
-    cfg = config(arms=arms, branch_after=1, improve="buyer", runs=2)
+    cfg = config(arms=arms, branch_after=1, improve="player2", runs=2)
     result = run(cfg, tmp_path / "arms")
     games = assert_finished_with_deals(result.directory, runs=2 * len(arms), rounds=5)
     assert sorted({g["arm"] for g in games}) == sorted(arms)
@@ -610,9 +612,9 @@ def test_invalid_moves_are_asked_again_then_abort_the_round(tmp_path: Path) -> N
         scenario=FIXED.model_dump(),
         feedback={"source": "none"},
         roles={
-            "seller": {"model": "replay:seller", "params": {"replies": [bad, good, bad, bad]}},
-            "buyer": {
-                "model": "replay:buyer",
+            "player1": {"model": "replay:player1", "params": {"replies": [bad, good, bad, bad]}},
+            "player2": {
+                "model": "replay:player2",
                 "params": {"replies": ["I accept: you take A=9 B=4 C=2, I take A=1 B=6 C=8."]},
             },
         },
@@ -627,12 +629,12 @@ def test_invalid_moves_are_asked_again_then_abort_the_round(tmp_path: Path) -> N
     )
     rows = read_json(result.directory / "summary.json")["per_round"]
     assert [(r["invalid_moves"], r["aborts"]) for r in rows] == [(1, 0), (2, 1)]
-    assert rows[1]["mean_seller_reward"] == -0.5
+    assert rows[1]["mean_player1_reward"] == -0.5
 
 
 def test_the_shipped_experiment_loads_and_runs_offline(tmp_path: Path) -> None:
     cfg = load_config(ROOT / "experiments/resource_split.yaml", ["runs=4", "concurrency=2"])
-    assert (cfg.rounds, cfg.scenario.max_exchanges, cfg.improve) == (5, 4, "seller")
+    assert (cfg.rounds, cfg.scenario.max_exchanges, cfg.improve) == (5, 4, "player1")
     assert_finished_with_deals(run(cfg, tmp_path / "run").directory, runs=4, rounds=5)
 
 

@@ -19,21 +19,19 @@ from icl_aif.games.price.moderator.evaluation import (
     render_report,
 )
 from icl_aif.games.price.verdict import PriceVerdict as Verdict
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Turn
 
 
-def window(*texts: str, first: Speaker = "seller") -> list[Turn]:
+def window(*texts: str, first: Seat = "seller") -> list[Turn]:
     """Alternating turns, starting with ``first``."""
-    second: Speaker = "buyer" if first == "seller" else "seller"
+    second: Seat = "buyer" if first == "seller" else "seller"
     return [Turn(speaker=first if i % 2 == 0 else second, text=t) for i, t in enumerate(texts)]
 
 
 MODERATOR = RulesModerator()
 
 
-def verdict(
-    *texts: str, first: Speaker = "seller", scenario: dict[str, Any] | None = None
-) -> Verdict:
+def verdict(*texts: str, first: Seat = "seller", scenario: dict[str, Any] | None = None) -> Verdict:
     return MODERATOR.classify(window(*texts, first=first), scenario)
 
 

@@ -73,8 +73,8 @@ REFUSED: dict[str, tuple[str, list[str], list[str]]] = {
     ),
     "resource_split_zero_utilities": (
         "resource_split",
-        ["scenario.amounts=null", "scenario.seller_utilities={A: 0, B: 0, C: 0}"],
-        ["field 'scenario'", "seller_utilities A=0 B=0 C=0 value nothing"],
+        ["scenario.amounts=null", "scenario.player1_utilities={A: 0, B: 0, C: 0}"],
+        ["field 'scenario'", "player1_utilities A=0 B=0 C=0 value nothing"],
     ),
     "price_listings": (
         "craigslist_listings",
@@ -170,9 +170,9 @@ def test_dond_sampled_scenarios_pass_the_scenario_checks() -> None:
 DRAW_EQUAL_UTILITIES = """
 from icl_aif.games.resource_split.scenario import ResourceSplitScenario, draw_scenario
 same = {"A": 1, "B": 2, "C": 3}
-scenario = ResourceSplitScenario(amounts=None, seller_utilities=same, buyer_utilities=same)
+scenario = ResourceSplitScenario(amounts=None, player1_utilities=same, player2_utilities=same)
 drawn = draw_scenario(scenario, 7)
-assert drawn.seller_utilities == drawn.buyer_utilities == scenario.seller_utilities
+assert drawn.player1_utilities == drawn.player2_utilities == scenario.player1_utilities
 assert all(1 <= drawn.amounts.get(r) <= 10 for r in "ABC"), drawn.amounts
 print("drawn")
 """

@@ -461,7 +461,7 @@ INSTRUCTION = (
 def test_the_exact_messages_of_round_2_of_a_scripted_run() -> None:
     cfg = config(seed=1, runs=1, rounds=2)
     ctx = GameContext(config=cfg)
-    state = asyncio.run(build_run_graph().ainvoke({}, context=ctx))
+    state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     assert [r["terms"] for r in state["rounds"]] == [terms(6, 71.08), terms(6, 71.52)]
     calls = {
         role: [c["messages"] for c in ctx.calls if c["role"] == role and c["round"] == 2]

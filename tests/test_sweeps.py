@@ -62,7 +62,7 @@ def test_improved_model_follows_the_improved_side() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        (["improve=[seller, critic]"], "sweep cell improve=critic: field 'improve': got 'critic'"),
+        (["improve=[seller, critic]"], "improve: 'critic' is not a seat of game 'price'"),
         (
             ["scenario.list_price=[20, 5]"],
             "sweep cell scenario.list_price=5: .*buyer_open must be below",

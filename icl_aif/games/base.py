@@ -34,7 +34,7 @@ from icl_aif.config import (
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary, render_strict
-from icl_aif.transcript import Message, Speaker, Turn, Verdict, with_move_note
+from icl_aif.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
 
 __all__ = [
     "Column",
@@ -121,6 +121,9 @@ class Measure:
     money: bool = False
     silent_flag: str | None = None
     states: Callable[[str], bool] | None = None
+    span: tuple[float, float] | None = None
+    """The range the figures of a money measure span in the config's scenario (the price game's
+    buyer's opening offer to its list price); None: the values' own range."""
 
 
 class Game(ABC):
@@ -128,6 +131,7 @@ class Game(ABC):
 
     Class attributes: ``name`` (the config's ``game:`` value and the prompt folder
     ``prompts/<name>/``), ``title`` and ``source`` (for ``icl-aif games`` and docs),
+    ``seats`` (:class:`~icl_aif.transcript.Seats`: the two seats' ids and names),
     ``scenario_model`` (a :class:`~icl_aif.config.Scenario` subclass: the game's ``scenario:``
     schema, every field defaulted), ``terms_model`` (the pydantic model of an agreement's terms),
     ``judges`` (the ``roles.moderator.mode`` values it supports) and ``simulators`` (the
@@ -137,6 +141,9 @@ class Game(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     source: ClassVar[str]
+    seats: ClassVar[Seats]
+    """The game's two seats (ids and names, first seat first): the config's ``improve``,
+    ``person`` and ``roles.<seat>``, the records' speakers and the graph's nodes."""
     scenario_model: ClassVar[type[Scenario]]
     terms_model: ClassVar[type[BaseModel]]
     judges: ClassVar[tuple[ModeratorMode, ...]] = ("rules",)
@@ -156,7 +163,7 @@ class Game(ABC):
         return {}
 
     @abstractmethod
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
         """``side``'s system prompt: the rules, its private values and its goal."""
 
     @abstractmethod
@@ -193,8 +200,8 @@ class Game(ABC):
         :class:`~icl_aif.errors.UsageError` line). The default renders the briefs, and on
         :meth:`sample_rounds` the next-round turn, the scripted acknowledgement and (``critic``:
         a feedback source calls the critic) the critic's prompt."""
-        for side in ("seller", "buyer"):
-            self.brief(prompts, config.scenario, side)
+        for seat in self.seats:
+            self.brief(prompts, config.scenario, seat)
         if config.rounds == 1 and not config.arms:
             return
         for rounds in self.sample_rounds(config.scenario):
@@ -224,7 +231,7 @@ class Game(ABC):
         return scenario
 
     def invalid_move(
-        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """Why ``side``'s line ``text`` (said after ``turns``) is not a valid move of the game
         (a malformed or impossible proposal), as the message the player is shown before it tries
@@ -239,14 +246,14 @@ class Game(ABC):
     the move's ``terms``; None for a game without binding moves (``moves: structured`` is then
     refused before any game)."""
 
-    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
         """Why ``side``'s offer (an :attr:`offer_model` instance) is not a valid offer in
         ``scenario``, as the message the player is shown before it tries again; None for a valid
         one (the default: every offer the model validates is)."""
         return None
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """The terms of the agreement when ``offerer``'s ``offer`` is accepted after ``turns``,
         as :attr:`terms_model` data (the judge's terms of the same agreement). The default: the
@@ -259,9 +266,16 @@ class Game(ABC):
         buyer's first offer stand as offers. None by default."""
         return []
 
-    def seat_name(self, side: Speaker) -> str:
+    def seat_name(self, side: Seat) -> str:
         """How a player is told of a seat (``seller``, the pie split's ``proposer``)."""
-        return side
+        return self.seats.name(side)
+
+    def rival_labels(self, side: Seat) -> tuple[str, ...]:
+        """The labels under which ``side``'s reply may write a line for its rival (``Bob:``):
+        the screen of bad replies cuts the reply there (flag ``as_rival``). By default the
+        rival's seat id and name."""
+        rival = self.seats.other(side)
+        return tuple(dict.fromkeys((rival, self.seats.name(rival))))
 
     # --- the judge and the terms --------------------------------------------------------------
 
@@ -270,6 +284,12 @@ class Game(ABC):
         self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
     ) -> Judge:
         """The judge ``roles.moderator`` asks for (its mode is one of :attr:`judges`)."""
+
+    def scenario_text(self, scenario: Mapping[str, Any]) -> str:
+        """A scenario (as plain data, a run's ``config.yaml``) in one line, for reports: by
+        default the game's name and every value but the openers."""
+        values = ", ".join(f"{k} {v}" for k, v in scenario.items() if k != "openers")
+        return f"{self.name}: {values}"
 
     def judge_info(self, scenario: Scenario) -> dict[str, Any] | None:
         """What the judge may know of the scenario (public values only)."""
@@ -290,21 +310,21 @@ class Game(ABC):
     # --- payoffs ---------------------------------------------------------------------------
 
     @abstractmethod
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """``side``'s payoff of a finished round (its walk-away value without an agreement;
         None for an error or an agreement whose terms could not be bound)."""
 
     @abstractmethod
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """``side``'s payoff when the round ends without an agreement."""
 
-    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+    def no_deal_value(self, scenario: Any, side: Seat) -> float:
         """What a round without an agreement scores in :meth:`measure`'s units (the config's
         default ``metrics.no_deal_value``): by default ``side``'s walk-away value."""
         return self.walk_away(scenario, side)
 
     @abstractmethod
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """The least and the most ``side`` can get from an agreement its simulator would make."""
 
     @abstractmethod
@@ -337,7 +357,7 @@ class Game(ABC):
         :attr:`simulators`; ``request.scenario`` is this game's scenario)."""
 
 
-def turns_as_messages(side: Speaker, turns: Sequence[Turn]) -> list[Message]:
+def turns_as_messages(side: Seat, turns: Sequence[Turn]) -> list[Message]:
     """A round from ``side``'s seat: its own lines as assistant, the other side's as user; a
     line's binding move (``moves: structured``) follows its text (:func:`with_move_note`)."""
     return [
@@ -375,7 +395,7 @@ def reason_text(record: Round, texts: Mapping[str, str]) -> str:
     return texts.get(reason, str(reason).replace("_", " "))
 
 
-def last_speaker(record: Round, names: Mapping[Speaker, str], nobody: str) -> str:
+def last_speaker(record: Round, names: Mapping[Seat, str], nobody: str) -> str:
     """The name (from ``names``, by seat) of the side that said the round's last line;
     ``nobody`` for a round without lines or an unnamed seat."""
     turns = record.get("turns") or []

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from icl_aif.transcript import Speaker, State, Turn, other_side
+from icl_aif.transcript import Seat, State, Turn
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Game
@@ -98,7 +98,7 @@ def move_schema(game: Game) -> type[BaseModel]:
     return model
 
 
-def read_move(game: Game, scenario: Any, side: Speaker, data: Any) -> tuple[str, Move] | str:
+def read_move(game: Game, scenario: Any, side: Seat, data: Any) -> tuple[str, Move] | str:
     """``(message, move)`` from a player's move arguments (a dict or a parsed :func:`move_schema`
     instance), or why they are not a move, as the message the player is shown."""
     schema = move_schema(game)
@@ -128,14 +128,14 @@ class Resolution:
     state: State
     terms: dict[str, Any] | None = None
     reason: str | None = None
-    offerer: Speaker | None = None  # who made the offer a deal accepted
+    offerer: Seat | None = None  # who made the offer a deal accepted
 
 
 def standing_offers(
-    opening: Sequence[Move | None], turns: Sequence[Turn]
-) -> dict[Speaker, dict[str, Any]]:
-    """Each side's standing offer after ``turns`` (the openers' moves first, by position)."""
-    standing: dict[Speaker, dict[str, Any]] = {}
+    game: Game, opening: Sequence[Move | None], turns: Sequence[Turn]
+) -> dict[Seat, dict[str, Any]]:
+    """Each seat's standing offer after ``turns`` (the openers' moves first, by position)."""
+    standing: dict[Seat, dict[str, Any]] = {}
     for index, turn in enumerate(turns):
         move = _move_of(opening, index, turn)
         if move is None:
@@ -144,7 +144,7 @@ def standing_offers(
         if move.kind == "offer" and move.terms is not None:
             standing[side] = move.terms
         elif move.kind == "reject":
-            standing.pop(other_side(side), None)
+            standing.pop(game.seats.other(side), None)
     return standing
 
 
@@ -156,14 +156,15 @@ def _move_of(opening: Sequence[Move | None], index: int, turn: Turn) -> Move | N
 
 
 def accept_problem(
-    game: Game, opening: Sequence[Move | None], side: Speaker, turns: Sequence[Turn]
+    game: Game, opening: Sequence[Move | None], side: Seat, turns: Sequence[Turn]
 ) -> str | None:
     """Why ``side`` cannot accept after ``turns`` (the other side has no standing offer), as the
     message the player is shown; None when it can."""
-    if other_side(side) in standing_offers(opening, turns):
+    rival = game.seats.other(side)
+    if rival in standing_offers(game, opening, turns):
         return None
     return (
-        f"There is no standing offer from the {game.seat_name(other_side(side))} to accept. "
+        f"There is no standing offer from the {game.seat_name(rival)} to accept. "
         "Make an offer, talk, reject or walk away."
     )
 
@@ -181,13 +182,14 @@ def resolve(
     if move.kind == "walk_away":
         return Resolution("no_deal", reason="walk_away")
     side = last["speaker"]
-    offered = standing_offers(opening, turns[:-1]).get(other_side(side))
+    rival = game.seats.other(side)
+    offered = standing_offers(game, opening, turns[:-1]).get(rival)
     if offered is None:  # refused as an invalid move before it reached the table
         return Resolution("ongoing")
     assert game.offer_model is not None  # offers were read with it
     offer = game.offer_model.model_validate(offered)
-    terms = game.agreed_terms(scenario, other_side(side), offer, turns)
-    return Resolution("deal", terms=terms, reason="acceptance", offerer=other_side(side))
+    terms = game.agreed_terms(scenario, rival, offer, turns)
+    return Resolution("deal", terms=terms, reason="acceptance", offerer=rival)
 
 
 def disagreement(

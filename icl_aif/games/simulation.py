@@ -21,7 +21,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat, Seats
 
 __all__ = [
     "ROUND_OVER",
@@ -175,11 +175,14 @@ def last_round_lines(transcript: str) -> list[str] | None:
     return blocks[-1] if blocks else None
 
 
-def critic_rng(game: str, side: str, seed: int, stream_seed: int | None) -> random.Random:
+def critic_rng(
+    game: str, seats: Seats, side: Seat, seed: int, stream_seed: int | None
+) -> random.Random:
     """The scripted critic's random choices of one game (``stream_seed`` when set: a paired
-    arm's own), seeded from ``<game>:critic:<side>:<seed>``."""
+    arm's own), seeded from ``<game>:critic:<stream>:<seed>`` (the seat's stream label,
+    :meth:`~icl_aif.transcript.Seats.stream`)."""
     stream = "" if stream_seed is None else f":stream:{stream_seed}"
-    return random.Random(f"{game}:critic:{side}:{seed}{stream}")
+    return random.Random(f"{game}:critic:{seats.stream(side)}:{seed}{stream}")
 
 
 def choose_advice(
@@ -208,13 +211,15 @@ class ConcessionPlayer(TextReplyModel):
 
     GAME: ClassVar[str]
     """The game's name: the seed strings of the player's draws, and its ``_llm_type``."""
+    SEATS: ClassVar[Seats]
+    """The game's seats: the seed strings name a seat by its stream label."""
     OPENING: ClassVar[tuple[float, float]]
     RESERVATION: ClassVar[tuple[float, float]]
     BETAS: ClassVar[Mapping[str, float]]
     FAIR: ClassVar[str | None] = None
 
     strategy: str
-    side: Speaker
+    side: Seat
     seed: int = 0
     stream_seed: int | None = None
     opening: float | None = None
@@ -228,7 +233,9 @@ class ConcessionPlayer(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Draw this game's private values from the seed."""
-        self._rng = random.Random(f"{self.GAME}:{self.strategy}:{self.side}:{self.seed}")
+        self._rng = random.Random(
+            f"{self.GAME}:{self.strategy}:{self.SEATS.stream(self.side)}:{self.seed}"
+        )
         if self.strategy == self.FAIR:
             self._opening = self._reservation = 0.5
         else:
@@ -241,7 +248,9 @@ class ConcessionPlayer(TextReplyModel):
         self._beta = self.BETAS[self.strategy] * math.exp(self._rng.gauss(0.0, 0.2))
         check_reservation(self._reservation, self._opening)
         if self.stream_seed is not None:  # same private values, random choices of its own
-            self._rng = random.Random(f"{self.GAME}:{self.side}:stream:{self.stream_seed}")
+            self._rng = random.Random(
+                f"{self.GAME}:{self.SEATS.stream(self.side)}:stream:{self.stream_seed}"
+            )
         self._first_opener = self.first_opener()
 
     def first_opener(self) -> str:

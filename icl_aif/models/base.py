@@ -16,7 +16,7 @@ from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from icl_aif.transcript import Speaker, without_move_note
+from icl_aif.transcript import Seat, without_move_note
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ModelRequest:
     provider: str
     name: str
     role: str
-    side: Speaker
+    side: Seat
     scenario: Any
     seed: int
     game: str = "price"

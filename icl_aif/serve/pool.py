@@ -16,10 +16,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.protocol import critic_transcript
-from icl_aif.records import CONFIG, read_games
+from icl_aif.records import CONFIG, load_run_config, read_games
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.tasks import Submission, Task, TaskBoard, TaskProblem
 
@@ -146,5 +146,5 @@ def _cell_configs(run_dir: Path) -> dict[str | None, ExperimentConfig]:
     """The config of each cell of the run in ``run_dir`` (one, id None, without a sweep)."""
     if not (run_dir / CONFIG).is_file():
         raise UsageError(f"{run_dir}: no {CONFIG} here; is this a run directory?")
-    config = load_config(run_dir / CONFIG)
+    config = load_run_config(run_dir)
     return {cell.id: cell.config for cell in config.cells()}

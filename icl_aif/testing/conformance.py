@@ -4,7 +4,7 @@
 :class:`AssertionError` naming the game and the first property it breaks:
 
 - ``scenario``: the default scenario survives YAML, alone and inside a run's ``config.yaml``;
-- ``openers``: the opening lines render, each said by the seller or the buyer, and every template
+- ``openers``: the game declares two seats, the opening lines render, each said by one of them, and every template
   a game of two rounds may render (briefs, between rounds, the critic's prompt) renders;
 - ``judge``: the rules judge binds every agreement the game's simulators word
   (:meth:`~icl_aif.games.base.Game.agreement_examples`) with the terms they agreed;
@@ -42,7 +42,7 @@ from icl_aif.records import CONFIG, read_jsonl
 from icl_aif.records import GAMES as GAMES_FILE
 from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.testing.runs import Played, play
-from icl_aif.transcript import SPEAKERS, Speaker, Turn
+from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = ["PROPERTIES", "TIMING_KEYS", "check_game"]
 
@@ -191,15 +191,22 @@ def check_scenario(game: Game, directory: Path) -> Scenario:
 
 
 def check_openers(game: Game, scenario: Scenario) -> None:
-    """The opening turns are some, each the seller's or the buyer's with no placeholder left,
+    """The game declares two seats; the opening turns are some, each said by one of them with no
+    placeholder left,
     the scenario's openers render with :meth:`Game.opener_values`, and every template a game of
     two rounds renders (either side improved, the critic called) renders."""
+    seats = getattr(game, "seats", None)
+    if not isinstance(seats, Seats):
+        _fail(f"seats is {seats!r}, not a Seats (the game's two seat ids and names)")
     turns = game.opening_turns(scenario)
     if not turns:
         _fail("opening_turns() returned no turn")
     for number, turn in enumerate(turns, start=1):
-        if turn.get("speaker") not in SPEAKERS:
-            _fail(f"opening turn {number} is said by {turn.get('speaker')!r}, not seller or buyer")
+        if turn.get("speaker") not in game.seats:
+            _fail(
+                f"opening turn {number} is said by {turn.get('speaker')!r}, not a seat of the "
+                f"game ({game.seats.listed()})"
+            )
         text = turn.get("text")
         if not isinstance(text, str) or not text.strip():
             _fail(f"opening turn {number} has no text: {text!r}")
@@ -208,7 +215,7 @@ def check_openers(game: Game, scenario: Scenario) -> None:
     values = game.opener_values(scenario)
     for number, opener in enumerate(scenario.openers, start=1):
         render_strict(opener.text, values, source=f"scenario.openers[{number}]")
-    for improve in SPEAKERS:
+    for improve in game.seats:
         config = _config(game, scenario, rounds=2, improve=improve)
         game.check_templates(PromptLibrary(), config, critic=True)
 
@@ -268,8 +275,8 @@ def _same_terms(got: Any, expected: Any) -> bool:
 def check_simulators(
     game: Game, scenario: Scenario, directory: Path, *, seed: int, runs: int
 ) -> _Played:
-    """Each player simulator against itself (the seller improved), then the first against the
-    last (the buyer improved), ``runs`` games each of :data:`ROUNDS` rounds, with the scripted
+    """Each player simulator against itself (the first seat improved), then the first against
+    the last (the second seat improved), ``runs`` games each of :data:`ROUNDS` rounds, with the scripted
     critic's feedback: every game completes every round in ``deal`` or ``no_deal``, and some
     round of all of them ends in a deal."""
     if "critic" not in game.simulators:
@@ -277,25 +284,25 @@ def check_simulators(
     kinds = [kind for kind in game.simulators if kind != "critic"]
     if not kinds:
         _fail(f"simulators {game.simulators} has no player simulator")
-    pairs: list[tuple[str, str, Speaker, int]] = [
-        (kind, kind, "seller", ROUNDS["self"]) for kind in kinds
+    first, second = game.seats.ids
+    pairs: list[tuple[str, str, Seat, int]] = [
+        (kind, kind, first, ROUNDS["self"]) for kind in kinds
     ]
-    pairs.append((kinds[0], kinds[-1], "buyer", ROUNDS["mixed"]))
+    pairs.append((kinds[0], kinds[-1], second, ROUNDS["mixed"]))
     played = _Played(runs=[])
-    for seller, buyer, improve, rounds in pairs:
-        label = f"scripted:{seller} (seller) v scripted:{buyer} (buyer)"
+    for one, other, improve, rounds in pairs:
+        label = f"scripted:{one} ({first}) v scripted:{other} ({second})"
         config = _config(
             game,
             scenario,
-            seller=seller,
-            buyer=buyer,
+            players=(one, other),
             improve=improve,
             seed=seed,
             runs=runs,
             rounds=rounds,
             concurrency=1,
         )
-        folder = f"{seller}-{buyer}-{improve}"
+        folder = f"{one}-{other}-{improve}"
         result = play(config, directory / folder)
         _check_finished(result, config, label)
         played.runs.append((label, config, result))
@@ -344,7 +351,7 @@ def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
                 deal = record["outcome"] == "deal"
                 if deal:
                     _check_terms(game, record.get("terms"), f"{where}: terms")
-                for side in SPEAKERS:
+                for side in game.seats:
                     payoff = game.payoff(own, side, record)
                     if payoff is None or not _is_finite(payoff):
                         _fail(f"{where} ({record['outcome']}): the {side}'s payoff is {payoff!r}")
@@ -365,11 +372,11 @@ def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
 
 def _limits(
     game: Game, scenario: Scenario
-) -> tuple[dict[Speaker, tuple[float, float]], dict[Speaker, float]]:
+) -> tuple[dict[Seat, tuple[float, float]], dict[Seat, float]]:
     """Each side's payoff bounds and walk-away value in ``scenario``, checked finite."""
-    bounds: dict[Speaker, tuple[float, float]] = {}
-    walk_away: dict[Speaker, float] = {}
-    for side in SPEAKERS:
+    bounds: dict[Seat, tuple[float, float]] = {}
+    walk_away: dict[Seat, float] = {}
+    for side in game.seats:
         low, high = game.payoff_bounds(scenario, side)
         if not (_is_finite(low) and _is_finite(high) and low <= high):
             _fail(f"payoff_bounds(scenario, {side!r}) is ({low!r}, {high!r})")
@@ -448,16 +455,16 @@ def _config(
     game: Game,
     scenario: Scenario,
     *,
-    seller: str = "linear",
-    buyer: str = "linear",
-    improve: Speaker = "seller",
+    players: tuple[str, str] = ("linear", "linear"),
+    improve: Seat | None = None,
     seed: int = 0,
     runs: int = 1,
     rounds: int = 1,
     concurrency: int = 1,
 ) -> ExperimentConfig:
-    """An offline experiment of ``game``: scripted players, the scripted critic's feedback, the
-    rules judge, no waits between retries."""
+    """An offline experiment of ``game``: scripted players (``players``: the simulators of the
+    first and the second seat), the scripted critic's feedback, the rules judge, no waits
+    between retries; ``improve``: the improved seat (default: the first)."""
     data = {
         "name": f"conformance-{game.name}",
         "game": game.name,
@@ -466,10 +473,12 @@ def _config(
         "runs": runs,
         "rounds": rounds,
         "concurrency": concurrency,
-        "improve": improve,
+        "improve": improve or game.seats.ids[0],
         "roles": {
-            "seller": {"model": f"scripted:{seller}"},
-            "buyer": {"model": f"scripted:{buyer}"},
+            **{
+                seat: {"model": f"scripted:{kind}"}
+                for seat, kind in zip(game.seats, players, strict=True)
+            },
             "critic": {"model": "scripted:critic"},
             "moderator": {"mode": "rules"},
         },

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, apply_overrides, config_from_dict
-from icl_aif.records import CALLS, SUMMARY, read_games, read_json, read_manifest, read_records
+from icl_aif.config import ExperimentConfig, apply_overrides, config_from_dict, game_seats
+from icl_aif.records import read_calls, read_games, read_manifest, read_summary
 from icl_aif.runner import run_experiment
 from icl_aif.testing.wire import FAKE_KEY, Usage
 
@@ -55,23 +55,25 @@ def role_settings(role: str, spec: RoleSpec) -> dict[str, Any]:
 
 def experiment(
     *,
-    seller: RoleSpec | None = None,
-    buyer: RoleSpec | None = None,
     critic: RoleSpec | None = None,
     overrides: Sequence[str] = (),
     **fields: Any,
 ) -> ExperimentConfig:
     """An experiment config for a test: :data:`DEFAULTS`, then ``fields`` (top-level config keys,
     e.g. ``rounds=2`` or ``feedback={"source": "ai"}``), then the roles given, then ``overrides``
-    in ``--set`` syntax (``"roles.seller.temperature=0.3"``). A role not given keeps the config's
-    default (``scripted:linear`` players; the critic follows the improved player).
+    in ``--set`` syntax (``"roles.seller.temperature=0.3"``). A player is given by its seat, as
+    a keyword named after it (the price game's ``seller=`` and ``buyer=``, Deal or No Deal's
+    ``alice=`` and ``bob=``); a role not given keeps the config's default (``scripted:linear``
+    players; the critic follows the improved player).
 
     >>> experiment(seller=["How about $17?"], buyer="scripted:boulware").roles.seller.model
     'replay:seller'
     """
+    seats = game_seats(str(fields.get("game", "price")))
+    players = {seat: fields.pop(seat) for seat in seats if seat in fields}
     data: dict[str, Any] = {**DEFAULTS, **fields}
     roles = dict(data.get("roles") or {})
-    for role, spec in (("seller", seller), ("buyer", buyer), ("critic", critic)):
+    for role, spec in (*players.items(), ("critic", critic)):
         if spec is not None:
             roles[role] = role_settings(role, spec)
     if roles:
@@ -100,7 +102,7 @@ class Played:
         return self.games[0]
 
     def calls_of(self, role: str) -> list[dict[str, Any]]:
-        """The calls of one role (``seller``, ``buyer``, ``critic``, ``moderator``...), in order."""
+        """The calls of one role (a seat, ``critic``, ``moderator``...), in order."""
         return [call for call in self.calls if call["role"] == role]
 
 
@@ -109,9 +111,9 @@ def load_played(directory: Path) -> Played:
     return Played(
         directory=directory,
         manifest=read_manifest(directory),
-        summary=read_json(directory / SUMMARY),
+        summary=read_summary(directory),
         games=read_games(directory),
-        calls=list(read_records(directory / CALLS)),
+        calls=list(read_calls(directory)),
     )
 
 

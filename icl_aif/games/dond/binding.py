@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from icl_aif.games.dond.moves import read_move
-from icl_aif.games.dond.scenario import ITEMS, DondScenario, Items, items_text, opening_turns
+from icl_aif.games.dond.scenario import ITEMS, SEATS, DondScenario, Items, items_text, opening_turns
 from icl_aif.games.dond.scenario import terms_of as scored_terms
 from icl_aif.games.moves import Move
-from icl_aif.transcript import Speaker, other_side
+from icl_aif.transcript import Seat
 
 __all__ = [
     "DondOffer",
@@ -90,8 +90,8 @@ def proposed_offer(scenario: DondScenario, text: str) -> DondOffer | None:
     return offer if check_offer(scenario, offer) is None else None
 
 
-def agreed_terms(scenario: DondScenario, offerer: Speaker, offer: DondOffer) -> dict[str, Any]:
+def agreed_terms(scenario: DondScenario, offerer: Seat, offer: DondOffer) -> dict[str, Any]:
     """The terms of ``offerer``'s ``offer`` once accepted, as the judge states a match: each
     seat's items and own score (:func:`~icl_aif.games.dond.scenario.terms_of`)."""
-    shares = {offerer: offer.mine, other_side(offerer): offer.yours}
-    return scored_terms(scenario, shares["seller"], shares["buyer"])
+    shares = {offerer: offer.mine, SEATS.other(offerer): offer.yours}
+    return scored_terms(scenario, shares["alice"], shares["bob"])

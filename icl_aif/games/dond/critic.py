@@ -1,7 +1,7 @@
 """Deal or No Deal's rule-based critic (a simulator, not a language model).
 
-It reads the transcript the engine renders for the critic (``Round N`` headers, ``seller: ...`` /
-``buyer: ...`` lines, an ``Outcome: ...`` line worded by
+It reads the transcript the engine renders for the critic (``Round N`` headers, ``alice: ...`` /
+``bob: ...`` lines, an ``Outcome: ...`` line worded by
 :meth:`~icl_aif.games.dond.game.DondGame.outcome_sentence`), diagnoses the improved player's most
 recent round and returns numbered suggestions. The diagnoses, in order:
 
@@ -28,16 +28,14 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
-from icl_aif.games.dond.scenario import TOTAL_VALUE, DondScenario
+from icl_aif.games.dond.scenario import SEATS, TOTAL_VALUE, DondScenario
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_LINE = re.compile(r"^(seller|buyer): (.*)$")
-_DEAL = re.compile(
-    r"^Outcome: deal: seller gets .*? \(score (\d+)\), buyer gets .*? \(score (\d+)\)"
-)
+_LINE = re.compile(r"^(alice|bob): (.*)$")
+_DEAL = re.compile(r"^Outcome: deal: Alice gets .*? \(score (\d+)\), Bob gets .*? \(score (\d+)\)")
 _NO_DEAL = re.compile(r"^Outcome: no deal: (.*)$")
 
 ADVICE: dict[str, str] = {
@@ -62,7 +60,7 @@ ADVICE: dict[str, str] = {
 """The critic's suggestions by diagnosis (``{rival}`` filled in)."""
 
 _GENERAL = ("anchor", "ask", "walk")
-_ROLE = {"seller": "Alice", "buyer": "Bob"}
+_ROLE = {"alice": "Alice", "bob": "Bob"}
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class RoundSummary:
     mismatch: bool = False
 
 
-def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
+def last_round(transcript: str, side: Seat) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
     block = simulation.last_round_lines(transcript)
     if block is None:
@@ -86,7 +84,7 @@ def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
         if _LINE.match(line):
             lines += 1
         elif found := _DEAL.match(line):
-            own = int(found.group(1) if side == "seller" else found.group(2))
+            own = int(found.group(1) if side == "alice" else found.group(2))
             return RoundSummary(
                 lines=lines, deal=True, own_score=own, pareto="not Pareto-optimal" not in line
             )
@@ -115,7 +113,7 @@ def diagnose(summary: RoundSummary | None, scenario: DondScenario) -> list[str]:
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Speaker
+    side: Seat
     scenario: DondScenario
     suggestions: int = 3
     seed: int = 0
@@ -125,7 +123,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("dond", self.side, self.seed, self.stream_seed)
+        self._rng = simulation.critic_rng("dond", SEATS, self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:
@@ -136,7 +134,7 @@ class ScriptedCritic(TextReplyModel):
         summary = last_round(last_user_text(messages), self.side)
         keys = diagnose(summary, self.scenario)
         chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
-        rival = _ROLE["buyer" if self.side == "seller" else "seller"]
+        rival = _ROLE["bob" if self.side == "alice" else "alice"]
         lines = [ADVICE[k].format(rival=rival) for k in chosen]
         return simulation.numbered(lines)
 

@@ -1,13 +1,13 @@
 """Deal or No Deal (seeds 000 and 001, after Lewis et al. 2017): two players divide books, hats
 and balls that each values privately, under an objective weight lambda.
 
-Seats: the ``seller`` seat is **Alice**, the ``buyer`` seat **Bob**. Every line is a tagged move
+Seats: the ``alice`` seat is **Alice**, the ``bob`` seat **Bob**. Every line is a tagged move
 (:mod:`icl_aif.games.dond.moves`): ``[message] ...``, ``[propose] 1 book, 2 hats, 0 balls`` (the
 items the speaker keeps) or ``[walk away]``. Once a side has proposed, the other must answer with
 a proposal; two proposals that give out exactly all the items are the deal
 (:mod:`icl_aif.games.dond.judge`).
 
-Terms: ``{"seller": {"books": 1, "hats": 2, "balls": 0}, "buyer": {...}}``: each seat's items.
+Terms: ``{"alice": {"books": 1, "hats": 2, "balls": 0}, "bob": {...}}``: each seat's items.
 Scores: a side's own score is sum(count x value) of its items by its own values. Payoffs (the
 seeds' objective ``R1 := X + lambda * Y``, lambda in [-1, 1], with X a side's own score, Y the
 other's, and the mirror image for player 2): own score + lambda x the other's score; without an
@@ -52,6 +52,7 @@ from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import move_problem
 from icl_aif.games.dond.scenario import (
     ROLE_NAMES,
+    SEATS,
     TOTAL_VALUE,
     DondScenario,
     DondTerms,
@@ -69,7 +70,7 @@ from icl_aif.games.dond.scenario import (
 from icl_aif.games.registry import register_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, other_side
+from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["DondGame", "anchor_payoff", "deal_terms", "side_payoff", "side_score"]
 
@@ -85,20 +86,20 @@ def deal_terms(record: Round) -> DondTerms | None:
     return read_terms(record, DondTerms)
 
 
-def side_score(terms: DondTerms, side: Speaker) -> int:
+def side_score(terms: DondTerms, side: Seat) -> int:
     """``side``'s own score: its items by its own values, as the terms record it."""
     return terms.score(side)
 
 
-def side_payoff(scenario: DondScenario, terms: DondTerms, side: Speaker) -> float:
+def side_payoff(scenario: DondScenario, terms: DondTerms, side: Seat) -> float:
     """``side``'s own score plus lambda (``scenario.objective_weight``) times the other's."""
     own = side_score(terms, side)
-    other = side_score(terms, other_side(side))
+    other = side_score(terms, SEATS.other(side))
     return float(own + scenario.objective_weight * other)
 
 
 def anchor_payoff(
-    rounds: Sequence[Round], anchor: Anchor, side: Speaker, scenario: DondScenario
+    rounds: Sequence[Round], anchor: Anchor, side: Seat, scenario: DondScenario
 ) -> tuple[float, int] | None:
     """The payoff the next round should beat and the round it came from (``previous``, ``first``
     or ``best``, the earliest among equals); None when that round had no deal."""
@@ -143,6 +144,7 @@ class DondGame(Game):
     cooperative, semi-competitive and strictly competitive games)."""
 
     name = "dond"
+    seats = SEATS
     title = "Deal or No Deal"
     source = (
         "seeds 000 and 001 (Liao, Tomlin and Klein: language model self-play in non-zero-sum "
@@ -154,8 +156,8 @@ class DondGame(Game):
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = DondOffer
     columns = (
-        Column("seller_score", "Alice's score", "number"),
-        Column("buyer_score", "Bob's score", "number"),
+        Column("alice_score", "Alice's score", "number"),
+        Column("bob_score", "Bob's score", "number"),
         Column("pareto_rate", "Pareto-optimal", "rate"),
         Column("invalid_move_rate", "invalid moves", "rate"),
         Column("abort_rate", "aborted", "rate"),
@@ -172,10 +174,10 @@ class DondGame(Game):
         ``max_exchanges``, ``max_lines``."""
         return scenario_values(_scenario(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
         """``dond/players/brief.txt`` with ``side``'s values, the objective and the rules."""
         s = _scenario(scenario)
-        rival = ROLE_NAMES[other_side(side)]
+        rival = ROLE_NAMES[SEATS.other(side)]
         weight = s.objective_weight
         objective = prompts.render(
             f"{PROMPTS}/players/{_objective_file(weight)}.txt", rival=rival, weight=_number(weight)
@@ -193,7 +195,7 @@ class DondGame(Game):
         )
 
     def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
-        """``deal: seller gets 3 books, 1 hat and 0 balls (score 10), buyer gets 0 books, 0 hats
+        """``deal: Alice gets 3 books, 1 hat and 0 balls (score 10), Bob gets 0 books, 0 hats
         and 2 balls (score 6); payoffs 10 and 6; Pareto-optimal`` or ``no deal: Bob walked
         away``."""
         s = _scenario(scenario)
@@ -208,11 +210,11 @@ class DondGame(Game):
                 else "not Pareto-optimal: another split gives one side more and the other no less"
             )
             return (
-                f"deal: seller gets {items_text(terms.seller)} (score "
-                f"{side_score(terms, 'seller')}), buyer gets {items_text(terms.buyer)} (score "
-                f"{side_score(terms, 'buyer')}); payoffs "
-                f"{_number(side_payoff(s, terms, 'seller'))} and "
-                f"{_number(side_payoff(s, terms, 'buyer'))}; {pareto}"
+                f"deal: Alice gets {items_text(terms.alice)} (score "
+                f"{side_score(terms, 'alice')}), Bob gets {items_text(terms.bob)} (score "
+                f"{side_score(terms, 'bob')}); payoffs "
+                f"{_number(side_payoff(s, terms, 'alice'))} and "
+                f"{_number(side_payoff(s, terms, 'bob'))}; {pareto}"
             )
         if outcome == "error":
             return f"stopped by an error ({record.get('reason')})"
@@ -228,7 +230,7 @@ class DondGame(Game):
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
         s = _scenario(config.scenario)
         side = config.improve
-        rival = other_side(side)
+        rival = SEATS.other(side)
         last = rounds[-1]
         terms = deal_terms(last)
         if terms is not None:
@@ -309,7 +311,7 @@ class DondGame(Game):
                 scenario = _scenario(config.scenario).model_copy(
                     update={"objective_weight": weight, "mismatch": mismatch}
                 )
-                self.brief(prompts, scenario, "seller")
+                self.brief(prompts, scenario, "alice")
                 prompts.render(f"{PROMPTS}/critic/mismatch_{mismatch}.txt")
 
     # --- one game's scenario, and moves ----------------------------------------------------
@@ -321,18 +323,18 @@ class DondGame(Game):
         s = _scenario(scenario)
         if not s.sample:
             return s
-        counts, seller, buyer = draw_context(seed)
+        counts, alice, bob = draw_context(seed)
         return s.model_copy(
             update={
                 "sample": False,
                 "counts": counts,
-                "seller_values": seller,
-                "buyer_values": buyer,
+                "alice_values": alice,
+                "bob_values": bob,
             }
         )
 
     def invalid_move(
-        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """What is wrong with the line (:func:`~icl_aif.games.dond.moves.move_problem`): no or
         several tags, a message after the other side's proposal, a proposal before any talk, a
@@ -342,13 +344,13 @@ class DondGame(Game):
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
         """A share that claims more of an item than there is, or two shares that do not give
         out exactly all the items, is refused with the collection named."""
         return binding.check_offer(_scenario(scenario), cast(DondOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """Each seat's items and own score, as the judge states a match of two proposals."""
         return binding.agreed_terms(_scenario(scenario), offerer, cast(DondOffer, offer))
@@ -378,8 +380,8 @@ class DondGame(Game):
         s = _scenario(scenario)
         return {
             "counts": s.counts.model_dump(),
-            "seller_values": s.seller_values.model_dump(),
-            "buyer_values": s.buyer_values.model_dump(),
+            "alice_values": s.alice_values.model_dump(),
+            "bob_values": s.bob_values.model_dump(),
             "mismatch": s.mismatch,
         }
 
@@ -394,17 +396,17 @@ class DondGame(Game):
         rng = random.Random(f"dond:agreements:{seed}")
         splits = list(all_splits(s.counts))
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
-        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        offerers: tuple[Seat, ...] = ("alice", "bob", "alice", "bob")
         for offerer in offerers:
-            seller, buyer = rng.choice(splits)
-            mine = seller if offerer == "seller" else buyer
+            alice, bob = rng.choice(splits)
+            mine = alice if offerer == "alice" else bob
             turns = spoken_agreement(s, offerer, mine, rng)
-            examples.append((turns, terms_of(s, seller, buyer)))
+            examples.append((turns, terms_of(s, alice, bob)))
         return examples
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """Own score + lambda x the other's after a deal; 0 without one; None for an error or
         a deal whose terms cannot be read."""
         outcome = record.get("outcome")
@@ -417,11 +419,11 @@ class DondGame(Game):
             return None
         return side_payoff(_scenario(scenario), terms, side)
 
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """0 for either side (seeds 000, 001: no agreement, zero points)."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """The least and the most ``side``'s payoff can be: with ``sample: true`` over every
         context that can be drawn (each score 0 to 10: 0 to 10 with lambda 0, at most 20 with
         lambda 1, from -10 with lambda -1), else over every split of the fixed context."""
@@ -430,8 +432,8 @@ class DondGame(Game):
         if s.sample:
             return (min(0.0, weight * TOTAL_VALUE), TOTAL_VALUE + max(0.0, weight) * TOTAL_VALUE)
         payoffs = [
-            side_payoff(s, DondTerms.model_validate(terms_of(s, seller, buyer)), side)
-            for seller, buyer in all_splits(s.counts)
+            side_payoff(s, DondTerms.model_validate(terms_of(s, alice, bob)), side)
+            for alice, bob in all_splits(s.counts)
         ]
         return (min(payoffs), max(payoffs))
 
@@ -460,7 +462,7 @@ class DondGame(Game):
         that are Pareto-optimal, the share of the players' tries the game refused as invalid
         moves, and the share of rounds stopped for invalid moves (rounds that ended in an error
         left out; each game scored on the scenario it played)."""
-        scores: dict[Speaker, list[float]] = {"seller": [], "buyer": []}
+        scores: dict[Seat, list[float]] = {"alice": [], "bob": []}
         pareto: list[bool] = []
         invalid = tries = aborted = rounds = 0
         for game in games:
@@ -471,7 +473,7 @@ class DondGame(Game):
                     continue
                 rounds += 1
                 terms = deal_terms(record)
-                for side in ("seller", "buyer"):
+                for side in ("alice", "bob"):
                     own = 0 if terms is None else side_score(terms, side)
                     scores[side].append(float(own))
                 if terms is not None:
@@ -483,8 +485,8 @@ class DondGame(Game):
                 tries += refused + lines - (1 if stopped and lines else 0)
                 aborted += stopped
         return {
-            "seller_score": round(fmean(scores["seller"]), 4) if rounds else None,
-            "buyer_score": round(fmean(scores["buyer"]), 4) if rounds else None,
+            "alice_score": round(fmean(scores["alice"]), 4) if rounds else None,
+            "bob_score": round(fmean(scores["bob"]), 4) if rounds else None,
             "pareto_rate": round(sum(pareto) / len(pareto), 4) if pareto else None,
             "invalid_move_rate": round(invalid / tries, 4) if tries else None,
             "abort_rate": round(aborted / rounds, 4) if rounds else None,

@@ -49,8 +49,8 @@ class DondJudge:
             context = context.model_copy(
                 update={
                     "counts": Items.model_validate(scenario["counts"]),
-                    "seller_values": Items.model_validate(scenario["seller_values"]),
-                    "buyer_values": Items.model_validate(scenario["buyer_values"]),
+                    "alice_values": Items.model_validate(scenario["alice_values"]),
+                    "bob_values": Items.model_validate(scenario["bob_values"]),
                     "mismatch": scenario["mismatch"],
                 }
             )
@@ -73,16 +73,16 @@ class DondJudge:
                 "ongoing", reason=f"invalid proposal: {problem}" if problem else "proposal"
             )
         claims = {previous["speaker"]: answered.claim, window[-1]["speaker"]: last.claim}
-        seller, buyer = claims.get("seller"), claims.get("buyer")
+        alice, bob = claims.get("alice"), claims.get("bob")
         if (
-            seller is not None
-            and buyer is not None
-            and seller.mine is not None
-            and buyer.mine is not None
-            and all(seller.mine.of(item) + buyer.mine.of(item) == counts.of(item) for item in ITEMS)
+            alice is not None
+            and bob is not None
+            and alice.mine is not None
+            and bob.mine is not None
+            and all(alice.mine.of(item) + bob.mine.of(item) == counts.of(item) for item in ITEMS)
         ):
             return Verdict(
-                "deal", terms=terms_of(context, seller.mine, buyer.mine), reason="proposals match"
+                "deal", terms=terms_of(context, alice.mine, bob.mine), reason="proposals match"
             )
         state: State = "no_deal" if context.mismatch == "end" else "ongoing"
         return Verdict(state, reason="mismatch")

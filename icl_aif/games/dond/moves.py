@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from icl_aif.games.dond.scenario import ITEMS, ROLE_NAMES, Items
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.games.dond.scenario import ITEMS, ROLE_NAMES, SEATS, Items
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "Claim",
@@ -173,10 +173,10 @@ def last_pending(turns: Sequence[Turn]) -> Turn | None:
     return pending
 
 
-def move_problem(counts: Items, side: Speaker, text: str, turns: Sequence[Turn]) -> str | None:
+def move_problem(counts: Items, side: Seat, text: str, turns: Sequence[Turn]) -> str | None:
     """What is wrong with ``side``'s line ``text`` after the round's ``turns`` (openers
     included), as the message the player is shown; None for a valid move."""
-    rival = ROLE_NAMES[other_side(side)]
+    rival = ROLE_NAMES[SEATS.other(side)]
     move = read_move(text)
     example = "[propose] 1 book, 2 hats, 0 balls"
     if move.kind == "untagged":

@@ -12,7 +12,7 @@ al. (2017) that both seeds restate:
   sides cannot both reach the maximum score (both can score 10 at once exactly when no type is
   valued by both).
 
-Seats: the ``seller`` seat is **Alice**, the ``buyer`` seat **Bob** (:data:`ROLE_NAMES`); the
+Seats: the ``alice`` seat is **Alice**, the ``bob`` seat **Bob** (:data:`ROLE_NAMES`); the
 papers' player 1 and player 2 objectives are symmetric, so the mapping only names them.
 """
 
@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = [
     "COUNT_RANGE",
@@ -36,6 +36,7 @@ __all__ = [
     "ITEMS",
     "MAX_SPLITS",
     "ROLE_NAMES",
+    "SEATS",
     "TOTAL_RANGE",
     "TOTAL_VALUE",
     "DondScenario",
@@ -59,7 +60,9 @@ ITEMS: tuple[str, str, str] = ("books", "hats", "balls")
 
 SINGULAR = {"books": "book", "hats": "hat", "balls": "ball"}
 
-ROLE_NAMES: dict[Speaker, str] = {"seller": "Alice", "buyer": "Bob"}
+SEATS = Seats(("alice", "Alice"), ("bob", "Bob"))
+"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+ROLE_NAMES = SEATS.names
 """What the prompts call each seat."""
 
 COUNT_RANGE = (1, 4)
@@ -80,7 +83,7 @@ Mismatch = Literal["end", "continue"]
 
 DEFAULT_OPENERS = (
     Opener(
-        speaker="buyer",
+        speaker="bob",
         text="[message] Hi Alice! We have {items} to split between us. Which of them matter "
         "most to you?",
     ),
@@ -115,8 +118,8 @@ class DondScenario(Scenario):
     """One Deal or No Deal context and the rules of a round.
 
     ``sample: true`` (the default) draws a context per game from the game's seed
-    (:func:`draw_context`); ``sample: false`` plays ``counts``, ``seller_values`` and
-    ``buyer_values`` as given. ``objective_weight`` is the papers' lambda: each side's payoff is
+    (:func:`draw_context`); ``sample: false`` plays ``counts``, ``alice_values`` and
+    ``bob_values`` as given. ``objective_weight`` is the papers' lambda: each side's payoff is
     its own score plus lambda times the other's (1 cooperative, 0 semi-competitive, -1 strictly
     competitive). ``mismatch`` says what two proposals that do not fit together do: ``end`` the
     round without a deal (the papers' rule) or let the discussion ``continue``.
@@ -125,18 +128,18 @@ class DondScenario(Scenario):
     sample: bool = Field(
         True,
         description="Draw the counts and both sides' values per game from its seed (Lewis et "
-        "al. 2017's constraints); false: play counts, seller_values and buyer_values as given.",
+        "al. 2017's constraints); false: play counts, alice_values and bob_values as given.",
     )
     counts: Items = Field(
         Items(books=3, hats=1, balls=2),
         description="How many books, hats and balls there are (at most MAX_SPLITS, 500, "
         "possible splits: (books + 1) x (hats + 1) x (balls + 1)).",
     )
-    seller_values: Items = Field(
-        Items(books=2, hats=4, balls=0), description="Alice's (the seller seat's) points per item."
+    alice_values: Items = Field(
+        Items(books=2, hats=4, balls=0), description="Alice's (the alice seat's) points per item."
     )
-    buyer_values: Items = Field(
-        Items(books=1, hats=1, balls=3), description="Bob's (the buyer seat's) points per item."
+    bob_values: Items = Field(
+        Items(books=1, hats=1, balls=3), description="Bob's (the bob seat's) points per item."
     )
     objective_weight: float = Field(
         0.0,
@@ -154,7 +157,7 @@ class DondScenario(Scenario):
         8,
         ge=2,
         le=100,
-        description="Seller-buyer pairs of lines per round, openers included; then the round "
+        description="Alice-bob pairs of lines per round, openers included; then the round "
         "is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
@@ -176,9 +179,9 @@ class DondScenario(Scenario):
             raise ValueError("counts: there must be at least one item to divide")
         return self
 
-    def values(self, side: Speaker) -> Items:
+    def values(self, side: Seat) -> Items:
         """``side``'s points per item."""
-        return self.seller_values if side == "seller" else self.buyer_values
+        return self.alice_values if side == "alice" else self.bob_values
 
 
 class DondTerms(BaseModel):
@@ -188,18 +191,18 @@ class DondTerms(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seller: Items
-    buyer: Items
-    seller_score: int = Field(ge=0)
-    buyer_score: int = Field(ge=0)
+    alice: Items
+    bob: Items
+    alice_score: int = Field(ge=0)
+    bob_score: int = Field(ge=0)
 
-    def of(self, side: Speaker) -> Items:
+    def of(self, side: Seat) -> Items:
         """The items ``side`` receives."""
-        return self.seller if side == "seller" else self.buyer
+        return self.alice if side == "alice" else self.bob
 
-    def score(self, side: Speaker) -> int:
+    def score(self, side: Seat) -> int:
         """``side``'s own score of its items."""
-        return self.seller_score if side == "seller" else self.buyer_score
+        return self.alice_score if side == "alice" else self.bob_score
 
 
 def score(items: Items, values: Items) -> int:
@@ -214,46 +217,46 @@ def split_count(counts: Items) -> int:
 
 
 def all_splits(counts: Items) -> Iterator[tuple[Items, Items]]:
-    """Every way to divide ``counts``: (the seller's items, the buyer's items)."""
+    """Every way to divide ``counts``: (the alice's items, the bob's items)."""
     for mine in itertools.product(*(range(c + 1) for c in counts.as_tuple())):
         rest = tuple(c - m for c, m in zip(counts.as_tuple(), mine, strict=True))
         yield Items.of_tuple(mine), Items.of_tuple(rest)
 
 
-def terms_of(scenario: DondScenario, seller: Items, buyer: Items) -> dict[str, Any]:
+def terms_of(scenario: DondScenario, alice: Items, bob: Items) -> dict[str, Any]:
     """The terms of a deal on ``scenario``'s context as plain data (the items, each scored)."""
     return DondTerms(
-        seller=seller,
-        buyer=buyer,
-        seller_score=score(seller, scenario.seller_values),
-        buyer_score=score(buyer, scenario.buyer_values),
+        alice=alice,
+        bob=bob,
+        alice_score=score(alice, scenario.alice_values),
+        bob_score=score(bob, scenario.bob_values),
     ).model_dump()
 
 
 def pareto_optimal(scenario: DondScenario, terms: DondTerms) -> bool:
     """No other split gives one side a higher own score without giving the other a lower one
     (each side's own score, on ``scenario``'s context)."""
-    a = score(terms.seller, scenario.seller_values)
-    b = score(terms.buyer, scenario.buyer_values)
-    for seller, buyer in all_splits(scenario.counts):
-        x = score(seller, scenario.seller_values)
-        y = score(buyer, scenario.buyer_values)
+    a = score(terms.alice, scenario.alice_values)
+    b = score(terms.bob, scenario.bob_values)
+    for alice, bob in all_splits(scenario.counts):
+        x = score(alice, scenario.alice_values)
+        y = score(bob, scenario.bob_values)
         if x >= a and y >= b and (x > a or y > b):
             return False
     return True
 
 
-def context_problem(counts: Items, seller: Items, buyer: Items) -> str | None:
+def context_problem(counts: Items, alice: Items, bob: Items) -> str | None:
     """Why a context breaks the drawn contexts' constraints (module docstring); None if none."""
     c = counts.as_tuple()
     if not all(COUNT_RANGE[0] <= n <= COUNT_RANGE[1] for n in c):
         return f"counts {c}: each type must number {COUNT_RANGE[0]} to {COUNT_RANGE[1]}"
     if not TOTAL_RANGE[0] <= sum(c) <= TOTAL_RANGE[1]:
         return f"counts {c}: {sum(c)} items, not {TOTAL_RANGE[0]} to {TOTAL_RANGE[1]}"
-    for name, values in (("seller", seller), ("buyer", buyer)):
+    for name, values in (("alice", alice), ("bob", bob)):
         if score(counts, values) != TOTAL_VALUE:
             return f"{name} values {values.as_tuple()} total {score(counts, values)}, not 10"
-    pairs = list(zip(seller.as_tuple(), buyer.as_tuple(), strict=True))
+    pairs = list(zip(alice.as_tuple(), bob.as_tuple(), strict=True))
     if any(s == 0 and b == 0 for s, b in pairs):
         return "an item type is worth nothing to both sides"
     if not any(s > 0 and b > 0 for s, b in pairs):
@@ -273,7 +276,7 @@ def _value_functions(counts: tuple[int, int, int]) -> tuple[tuple[int, int, int]
 
 
 def draw_context(seed: int) -> tuple[Items, Items, Items]:
-    """A context drawn from ``seed``: (counts, the seller's values, the buyer's values), uniform
+    """A context drawn from ``seed``: (counts, the alice's values, the bob's values), uniform
     over the counts allowed, then over the pairs of value functions that meet the constraints."""
     rng = random.Random(f"dond:context:{seed}")
     low, high = COUNT_RANGE
@@ -283,10 +286,10 @@ def draw_context(seed: int) -> tuple[Items, Items, Items]:
             break
     functions = _value_functions(counts)
     while True:
-        seller = Items.of_tuple(rng.choice(functions))
-        buyer = Items.of_tuple(rng.choice(functions))
-        if context_problem(Items.of_tuple(counts), seller, buyer) is None:
-            return Items.of_tuple(counts), seller, buyer
+        alice = Items.of_tuple(rng.choice(functions))
+        bob = Items.of_tuple(rng.choice(functions))
+        if context_problem(Items.of_tuple(counts), alice, bob) is None:
+            return Items.of_tuple(counts), alice, bob
 
 
 def items_text(items: Items) -> str:

@@ -47,6 +47,7 @@ from icl_aif.games.dond.critic import build_critic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
     ITEMS,
+    SEATS,
     TOTAL_VALUE,
     DondScenario,
     Items,
@@ -56,7 +57,7 @@ from icl_aif.games.dond.scenario import (
     score,
 )
 from icl_aif.models.base import ModelRequest
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",
@@ -130,11 +131,11 @@ class RoundView:
     feedback: list[str]
 
 
-def read_round(messages: Sequence[BaseMessage], first_opener: str, side: Speaker) -> RoundView:
+def read_round(messages: Sequence[BaseMessage], first_opener: str, side: Seat) -> RoundView:
     """The current round (from the last time its first opener was said) and the feedback."""
     history = simulation.read_history(messages, first_opener)
     turns = [
-        Turn(speaker=side if own else other_side(side), text=text) for own, text in history.lines()
+        Turn(speaker=side if own else SEATS.other(side), text=text) for own, text in history.lines()
     ]
     moves = [read_move(t["text"]) for t in turns]
     return RoundView(turns=turns, moves=moves, feedback=history.feedback)
@@ -149,6 +150,7 @@ class DondPlayer(simulation.ConcessionPlayer):
     """A rule-based Deal or No Deal player (a simulator, not a language model)."""
 
     GAME = "dond"
+    SEATS = SEATS
     OPENING = (0.75, 0.95)
     RESERVATION = (0.4, 0.6)
     BETAS = STRATEGIES
@@ -392,7 +394,7 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
 
 
 def spoken_agreement(
-    scenario: DondScenario, offerer: Speaker, mine: Items, rng: random.Random
+    scenario: DondScenario, offerer: Seat, mine: Items, rng: random.Random
 ) -> list[Turn]:
     """``offerer``'s offer of a split (keeping ``mine``), the other side's proposal of its share
     and ``offerer``'s matching proposal, in the simulators' own words."""
@@ -404,7 +406,7 @@ def spoken_agreement(
     return [
         Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(said)),
         Turn(
-            speaker=other_side(offerer),
+            speaker=SEATS.other(offerer),
             text=rng.choice(REPLIES["propose"]).format_map(mirrored),
         ),
         Turn(speaker=offerer, text=rng.choice(REPLIES["propose"]).format_map(said)),

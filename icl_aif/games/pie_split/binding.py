@@ -18,7 +18,7 @@ from icl_aif.games.moves import Move
 from icl_aif.games.pie_split.judge import terms_of
 from icl_aif.games.pie_split.offers import Split, read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, format_amount, opening_turns
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Turn
 
 __all__ = ["PieSplitOffer", "agreed_terms", "check_offer", "offerers_by_turn", "opening_moves"]
 
@@ -62,10 +62,10 @@ def opening_moves(scenario: PieSplitScenario) -> list[Move | None]:
     return moves
 
 
-def offerers_by_turn(opening: Sequence[Move | None], turns: Sequence[Turn]) -> list[Speaker | None]:
+def offerers_by_turn(opening: Sequence[Move | None], turns: Sequence[Turn]) -> list[Seat | None]:
     """For each of ``turns``, the side that made an offer with it (None for any other move):
     a turn's own move, else the opener's at its position."""
-    offerers: list[Speaker | None] = []
+    offerers: list[Seat | None] = []
     for index, turn in enumerate(turns):
         stored = turn.get("move")
         move = (
@@ -76,7 +76,7 @@ def offerers_by_turn(opening: Sequence[Move | None], turns: Sequence[Turn]) -> l
 
 
 def agreed_terms(
-    scenario: PieSplitScenario, offerer: Speaker, offer: PieSplitOffer, turns: Sequence[Turn]
+    scenario: PieSplitScenario, offerer: Seat, offer: PieSplitOffer, turns: Sequence[Turn]
 ) -> dict[str, Any]:
     """The terms of ``offerer``'s ``offer`` accepted by the last of ``turns``, as the judge
     states them (:func:`~icl_aif.games.pie_split.judge.terms_of`): ``exchanges`` is the number of

@@ -1,7 +1,7 @@
 """The pie split's rule-based critic (a simulator, not a language model).
 
-It reads the transcript the engine renders for the critic (``Round N`` headers, ``seller: ...`` /
-``buyer: ...`` lines, an ``Outcome: ...`` line worded by
+It reads the transcript the engine renders for the critic (``Round N`` headers, ``proposer: ...`` /
+``responder: ...`` lines, an ``Outcome: ...`` line worded by
 :meth:`~icl_aif.games.pie_split.game.PieSplitGame.outcome_sentence`), diagnoses the improved
 player's most recent round and returns numbered suggestions. The diagnoses, in order:
 
@@ -29,16 +29,16 @@ from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.pie_split.offers import read_split
-from icl_aif.games.pie_split.scenario import ROLE_NAMES, PieSplitScenario, scenario_values
+from icl_aif.games.pie_split.scenario import ROLE_NAMES, SEATS, PieSplitScenario, scenario_values
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_LINE = re.compile(r"^(seller|buyer): (.*)$")
+_LINE = re.compile(r"^(proposer|responder): (.*)$")
 _DEAL = re.compile(
     r"^Outcome: deal on offer \d+ after (\d+) exchanges?: "
-    r"seller (\d+(?:\.\d+)?), buyer (\d+(?:\.\d+)?)"
+    r"proposer (\d+(?:\.\d+)?), responder (\d+(?:\.\d+)?)"
 )
 
 ADVICE: dict[str, str] = {
@@ -75,7 +75,7 @@ class RoundSummary:
     share: float | None = None
 
 
-def last_round(transcript: str, side: Speaker, pie: float) -> RoundSummary | None:
+def last_round(transcript: str, side: Seat, pie: float) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
     block = simulation.last_round_lines(transcript)
     if block is None:
@@ -92,7 +92,7 @@ def last_round(transcript: str, side: Speaker, pie: float) -> RoundSummary | Non
         elif found := _DEAL.match(line):
             deal = True
             exchanges = int(found.group(1))
-            share = float(found.group(2) if side == "seller" else found.group(3))
+            share = float(found.group(2) if side == "proposer" else found.group(3))
     return RoundSummary(own_demands=demands, deal=deal, exchanges=exchanges, share=share)
 
 
@@ -119,7 +119,7 @@ def diagnose(summary: RoundSummary | None, pie: float) -> list[str]:
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Speaker
+    side: Seat
     scenario: PieSplitScenario
     suggestions: int = 3
     seed: int = 0
@@ -129,7 +129,9 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("pie_split", self.side, self.seed, self.stream_seed)
+        self._rng = simulation.critic_rng(
+            "pie_split", SEATS, self.side, self.seed, self.stream_seed
+        )
 
     @property
     def _llm_type(self) -> str:
@@ -143,7 +145,7 @@ class ScriptedCritic(TextReplyModel):
         chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         values = {
             "shrink": scenario_values(self.scenario)["shrink"],
-            "rival": ROLE_NAMES["buyer" if self.side == "seller" else "seller"],
+            "rival": ROLE_NAMES["responder" if self.side == "proposer" else "proposer"],
         }
         lines = [ADVICE[k].format_map(values) for k in chosen]
         return simulation.numbered(lines)

@@ -1,10 +1,10 @@
 """The pie split of seed 003: two players divide a pie that shrinks with every turned-down offer.
 
-Seats: the ``seller`` seat is the **proposer** (it makes the first offer), the ``buyer`` seat the
+Seats: the ``proposer`` seat is the **proposer** (it makes the first offer), the ``responder`` seat the
 **responder**; both may make offers after that. Offers are numbered from 1 across both sides
 (``Offer 3: 60 for me and 40 for you.``, see :mod:`icl_aif.games.pie_split.offers`).
 
-Terms: ``{"seller_share": p_s, "buyer_share": p_b, "exchanges": t}`` with ``p_s + p_b = 1`` (the
+Terms: ``{"proposer_share": p_s, "responder_share": p_b, "exchanges": t}`` with ``p_s + p_b = 1`` (the
 shares of the pie as proportions) and ``t`` the number of offers made in the round before the
 accepted one (an agreement on offer ``N`` has ``t = N - 1``). Payoffs: ``share * discount ** t``
 for each side (the paper's ``p_A * 0.9^t``); without an agreement both get
@@ -46,6 +46,7 @@ from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import (
     ROLE_NAMES,
+    SEATS,
     PieSplitScenario,
     PieSplitTerms,
     format_amount,
@@ -56,7 +57,7 @@ from icl_aif.games.pie_split.scenario import (
 from icl_aif.games.registry import register_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, other_side
+from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["PieSplitGame", "anchor_payoff", "deal_terms", "side_payoff"]
 
@@ -72,13 +73,13 @@ def deal_terms(record: Round) -> PieSplitTerms | None:
     return read_terms(record, PieSplitTerms)
 
 
-def side_payoff(terms: PieSplitTerms, side: Speaker, discount: float) -> float:
+def side_payoff(terms: PieSplitTerms, side: Seat, discount: float) -> float:
     """``side``'s share of the pie times ``discount ** exchanges``."""
     return float(terms.share(side) * discount**terms.exchanges)
 
 
 def anchor_payoff(
-    rounds: Sequence[Round], anchor: Anchor, side: Speaker, discount: float
+    rounds: Sequence[Round], anchor: Anchor, side: Seat, discount: float
 ) -> tuple[float, int] | None:
     """The payoff the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
@@ -118,6 +119,7 @@ class PieSplitGame(Game):
     (seed 003: an RL-tuned negotiator's pie split)."""
 
     name = "pie_split"
+    seats = SEATS
     title = "Pie split with a shrinking pie"
     source = "seed 003 (fine-tuning LLM negotiators with RL: the pie split game)"
     scenario_model = PieSplitScenario
@@ -136,14 +138,14 @@ class PieSplitGame(Game):
         """``pie``, ``discount``, ``shrink`` (``10%``), ``max_exchanges``, ``max_lines``."""
         return scenario_values(_scenario(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
-        """``pie_split/players/<side>.txt``: the proposer's (seller seat) or the responder's."""
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+        """``pie_split/players/<side>.txt``: the proposer's (proposer seat) or the responder's."""
         return prompts.render(
             f"{PROMPTS}/players/{side}.txt", **scenario_values(_scenario(scenario))
         )
 
     def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
-        """``deal on offer 3 after 2 exchanges: seller 60, buyer 40 of the pie of 100 (payoffs
+        """``deal on offer 3 after 2 exchanges: proposer 60, responder 40 of the pie of 100 (payoffs
         0.486 and 0.324)`` or ``no deal: the responder walked away``."""
         s = _scenario(scenario)
         outcome = record.get("outcome")
@@ -154,11 +156,11 @@ class PieSplitGame(Game):
             t = terms.exchanges
             return (
                 f"deal on offer {t + 1} after {t} exchange{'s' if t != 1 else ''}: "
-                f"seller {format_amount(terms.seller_share * s.pie)}, "
-                f"buyer {format_amount(terms.buyer_share * s.pie)} of the pie of "
+                f"proposer {format_amount(terms.proposer_share * s.pie)}, "
+                f"responder {format_amount(terms.responder_share * s.pie)} of the pie of "
                 f"{format_amount(s.pie)} (payoffs "
-                f"{_payoff_text(side_payoff(terms, 'seller', s.discount))} and "
-                f"{_payoff_text(side_payoff(terms, 'buyer', s.discount))})"
+                f"{_payoff_text(side_payoff(terms, 'proposer', s.discount))} and "
+                f"{_payoff_text(side_payoff(terms, 'responder', s.discount))})"
             )
         if outcome == "error":
             return f"stopped by an error ({record.get('reason')})"
@@ -181,8 +183,8 @@ class PieSplitGame(Game):
                 f"{PROMPTS}/round/result_deal.txt",
                 offer=terms.exchanges + 1,
                 own=format_amount(terms.share(side) * s.pie),
-                other=format_amount(terms.share(other_side(side)) * s.pie),
-                rival=ROLE_NAMES[other_side(side)],
+                other=format_amount(terms.share(SEATS.other(side)) * s.pie),
+                rival=ROLE_NAMES[SEATS.other(side)],
                 pie=format_amount(s.pie),
                 exchanges=terms.exchanges,
                 exchanges_text=_exchanges_text(terms.exchanges),
@@ -236,17 +238,17 @@ class PieSplitGame(Game):
         a deal whose terms could not be read."""
         s = _scenario(scenario)
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
-        terms = PieSplitTerms(seller_share=0.6, buyer_share=0.4, exchanges=2).model_dump()
+        terms = PieSplitTerms(proposer_share=0.6, responder_share=0.4, exchanges=2).model_dump()
         return sample_round_sets(turns, terms)
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
         """A split whose shares do not add up to the pie is refused, naming the pie."""
         return binding.check_offer(_scenario(scenario), cast(PieSplitOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """Each seat's share as a proportion and ``exchanges``, the offers made before the
         accepted one (the judge's :func:`~icl_aif.games.pie_split.judge.terms_of`)."""
@@ -256,8 +258,8 @@ class PieSplitGame(Game):
         """An opener that states a valid split offers it; the default opener is talk."""
         return binding.opening_moves(_scenario(scenario))
 
-    def seat_name(self, side: Speaker) -> str:
-        """``proposer`` (the seller seat) or ``responder`` (the buyer seat)."""
+    def seat_name(self, side: Seat) -> str:
+        """``proposer`` (the proposer seat) or ``responder`` (the responder seat)."""
         return ROLE_NAMES[side]
 
     # --- the judge and the terms ----------------------------------------------------------
@@ -288,7 +290,7 @@ class PieSplitGame(Game):
         step = share_step(s.pie)
         rng = random.Random(f"pie_split:agreements:{seed}")
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
-        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        offerers: tuple[Seat, ...] = ("proposer", "responder", "proposer", "responder")
         for offerer in offerers:
             mine = round(round(rng.uniform(0.3, 0.8) * s.pie / step) * step, 6)
             number = rng.randint(1, 2 * s.max_exchanges - 1)
@@ -299,7 +301,7 @@ class PieSplitGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """``side``'s share of the pie times ``discount ** exchanges`` after a deal;
         ``scenario.no_deal_payoff`` without one; None for an error or a deal whose terms cannot
         be read."""
@@ -313,11 +315,11 @@ class PieSplitGame(Game):
             return None
         return side_payoff(terms, side, _scenario(scenario).discount)
 
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
         return _scenario(scenario).no_deal_payoff
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """From nothing to the whole pie at once: (0, 1)."""
         return (0.0, 1.0)
 

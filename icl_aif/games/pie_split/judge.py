@@ -28,19 +28,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line, same_split
-from icl_aif.games.pie_split.scenario import PieSplitTerms
-from icl_aif.transcript import Speaker, Turn, Verdict, other_side
+from icl_aif.games.pie_split.scenario import SEATS, PieSplitTerms
+from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["PieSplitJudge", "terms_of"]
 
 
-def terms_of(offer: Split, offerer: Speaker, pie: float, exchanges: int) -> dict[str, Any]:
+def terms_of(offer: Split, offerer: Seat, pie: float, exchanges: int) -> dict[str, Any]:
     """The terms of ``offer`` (stated by ``offerer``) accepted after ``exchanges`` offers, as
     plain data: each seat's share of the pie as a proportion."""
     offerer_share = round(offer.mine / pie, 6)
-    shares = {offerer: offerer_share, other_side(offerer): round(1.0 - offerer_share, 6)}
+    shares = {offerer: offerer_share, SEATS.other(offerer): round(1.0 - offerer_share, 6)}
     terms = PieSplitTerms(
-        seller_share=shares["seller"], buyer_share=shares["buyer"], exchanges=exchanges
+        proposer_share=shares["proposer"], responder_share=shares["responder"], exchanges=exchanges
     )
     return terms.model_dump()
 
@@ -86,10 +86,10 @@ class PieSplitJudge:
         return self.classify(window, scenario)
 
     def _bind(
-        self, window: Sequence[Turn], readings: list[LineReading], acceptor: Speaker, pie: float
+        self, window: Sequence[Turn], readings: list[LineReading], acceptor: Seat, pie: float
     ) -> Verdict:
         """The deal an acceptance by ``acceptor`` (the window's last line) makes, or why none."""
-        offerer = other_side(acceptor)
+        offerer = SEATS.other(acceptor)
         restated = readings[-1].split  # from the acceptor's side
         whole_round = len(window) < self.window
         index = next(

@@ -1,7 +1,7 @@
 """The pie split's scenario and the terms of its agreements (seed 003).
 
-A pie of size ``pie`` is divided between the proposer (the ``seller`` seat, who makes the first
-offer) and the responder (the ``buyer`` seat). Every offer that is turned down costs one
+A pie of size ``pie`` is divided between the proposer (the ``proposer`` seat, who makes the first
+offer) and the responder (the ``responder`` seat). Every offer that is turned down costs one
 exchange, and the pie shrinks by the ``discount`` factor with each: an agreement reached after
 ``t`` exchanges pays each side its share of the pie times ``discount ** t``.
 
@@ -18,11 +18,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = [
     "DEFAULT_OPENERS",
     "ROLE_NAMES",
+    "SEATS",
     "SHARE_TOLERANCE",
     "PieSplitScenario",
     "PieSplitTerms",
@@ -32,15 +33,17 @@ __all__ = [
     "share_step",
 ]
 
-ROLE_NAMES: dict[Speaker, str] = {"seller": "proposer", "buyer": "responder"}
-"""What the prompts call each seat: the ``seller`` seat proposes first, the ``buyer`` responds."""
+SEATS = Seats(("proposer", "proposer"), ("responder", "responder"))
+"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+ROLE_NAMES = SEATS.names
+"""What the prompts call each seat: the ``proposer`` seat proposes first, the ``responder`` responds."""
 
 SHARE_TOLERANCE = 1e-6
 """How far two proportions that should sum to 1 may miss it (rounding in a stated split)."""
 
 DEFAULT_OPENERS = (
     Opener(
-        speaker="buyer",
+        speaker="responder",
         text="Hello! We have a pie of {pie} to divide, and it shrinks by {shrink} with every "
         "offer that is turned down. You go first: what is your offer?",
     ),
@@ -66,7 +69,7 @@ class PieSplitScenario(Scenario):
         5,
         ge=2,
         le=100,
-        description="Seller-buyer pairs of lines per round, openers included (the paper: 5); "
+        description="Proposer-responder pairs of lines per round, openers included (the paper: 5); "
         "then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
@@ -88,23 +91,23 @@ class PieSplitTerms(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    seller_share: float = Field(ge=0, le=1)
-    buyer_share: float = Field(ge=0, le=1)
+    proposer_share: float = Field(ge=0, le=1)
+    responder_share: float = Field(ge=0, le=1)
     exchanges: int = Field(ge=0)
 
     @model_validator(mode="after")
     def _check_sum(self) -> PieSplitTerms:
-        total = self.seller_share + self.buyer_share
+        total = self.proposer_share + self.responder_share
         if not math.isclose(total, 1.0, abs_tol=SHARE_TOLERANCE):
             raise ValueError(
-                f"seller_share {self.seller_share:g} and buyer_share {self.buyer_share:g} sum to "
+                f"proposer_share {self.proposer_share:g} and responder_share {self.responder_share:g} sum to "
                 f"{total:g}, not 1"
             )
         return self
 
-    def share(self, side: Speaker) -> float:
+    def share(self, side: Seat) -> float:
         """``side``'s share of the pie."""
-        return self.seller_share if side == "seller" else self.buyer_share
+        return self.proposer_share if side == "proposer" else self.responder_share
 
 
 def share_step(pie: float) -> float:

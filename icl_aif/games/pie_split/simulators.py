@@ -55,13 +55,14 @@ from icl_aif.games import simulation
 from icl_aif.games.pie_split.critic import build_critic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
+    SEATS,
     PieSplitScenario,
     format_amount,
     opening_turns,
     share_step,
 )
 from icl_aif.models.base import ModelRequest
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",
@@ -177,6 +178,7 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
     """A rule-based proposer or responder (a simulator, not a language model)."""
 
     GAME = "pie_split"
+    SEATS = SEATS
     OPENING = (0.62, 0.8)
     RESERVATION = (0.3, 0.45)
     BETAS = STRATEGIES
@@ -299,7 +301,7 @@ def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -
 
 
 def build_player(request: ModelRequest) -> PieSplitPlayer:
-    """``scripted:<strategy>`` for the proposer (seller seat) or the responder (buyer seat)."""
+    """``scripted:<strategy>`` for the proposer (proposer seat) or the responder (responder seat)."""
     simulation.check_share_params(
         request,
         STRATEGIES,
@@ -324,7 +326,7 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
 
 def spoken_agreement(
     scenario: PieSplitScenario,
-    offerer: Speaker,
+    offerer: Seat,
     mine: float,
     number: int,
     rng: random.Random,
@@ -338,7 +340,7 @@ def spoken_agreement(
     return [
         Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
         Turn(
-            speaker=other_side(offerer),
+            speaker=SEATS.other(offerer),
             text=rng.choice(REPLIES["accept"]).format_map(accept),
         ),
     ]

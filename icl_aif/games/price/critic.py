@@ -26,13 +26,13 @@ from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
 from icl_aif.games.price.moderator.prices import standing_offer
-from icl_aif.games.price.scenario import ScenarioConfig
+from icl_aif.games.price.scenario import SEATS, ScenarioConfig
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat
 
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 
-_ADVICE: dict[str, dict[Speaker, str]] = {
+_ADVICE: dict[str, dict[Seat, str]] = {
     "close": {
         "seller": "You lost the sale: when the round is running out, concede faster near the end "
         "so that a deal still closes.",
@@ -84,7 +84,7 @@ class RoundSummary:
     deal: bool
 
 
-def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
+def last_round(transcript: str, side: Seat) -> RoundSummary | None:
     """Parse the last ``Round N`` block of a critic transcript."""
     block = simulation.last_round_lines(transcript)
     if block is None:
@@ -104,7 +104,7 @@ def last_round(transcript: str, side: Speaker) -> RoundSummary | None:
     return RoundSummary(own_offers=own_offers, own_turns=own_turns, deal=deal)
 
 
-def diagnose(summary: RoundSummary | None, side: Speaker, scenario: ScenarioConfig) -> list[str]:
+def diagnose(summary: RoundSummary | None, side: Seat, scenario: ScenarioConfig) -> list[str]:
     """The advice keys that the round calls for, most important first."""
     if summary is None:
         return []
@@ -125,7 +125,7 @@ def diagnose(summary: RoundSummary | None, side: Speaker, scenario: ScenarioConf
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Speaker
+    side: Seat
     scenario: ScenarioConfig
     suggestions: int = 3
     seed: int = 0
@@ -135,7 +135,7 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("scripted", self.side, self.seed, self.stream_seed)
+        self._rng = simulation.critic_rng("scripted", SEATS, self.side, self.seed, self.stream_seed)
 
     @property
     def _llm_type(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from langchain_core.language_models import BaseChatModel
 
@@ -35,6 +35,7 @@ from icl_aif.games.price.moderator.prices import names_a_price
 from icl_aif.games.price.offers import PriceOffer
 from icl_aif.games.price.offers import opening_moves as price_opening_moves
 from icl_aif.games.price.scenario import (
+    SEATS,
     PriceScenario,
     PriceTerms,
     listing_values,
@@ -45,7 +46,7 @@ from icl_aif.games.price.scenario import (
 from icl_aif.games.registry import register_game
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, format_money
+from icl_aif.transcript import Message, Seat, Turn, format_money
 
 __all__ = ["PriceGame", "anchor_price", "deal_price", "player_brief"]
 
@@ -56,7 +57,7 @@ def _scenario(scenario: Scenario) -> PriceScenario:
     return cast(PriceScenario, scenario)
 
 
-def player_brief(prompts: PromptLibrary, scenario: PriceScenario, side: Speaker) -> str:
+def player_brief(prompts: PromptLibrary, scenario: PriceScenario, side: Seat) -> str:
     """The system prompt of the seller or the buyer."""
     values = scenario_values(scenario)
     if side == "buyer":
@@ -76,14 +77,14 @@ def deal_price(record: Round) -> float | None:
 
 
 def anchor_price(
-    rounds: Sequence[Round], anchor: Anchor, improve: Speaker
+    rounds: Sequence[Round], anchor: Anchor, improve: Seat
 ) -> tuple[float, int] | None:
     """The price the next round should beat and the round it came from, or None if there is none."""
     # the best price for the improved side; the earliest round among equal prices
     return anchor_round(rounds, anchor, deal_price, lower_is_better=improve != "seller")
 
 
-def _trade_words(side: Speaker) -> dict[str, str]:
+def _trade_words(side: Seat) -> dict[str, str]:
     if side == "seller":
         return {"trade": "sell", "traded": "sold", "direction": "more"}
     return {"trade": "buy", "traded": "bought", "direction": "less"}
@@ -94,6 +95,11 @@ class PriceGame(Game):
     """A seller and a buyer bargain over the price of one item (seed 002, the core paper)."""
 
     name = "price"
+    seats = SEATS
+    _RIVAL_LABELS: ClassVar[dict[Seat, tuple[str, ...]]] = {
+        "seller": ("buyer", "customer"),
+        "buyer": ("seller", "vendor", "shopkeeper"),
+    }
     title = "Single-item price bargaining"
     source = (
         "seed 002 (Fu et al. 2023, Improving Language Model Negotiation with Self-Play and "
@@ -115,7 +121,21 @@ class PriceGame(Game):
         """The values the openers may name."""
         return scenario_values(_scenario(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+    def rival_labels(self, side: Seat) -> tuple[str, ...]:
+        """A seller's reply may write a ``Buyer:`` or ``Customer:`` line, a buyer's a
+        ``Seller:``, ``Vendor:`` or ``Shopkeeper:`` one."""
+        return self._RIVAL_LABELS[side]
+
+    def scenario_text(self, scenario: Mapping[str, Any]) -> str:
+        """``balloon: list $20, buyer opens $10, seller cost $8, buyer budget -, max exchanges 10``."""
+        return (
+            f"{scenario.get('item')}: list ${scenario.get('list_price')}, buyer opens "
+            f"${scenario.get('buyer_open')}, seller cost ${scenario.get('seller_cost')}, "
+            f"buyer budget {scenario.get('buyer_budget') or '-'}, "
+            f"max exchanges {scenario.get('max_exchanges')}"
+        )
+
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
         """``price/players/<side>.txt`` with the scenario's prices (the buyer's budget if any)."""
         return player_brief(prompts, _scenario(scenario), side)
 
@@ -267,7 +287,7 @@ class PriceGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """The seller's profit over its cost, or the buyer's saving under its ceiling."""
         outcome = record.get("outcome")
         if outcome == "error":
@@ -280,16 +300,16 @@ class PriceGame(Game):
         s = _scenario(scenario)
         return price - s.seller_cost if side == "seller" else s.buyer_ceiling - price
 
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """Nothing gained: 0 for either side."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """The scripted players deal between the seller's cost and the buyer's ceiling."""
         s = _scenario(scenario)
         return (0.0, s.buyer_ceiling - s.seller_cost)
 
-    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+    def no_deal_value(self, scenario: Any, side: Seat) -> float:
         """The price a round without a deal scores: the price at which ``side`` gains nothing
         (the seller's cost; the buyer's budget, else the list price)."""
         s = _scenario(scenario)
@@ -305,6 +325,7 @@ class PriceGame(Game):
             money=True,
             silent_flag="no_price",
             states=names_a_price,
+            span=_span(config.scenario),
         )
 
     # --- simulators ----------------------------------------------------------------------
@@ -314,3 +335,12 @@ class PriceGame(Game):
         from icl_aif.games.price.simulators import build_scripted
 
         return build_scripted(request)
+
+
+def _span(scenario: Scenario) -> tuple[float, float] | None:
+    """The buyer's opening offer to the list price, where deal prices lie; None when every game
+    draws its own listing (``listings``)."""
+    s = cast(PriceScenario, scenario)
+    if s.listings is not None:
+        return None
+    return float(s.buyer_open), float(s.list_price)

@@ -20,7 +20,7 @@ from pydantic import (
 
 from icl_aif.config import Opener, Scenario
 from icl_aif.games.price.listings import ListingsError, listing_rows
-from icl_aif.transcript import Turn, format_money
+from icl_aif.transcript import Seats, Turn, format_money
 
 __all__ = [
     "DEFAULT_OPENERS",
@@ -38,6 +38,9 @@ DEFAULT_OPENERS = (
     Opener(speaker="seller", text="Hi, this is a good {item} and its price is {list_price}."),
     Opener(speaker="buyer", text="Would you consider selling it for {buyer_open}?"),
 )
+
+SEATS = Seats(("seller", "seller"), ("buyer", "buyer"))
+"""The price game's seats, as seed 002 names them."""
 
 
 class PriceScenario(Scenario):

@@ -55,7 +55,7 @@ from icl_aif.games.price.critic import build_critic
 from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
-from icl_aif.transcript import Speaker, Turn, format_money
+from icl_aif.transcript import Seat, Turn, format_money
 
 Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
 STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "tit_for_tat": 1.0}
@@ -84,7 +84,7 @@ FIRM_FACTOR = 0.8  # concession exponent multiplier: firmer
 CLOSE_FACTOR = 1.5  # concession exponent multiplier: readier to close
 WALK_SHIFT = 0.04  # reservation price moved by this share of the opening gap
 
-_REPLIES: dict[Speaker, dict[str, tuple[str, ...]]] = {
+_REPLIES: dict[Seat, dict[str, tuple[str, ...]]] = {
     "seller": {
         "counter": (
             "I can't go that low, but I could do {offer}.",
@@ -185,7 +185,7 @@ class ScriptedNegotiator(TextReplyModel):
     """A rule-based seller or buyer (a simulator, not a language model)."""
 
     strategy: Strategy
-    side: Speaker
+    side: Seat
     scenario: ScenarioConfig
     seed: int = 0
     stream_seed: int | None = None
@@ -371,11 +371,11 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
 
 
 def spoken_agreement(
-    scenario: ScenarioConfig, offerer: Speaker, price: float, rng: random.Random
+    scenario: ScenarioConfig, offerer: Seat, price: float, rng: random.Random
 ) -> list[Turn]:
     """A counter-offer of ``price`` by ``offerer`` and the rival's acceptance, in the scripted
     players' own words (the conformance check's agreement windows)."""
-    accepter: Speaker = "buyer" if offerer == "seller" else "seller"
+    accepter: Seat = "buyer" if offerer == "seller" else "seller"
     values = {"item": scenario.item, "offer": format_money(price), "price": format_money(price)}
     return [
         Turn(speaker=offerer, text=rng.choice(_REPLIES[offerer]["counter"]).format_map(values)),

@@ -22,7 +22,7 @@ from icl_aif.games.resource_split.scenario import (
     amounts_of,
     opening_turns,
 )
-from icl_aif.transcript import Speaker
+from icl_aif.transcript import Seat
 
 __all__ = ["ResourceSplitOffer", "agreed_terms", "check_offer", "off_by", "opening_moves"]
 
@@ -87,7 +87,7 @@ def opening_moves(scenario: ResourceSplitScenario) -> list[Move | None]:
 
 
 def agreed_terms(
-    scenario: ResourceSplitScenario, offerer: Speaker, offer: ResourceSplitOffer
+    scenario: ResourceSplitScenario, offerer: Seat, offer: ResourceSplitOffer
 ) -> dict[str, Any]:
     """The terms of ``offerer``'s ``offer`` once accepted, as the judge states them: each seat's
     units and reward (:func:`~icl_aif.games.resource_split.judge.terms_of`)."""

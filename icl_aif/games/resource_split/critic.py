@@ -1,7 +1,7 @@
 """The resource split's rule-based critic (a simulator, not a language model).
 
-It reads the transcript the engine renders for the critic (``Round N`` headers, ``seller: ...`` /
-``buyer: ...`` lines, an ``Outcome: ...`` line worded by
+It reads the transcript the engine renders for the critic (``Round N`` headers, ``player1: ...`` /
+``player2: ...`` lines, an ``Outcome: ...`` line worded by
 :meth:`~icl_aif.games.resource_split.game.ResourceSplitGame.outcome_sentence`), diagnoses the
 improved player's most recent round and returns numbered suggestions. The diagnoses, in order:
 
@@ -34,6 +34,7 @@ from icl_aif.games import simulation
 from icl_aif.games.resource_split.offers import read_split
 from icl_aif.games.resource_split.scenario import (
     ROLE_NAMES,
+    SEATS,
     ResourceSplitScenario,
     complete,
     max_value,
@@ -41,14 +42,14 @@ from icl_aif.games.resource_split.scenario import (
     value_of,
 )
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.transcript import Speaker, other_side
+from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
-_LINE = re.compile(r"^(seller|buyer): (.*)$")
+_LINE = re.compile(r"^(player1|player2): (.*)$")
 _DEAL = re.compile(
-    r"^Outcome: deal: seller takes .*? \(reward (\d+(?:\.\d+)?)\), "
-    r"buyer takes .*? \(reward (\d+(?:\.\d+)?)\)"
+    r"^Outcome: deal: player 1 takes .*? \(reward (\d+(?:\.\d+)?)\), "
+    r"player 2 takes .*? \(reward (\d+(?:\.\d+)?)\)"
 )
 
 ADVICE: dict[str, str] = {
@@ -87,9 +88,7 @@ class RoundSummary:
     rival_reward: float | None = None
 
 
-def last_round(
-    transcript: str, side: Speaker, scenario: ResourceSplitScenario
-) -> RoundSummary | None:
+def last_round(transcript: str, side: Seat, scenario: ResourceSplitScenario) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat."""
     block = simulation.last_round_lines(transcript)
     if block is None:
@@ -108,13 +107,13 @@ def last_round(
                     demands.append(value_of(split.mine, own) / top)
         elif found := _DEAL.match(line):
             deal = True
-            rewards = {"seller": float(found.group(1)), "buyer": float(found.group(2))}
+            rewards = {"player1": float(found.group(1)), "player2": float(found.group(2))}
     return RoundSummary(
         own_demands=demands,
         offers=offers,
         deal=deal,
         reward=rewards.get(side),
-        rival_reward=rewards.get(other_side(side)),
+        rival_reward=rewards.get(SEATS.other(side)),
     )
 
 
@@ -145,7 +144,7 @@ def diagnose(summary: RoundSummary | None) -> list[str]:
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Speaker
+    side: Seat
     scenario: ResourceSplitScenario
     suggestions: int = 3
     seed: int = 0
@@ -155,7 +154,9 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("resource_split", self.side, self.seed, self.stream_seed)
+        self._rng = simulation.critic_rng(
+            "resource_split", SEATS, self.side, self.seed, self.stream_seed
+        )
 
     @property
     def _llm_type(self) -> str:
@@ -168,7 +169,7 @@ class ScriptedCritic(TextReplyModel):
         keys = diagnose(summary)
         chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
         values = {
-            "rival": ROLE_NAMES[other_side(self.side)],
+            "rival": ROLE_NAMES[SEATS.other(self.side)],
             "no_deal_payoff": f"{played.no_deal_payoff:g}",
         }
         lines = [ADVICE[k].format_map(values) for k in chosen]

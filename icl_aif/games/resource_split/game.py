@@ -1,7 +1,7 @@
 """The resource split of seed 003: two players divide resources A, B and C that each values
 differently.
 
-Seats: the ``seller`` seat is **player 1** (it makes the first offer), the ``buyer`` seat
+Seats: the ``player1`` seat is **player 1** (it makes the first offer), the ``player2`` seat
 **player 2**; both may offer, accept or walk away after that. Offers name every resource for both
 sides (``Offer: I take A=6 B=2 C=5, you take A=4 B=8 C=5.``, see
 :mod:`icl_aif.games.resource_split.offers`).
@@ -10,8 +10,8 @@ Scenario: the units of each resource (10 each, the paper's ``n_1 + n_2 = 10``), 
 private utilities (integers 0-10, drawn per game by :meth:`ResourceSplitGame.sample_scenario`
 unless the config fixes them), ``no_deal_payoff`` (-0.5) and ``max_exchanges`` (4).
 
-Terms: ``{"seller": {"A": 6, "B": 2, "C": 5}, "buyer": {"A": 4, "B": 8, "C": 5},
-"seller_reward": r_1, "buyer_reward": r_2}``. Rewards (the paper's game reward): each side's
+Terms: ``{"player1": {"A": 6, "B": 2, "C": 5}, "player2": {"A": 4, "B": 8, "C": 5},
+"player1_reward": r_1, "player2_reward": r_2}``. Rewards (the paper's game reward): each side's
 worth of its units over the worth of everything, ``sum n_r u_r / sum amount_r u_r`` in [0, 1];
 without an agreement both get ``no_deal_payoff``. The per-round figure is the improved side's
 reward (``mean_reward`` and the other ``reward`` keys of a summary). Moves that break the format
@@ -63,6 +63,7 @@ from icl_aif.games.resource_split.offers import Split, read_line, read_split
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
     ROLE_NAMES,
+    SEATS,
     Bundle,
     ResourceSplitScenario,
     ResourceSplitTerms,
@@ -74,7 +75,7 @@ from icl_aif.games.resource_split.scenario import (
 )
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, other_side
+from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["ResourceSplitGame", "anchor_reward", "deal_terms"]
 
@@ -90,9 +91,7 @@ def deal_terms(record: Round) -> ResourceSplitTerms | None:
     return read_terms(record, ResourceSplitTerms)
 
 
-def anchor_reward(
-    rounds: Sequence[Round], anchor: Anchor, side: Speaker
-) -> tuple[float, int] | None:
+def anchor_reward(rounds: Sequence[Round], anchor: Anchor, side: Seat) -> tuple[float, int] | None:
     """The reward the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
     when that round had no deal."""
@@ -140,7 +139,7 @@ def _move_message(
 def invalid_move_message(
     prompts: PromptLibrary,
     scenario: ResourceSplitScenario,
-    side: Speaker,
+    side: Seat,
     text: str,
     turns: Sequence[Turn],
 ) -> str | None:
@@ -148,7 +147,7 @@ def invalid_move_message(
     :meth:`ResourceSplitGame.invalid_move`), worded by ``prompts/resource_split/moves/``."""
     amounts = amounts_of(scenario)
     reading = read_line(text)
-    rival = ROLE_NAMES[other_side(side)]
+    rival = ROLE_NAMES[SEATS.other(side)]
     if reading.split is not None and not reading.split.adds_up(amounts):
         totals = reading.split.totals()
         problem = "; ".join(
@@ -161,7 +160,7 @@ def invalid_move_message(
         return _move_message(prompts, "malformed", scenario)
     if reading.accepts:
         readings = [read_line(t["text"]) for t in turns]
-        standing = standing_offer(turns, readings, other_side(side))
+        standing = standing_offer(turns, readings, SEATS.other(side))
         if standing is None or not standing.adds_up(amounts):
             return _move_message(prompts, "no_offer", scenario, rival=rival)
         if reading.split is not None and reading.split.swapped() != standing:
@@ -182,6 +181,7 @@ class ResourceSplitGame(Game):
     negotiator's resource split)."""
 
     name = "resource_split"
+    seats = SEATS
     title = "Resource split"
     source = "seed 003 (fine-tuning LLM negotiators with RL: the resource split game)"
     scenario_model = ResourceSplitScenario
@@ -192,8 +192,8 @@ class ResourceSplitGame(Game):
     columns = (
         Column("invalid_moves", "invalid moves", "count"),
         Column("aborts", "aborts", "count"),
-        Column("mean_seller_reward", "seller reward", "number"),
-        Column("mean_buyer_reward", "buyer reward", "number"),
+        Column("mean_player1_reward", "player 1's reward", "number"),
+        Column("mean_player2_reward", "player 2's reward", "number"),
         Column("win_rate", "win %", "rate"),
     )
 
@@ -208,11 +208,11 @@ class ResourceSplitGame(Game):
         ``no_deal_payoff``."""
         return scenario_values(complete(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
         """``resource_split/players/<side>.txt`` with the amounts and ``side``'s own utilities
-        (player 1's for the seller seat, player 2's for the buyer seat)."""
+        (player 1's for the player1 seat, player 2's for the player2 seat)."""
         played = complete(scenario)
-        own = played.seller_utilities if side == "seller" else played.buyer_utilities
+        own = played.player1_utilities if side == "player1" else played.player2_utilities
         assert own is not None and played.amounts is not None
         return prompts.render(
             f"{PROMPTS}/players/{side}.txt",
@@ -222,7 +222,7 @@ class ResourceSplitGame(Game):
         )
 
     def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
-        """``deal: seller takes A=6 B=2 C=5 (reward 0.520), buyer takes A=4 B=8 C=5 (reward
+        """``deal: player 1 takes A=6 B=2 C=5 (reward 0.520), player 2 takes A=4 B=8 C=5 (reward
         0.610)`` or ``no deal: player 2 walked away``."""
         outcome = record.get("outcome")
         if outcome == "deal":
@@ -230,9 +230,9 @@ class ResourceSplitGame(Game):
             if terms is None:
                 return "deal on a split that could not be read"
             return (
-                f"deal: seller takes {terms.seller.text()} "
-                f"(reward {_reward_text(terms.seller_reward)}), buyer takes "
-                f"{terms.buyer.text()} (reward {_reward_text(terms.buyer_reward)})"
+                f"deal: player 1 takes {terms.player1.text()} "
+                f"(reward {_reward_text(terms.player1_reward)}), player 2 takes "
+                f"{terms.player2.text()} (reward {_reward_text(terms.player2_reward)})"
             )
         if outcome == "error":
             return f"stopped by an error ({record.get('reason')})"
@@ -254,8 +254,8 @@ class ResourceSplitGame(Game):
             result = prompts.render(
                 f"{PROMPTS}/round/result_deal.txt",
                 own=terms.share(side).text(),
-                other=terms.share(other_side(side)).text(),
-                rival=ROLE_NAMES[other_side(side)],
+                other=terms.share(SEATS.other(side)).text(),
+                rival=ROLE_NAMES[SEATS.other(side)],
                 reward=_reward_text(terms.reward(side)),
             )
         elif last.get("outcome") == "deal":
@@ -318,10 +318,10 @@ class ResourceSplitGame(Game):
         s = _scenario(scenario)
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = ResourceSplitTerms(
-            seller=Bundle(A=6, B=2, C=5),
-            buyer=Bundle(A=4, B=8, C=5),
-            seller_reward=0.5,
-            buyer_reward=0.6,
+            player1=Bundle(A=6, B=2, C=5),
+            player2=Bundle(A=4, B=8, C=5),
+            player1_reward=0.5,
+            player2_reward=0.6,
         ).model_dump()
         return sample_round_sets(turns, terms)
 
@@ -334,7 +334,7 @@ class ResourceSplitGame(Game):
         return draw_scenario(_scenario(scenario), seed)
 
     def invalid_move(
-        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """The message for a split whose shares of some resource do not add up to its amount, a
         malformed offer (resources named, or ``Offer:``, without all three for both sides), an
@@ -344,13 +344,13 @@ class ResourceSplitGame(Game):
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
         """A split whose two shares of some resource do not add up to its amount is refused,
         naming the amounts and what is off."""
         return binding.check_offer(complete(scenario), cast(ResourceSplitOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """Each seat's units and reward under the game's utilities, as the judge states them."""
         return binding.agreed_terms(complete(scenario), offerer, cast(ResourceSplitOffer, offer))
@@ -359,8 +359,8 @@ class ResourceSplitGame(Game):
         """An opener that states a valid split offers it; the default opener is talk."""
         return binding.opening_moves(complete(scenario))
 
-    def seat_name(self, side: Speaker) -> str:
-        """``player 1`` (the seller seat) or ``player 2`` (the buyer seat)."""
+    def seat_name(self, side: Seat) -> str:
+        """``player 1`` (the player1 seat) or ``player 2`` (the player2 seat)."""
         return ROLE_NAMES[side]
 
     # --- the judge and the terms ----------------------------------------------------------
@@ -388,7 +388,7 @@ class ResourceSplitGame(Game):
         amounts = amounts_of(played)
         rng = random.Random(f"resource_split:agreements:{seed}")
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
-        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        offerers: tuple[Seat, ...] = ("player1", "player2", "player1", "player2")
         for offerer in offerers:
             mine = Bundle(**{r: rng.randint(0, amounts.get(r)) for r in RESOURCES})
             yours = rest_of(amounts, mine)
@@ -398,7 +398,7 @@ class ResourceSplitGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """``side``'s reward of a deal (as its terms state it, under the utilities of the game
         that agreed it); ``scenario.no_deal_payoff`` without one; None for an error or a deal
         whose terms cannot be read."""
@@ -410,11 +410,11 @@ class ResourceSplitGame(Game):
         terms = deal_terms(record)
         return None if terms is None else terms.reward(side)
 
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
         return _scenario(scenario).no_deal_payoff
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """From nothing to everything: (0, 1)."""
         return (0.0, 1.0)
 
@@ -443,8 +443,8 @@ class ResourceSplitGame(Game):
         """Round ``number``'s invalid moves (summed over games), aborts (rounds ended for
         invalid moves), each side's mean reward (no deal: ``no_deal_payoff``) and the improved
         side's win rate (a reward above the other side's, the paper's "games won")."""
-        improved, rival = config.improve, other_side(config.improve)
-        rewards: dict[Speaker, list[float]] = {"seller": [], "buyer": []}
+        improved, rival = config.improve, SEATS.other(config.improve)
+        rewards: dict[Seat, list[float]] = {"player1": [], "player2": []}
         wins: list[bool] = []
         invalid = aborts = 0
         for game in games:
@@ -455,7 +455,7 @@ class ResourceSplitGame(Game):
                 aborts += record.get("reason") == "invalid_moves"
                 scenario = self.game_scenario(config, game)
                 got = {side: self.payoff(scenario, side, record) for side in rewards}
-                if got["seller"] is None or got["buyer"] is None:
+                if got["player1"] is None or got["player2"] is None:
                     continue
                 for side in rewards:
                     rewards[side].append(cast(float, got[side]))
@@ -463,8 +463,8 @@ class ResourceSplitGame(Game):
         return {
             "invalid_moves": invalid,
             "aborts": aborts,
-            "mean_seller_reward": fmean(rewards["seller"]) if rewards["seller"] else None,
-            "mean_buyer_reward": fmean(rewards["buyer"]) if rewards["buyer"] else None,
+            "mean_player1_reward": fmean(rewards["player1"]) if rewards["player1"] else None,
+            "mean_player2_reward": fmean(rewards["player2"]) if rewards["player2"] else None,
             "win_rate": fmean(wins) if wins else None,
         }
 

@@ -26,13 +26,14 @@ from typing import Any
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
+    SEATS,
     Bundle,
     ResourceSplitScenario,
     ResourceSplitTerms,
     amounts_of,
     reward,
 )
-from icl_aif.transcript import Speaker, Turn, Verdict, other_side
+from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["ResourceSplitJudge", "judge_values", "scenario_of", "terms_of"]
 
@@ -41,11 +42,11 @@ def judge_values(scenario: ResourceSplitScenario) -> dict[str, Any]:
     """What the judge reads of a completed scenario: the amounts (public) and, to state each
     seat's reward in the terms, both seats' utilities (the rules judge is no player and tells
     nobody)."""
-    assert scenario.seller_utilities is not None and scenario.buyer_utilities is not None
+    assert scenario.player1_utilities is not None and scenario.player2_utilities is not None
     return {
         "amounts": amounts_of(scenario).as_dict(),
-        "seller_utilities": scenario.seller_utilities.as_dict(),
-        "buyer_utilities": scenario.buyer_utilities.as_dict(),
+        "player1_utilities": scenario.player1_utilities.as_dict(),
+        "player2_utilities": scenario.player2_utilities.as_dict(),
     }
 
 
@@ -56,14 +57,14 @@ def scenario_of(values: Mapping[str, Any], base: ResourceSplitScenario) -> Resou
     return ResourceSplitScenario.model_validate(data)
 
 
-def terms_of(offer: Split, offerer: Speaker, scenario: ResourceSplitScenario) -> dict[str, Any]:
+def terms_of(offer: Split, offerer: Seat, scenario: ResourceSplitScenario) -> dict[str, Any]:
     """The terms of ``offer`` (stated by ``offerer``) once accepted, as plain data."""
-    shares: dict[Speaker, Bundle] = {offerer: offer.mine, other_side(offerer): offer.yours}
+    shares: dict[Seat, Bundle] = {offerer: offer.mine, SEATS.other(offerer): offer.yours}
     terms = ResourceSplitTerms(
-        seller=shares["seller"],
-        buyer=shares["buyer"],
-        seller_reward=reward(scenario, "seller", shares["seller"]),
-        buyer_reward=reward(scenario, "buyer", shares["buyer"]),
+        player1=shares["player1"],
+        player2=shares["player2"],
+        player1_reward=reward(scenario, "player1", shares["player1"]),
+        player2_reward=reward(scenario, "player2", shares["player2"]),
     )
     return terms.model_dump()
 
@@ -120,11 +121,11 @@ class ResourceSplitJudge:
         self,
         window: Sequence[Turn],
         readings: list[LineReading],
-        acceptor: Speaker,
+        acceptor: Seat,
         scenario: ResourceSplitScenario,
     ) -> Verdict:
         """The deal an acceptance by ``acceptor`` (the window's last line) makes, or why none."""
-        offerer = other_side(acceptor)
+        offerer = SEATS.other(acceptor)
         restated = readings[-1].split  # from the acceptor's side
         standing = standing_offer(window[:-1], readings[:-1], offerer)
         if standing is not None:
@@ -142,7 +143,7 @@ class ResourceSplitJudge:
 
 
 def standing_offer(
-    turns: Sequence[Turn], readings: Sequence[LineReading], offerer: Speaker
+    turns: Sequence[Turn], readings: Sequence[LineReading], offerer: Seat
 ) -> Split | None:
     """The latest split ``offerer`` stated in ``turns`` (from its side), if any."""
     for turn, reading in zip(reversed(turns), reversed(readings), strict=True):

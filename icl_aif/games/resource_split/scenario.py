@@ -2,8 +2,8 @@
 
 Two players divide three resources, ``A``, ``B`` and ``C``, of which there are ``amounts`` units
 each (the paper: 10 of each, so that ``n_1 + n_2 = 10`` per resource). Each side values a unit of
-each resource with a private integer utility from 0 to 10. Player 1 (the ``seller`` seat) makes
-the first offer, player 2 (the ``buyer`` seat) answers; either may accept the other's standing
+each resource with a private integer utility from 0 to 10. Player 1 (the ``player1`` seat) makes
+the first offer, player 2 (the ``player2`` seat) answers; either may accept the other's standing
 offer, counter, or walk away.
 
 Reward (the paper's game reward): a side's worth of what it gets divided by the worth of
@@ -26,13 +26,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = [
     "AMOUNT_RANGE",
     "DEFAULT_OPENERS",
     "RESOURCES",
     "ROLE_NAMES",
+    "SEATS",
     "UTILITY_RANGE",
     "Bundle",
     "ResourceSplitScenario",
@@ -51,9 +52,11 @@ __all__ = [
 RESOURCES: tuple[str, ...] = ("A", "B", "C")
 """The resources, in the order offers name them."""
 
-ROLE_NAMES: dict[Speaker, str] = {"seller": "player 1", "buyer": "player 2"}
-"""What the prompts call each seat: the ``seller`` seat is player 1 (it makes the first offer),
-the ``buyer`` seat player 2."""
+SEATS = Seats(("player1", "player 1"), ("player2", "player 2"))
+"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+ROLE_NAMES = SEATS.names
+"""What the prompts call each seat: the ``player1`` seat is player 1 (it makes the first offer),
+the ``player2`` seat player 2."""
 
 UTILITY_RANGE = (0, 10)
 """Each utility is an integer in this range (the paper's "between 0 and 10")."""
@@ -64,7 +67,7 @@ leaving out a resource nobody can get)."""
 
 DEFAULT_OPENERS = (
     Opener(
-        speaker="buyer",
+        speaker="player2",
         text="Hi! There are {amount_A} units of A, {amount_B} of B and {amount_C} of C for us "
         "to share. You make the first offer: how would you split them?",
     ),
@@ -109,14 +112,14 @@ class ResourceSplitScenario(Scenario):
         description="Units of A, B and C (the paper: 10 each, n_1 + n_2 = 10 per resource); "
         "null: drawn per game, 1 to 10 each.",
     )
-    seller_utilities: Bundle | None = Field(
+    player1_utilities: Bundle | None = Field(
         None,
-        description="Player 1's (seller seat) worth of a unit of A, B, C, integers 0-10; "
+        description="Player 1's (player1 seat) worth of a unit of A, B, C, integers 0-10; "
         "null: drawn per game.",
     )
-    buyer_utilities: Bundle | None = Field(
+    player2_utilities: Bundle | None = Field(
         None,
-        description="Player 2's (buyer seat) worth of a unit of A, B, C, integers 0-10; "
+        description="Player 2's (player2 seat) worth of a unit of A, B, C, integers 0-10; "
         "null: drawn per game.",
     )
     no_deal_payoff: float = Field(
@@ -127,14 +130,14 @@ class ResourceSplitScenario(Scenario):
         4,
         ge=2,
         le=100,
-        description="Seller-buyer pairs of lines per round, openers included (the paper: 4 "
+        description="Player1-player2 pairs of lines per round, openers included (the paper: 4 "
         "rounds of interaction); then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
 
     @model_validator(mode="after")
     def _check_values(self) -> ResourceSplitScenario:
-        for side in ("seller", "buyer"):
+        for side in ("player1", "player2"):
             bundle = getattr(self, f"{side}_utilities")
             if bundle is None:
                 continue
@@ -160,7 +163,7 @@ class ResourceSplitScenario(Scenario):
     @property
     def drawn(self) -> bool:
         """True when every value is set (nothing left to draw)."""
-        return None not in (self.amounts, self.seller_utilities, self.buyer_utilities)
+        return None not in (self.amounts, self.player1_utilities, self.player2_utilities)
 
 
 class ResourceSplitTerms(BaseModel):
@@ -169,18 +172,18 @@ class ResourceSplitTerms(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    seller: Bundle
-    buyer: Bundle
-    seller_reward: float = Field(ge=0, le=1)
-    buyer_reward: float = Field(ge=0, le=1)
+    player1: Bundle
+    player2: Bundle
+    player1_reward: float = Field(ge=0, le=1)
+    player2_reward: float = Field(ge=0, le=1)
 
-    def share(self, side: Speaker) -> Bundle:
+    def share(self, side: Seat) -> Bundle:
         """The units ``side`` gets."""
-        return self.seller if side == "seller" else self.buyer
+        return self.player1 if side == "player1" else self.player2
 
-    def reward(self, side: Speaker) -> float:
+    def reward(self, side: Seat) -> float:
         """``side``'s reward of the agreement."""
-        return self.seller_reward if side == "seller" else self.buyer_reward
+        return self.player1_reward if side == "player1" else self.player2_reward
 
 
 def _dot(units: Bundle, weights: Bundle) -> int:
@@ -195,22 +198,26 @@ def draw_scenario(scenario: ResourceSplitScenario, seed: int) -> ResourceSplitSc
     if scenario.drawn:
         return scenario
     rng = random.Random(f"resource_split:scenario:{seed}")
-    both_set = scenario.seller_utilities is not None and scenario.buyer_utilities is not None
+    both_set = scenario.player1_utilities is not None and scenario.player2_utilities is not None
     while True:
         amounts = scenario.amounts or _bundle(tuple(rng.randint(*AMOUNT_RANGE) for _ in RESOURCES))
         drawn = {
             side: _bundle(tuple(rng.randint(*UTILITY_RANGE) for _ in RESOURCES))
-            for side in ("seller", "buyer")
+            for side in ("player1", "player2")
         }
-        seller = scenario.seller_utilities or drawn["seller"]
-        buyer = scenario.buyer_utilities or drawn["buyer"]
-        if _dot(amounts, seller) > 0 and _dot(amounts, buyer) > 0 and (seller != buyer or both_set):
+        player1 = scenario.player1_utilities or drawn["player1"]
+        player2 = scenario.player2_utilities or drawn["player2"]
+        if (
+            _dot(amounts, player1) > 0
+            and _dot(amounts, player2) > 0
+            and (player1 != player2 or both_set)
+        ):
             break
     data = scenario.model_dump()
     data.update(
         amounts=amounts.model_dump(),
-        seller_utilities=seller.model_dump(),
-        buyer_utilities=buyer.model_dump(),
+        player1_utilities=player1.model_dump(),
+        player2_utilities=player2.model_dump(),
     )
     return ResourceSplitScenario.model_validate(data)
 
@@ -228,9 +235,9 @@ def amounts_of(scenario: ResourceSplitScenario) -> Bundle:
     return scenario.amounts
 
 
-def utilities(scenario: ResourceSplitScenario, side: Speaker) -> Bundle:
+def utilities(scenario: ResourceSplitScenario, side: Seat) -> Bundle:
     """``side``'s utilities of a completed scenario."""
-    bundle = scenario.seller_utilities if side == "seller" else scenario.buyer_utilities
+    bundle = scenario.player1_utilities if side == "player1" else scenario.player2_utilities
     assert bundle is not None, "draw the scenario first (complete)"
     return bundle
 
@@ -240,12 +247,12 @@ def value_of(units: Bundle, weights: Bundle) -> int:
     return _dot(units, weights)
 
 
-def max_value(scenario: ResourceSplitScenario, side: Speaker) -> int:
+def max_value(scenario: ResourceSplitScenario, side: Seat) -> int:
     """The worth to ``side`` of everything there is (the reward's denominator)."""
     return _dot(amounts_of(scenario), utilities(scenario, side))
 
 
-def reward(scenario: ResourceSplitScenario, side: Speaker, units: Bundle) -> float:
+def reward(scenario: ResourceSplitScenario, side: Seat, units: Bundle) -> float:
     """``side``'s reward for getting ``units``: their worth over the worth of everything."""
     total = max_value(scenario, side)
     return round(_dot(units, utilities(scenario, side)) / total, 6) if total else 0.0

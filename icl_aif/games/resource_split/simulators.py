@@ -63,6 +63,7 @@ from icl_aif.games.resource_split.critic import build_critic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
+    SEATS,
     Bundle,
     ResourceSplitScenario,
     amounts_of,
@@ -73,7 +74,7 @@ from icl_aif.games.resource_split.scenario import (
     value_of,
 )
 from icl_aif.models.base import ModelRequest
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",
@@ -229,6 +230,7 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
     """A rule-based player 1 or player 2 (a simulator, not a language model)."""
 
     GAME = "resource_split"
+    SEATS = SEATS
     OPENING = (0.75, 0.92)
     RESERVATION = (0.3, 0.45)
     BETAS = STRATEGIES
@@ -357,7 +359,7 @@ def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
 
 
 def build_player(request: ModelRequest) -> ResourceSplitPlayer:
-    """``scripted:<strategy>`` for player 1 (seller seat) or player 2 (buyer seat)."""
+    """``scripted:<strategy>`` for player 1 (player1 seat) or player 2 (player2 seat)."""
     simulation.check_share_params(
         request,
         STRATEGIES,
@@ -379,9 +381,7 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
     return simulation.dispatch(request, build_player, build_critic)
 
 
-def spoken_agreement(
-    offerer: Speaker, mine: Bundle, yours: Bundle, rng: random.Random
-) -> list[Turn]:
+def spoken_agreement(offerer: Seat, mine: Bundle, yours: Bundle, rng: random.Random) -> list[Turn]:
     """An offer by ``offerer`` (``mine`` for itself, ``yours`` for the other side) and the other
     side's acceptance, in the simulators' own words (the conformance check's agreement windows)."""
     offer = {"mine": mine.text(), "yours": yours.text()}
@@ -389,5 +389,5 @@ def spoken_agreement(
     intent = rng.choice(("open", "counter", "hold"))
     return [
         Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
-        Turn(speaker=other_side(offerer), text=rng.choice(REPLIES["accept"]).format_map(accept)),
+        Turn(speaker=SEATS.other(offerer), text=rng.choice(REPLIES["accept"]).format_map(accept)),
     ]

@@ -36,6 +36,7 @@ from icl_aif.games import simulation
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
     ROLE_NAMES,
+    SEATS,
     SizePriceScenario,
     SizePriceTerms,
     bargaining_power,
@@ -44,7 +45,7 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
-from icl_aif.transcript import Speaker, other_side
+from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 
@@ -89,7 +90,7 @@ class RoundSummary:
     accepted_late: bool = False
 
 
-def last_round(transcript: str, side: Speaker, max_lines: int = 10) -> RoundSummary | None:
+def last_round(transcript: str, side: Seat, max_lines: int = 10) -> RoundSummary | None:
     """The last ``Round N`` block of a critic transcript, from ``side``'s seat (``max_lines``:
     the round's cap, to tell an acceptance on one of its last two lines)."""
     block = simulation.last_round_lines(transcript)
@@ -121,7 +122,7 @@ def last_round(transcript: str, side: Speaker, max_lines: int = 10) -> RoundSumm
     )
 
 
-def diagnose(summary: RoundSummary | None, scenario: SizePriceScenario, side: Speaker) -> list[str]:
+def diagnose(summary: RoundSummary | None, scenario: SizePriceScenario, side: Seat) -> list[str]:
     """The advice keys the round calls for, most important first."""
     if summary is None:
         return []
@@ -152,7 +153,7 @@ def diagnose(summary: RoundSummary | None, scenario: SizePriceScenario, side: Sp
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Speaker
+    side: Seat
     scenario: SizePriceScenario
     suggestions: int = 3
     seed: int = 0
@@ -162,7 +163,9 @@ class ScriptedCritic(TextReplyModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("size_price", self.side, self.seed, self.stream_seed)
+        self._rng = simulation.critic_rng(
+            "size_price", SEATS, self.side, self.seed, self.stream_seed
+        )
 
     @property
     def _llm_type(self) -> str:
@@ -175,7 +178,7 @@ class ScriptedCritic(TextReplyModel):
         general = [k for k in _GENERAL if k not in keys and not ("close" in keys and k == "walk")]
         self._rng.shuffle(general)
         chosen = [*keys, *general][: self.suggestions]
-        values = {"rival": ROLE_NAMES[other_side(self.side)]}
+        values = {"rival": ROLE_NAMES[SEATS.other(self.side)]}
         lines = [ADVICE[k].format_map(values) for k in chosen]
         return simulation.numbered(lines)
 

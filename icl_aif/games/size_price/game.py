@@ -55,6 +55,7 @@ from icl_aif.games.size_price.judge import SizePriceJudge, standing_offer
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
     ROLE_NAMES,
+    SEATS,
     SizePriceScenario,
     SizePriceTerms,
     bargaining_power,
@@ -69,13 +70,13 @@ from icl_aif.games.size_price.scenario import (
 )
 from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Speaker, Turn, other_side
+from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["SizePriceGame", "anchor_payoff", "deal_terms"]
 
 PROMPTS = "size_price"
 
-GAIN: dict[Speaker, str] = {"seller": "profit", "buyer": "expected benefit"}
+GAIN: dict[Seat, str] = {"seller": "profit", "buyer": "expected benefit"}
 """What each side's payoff is called in the prompts."""
 
 
@@ -89,7 +90,7 @@ def deal_terms(record: Round) -> SizePriceTerms | None:
 
 
 def anchor_payoff(
-    rounds: Sequence[Round], anchor: Anchor, side: Speaker, scenario: SizePriceScenario
+    rounds: Sequence[Round], anchor: Anchor, side: Seat, scenario: SizePriceScenario
 ) -> tuple[float, int] | None:
     """The payoff the next round should beat and the round it came from (``previous``: the last
     round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
@@ -128,6 +129,7 @@ class SizePriceGame(Game):
     size-price bargaining game)."""
 
     name = "size_price"
+    seats = SEATS
     title = "Size-price bargaining"
     source = "seed 004 (GameTalk: the size-price bargaining game, appendix E.3)"
     scenario_model = SizePriceScenario
@@ -146,7 +148,7 @@ class SizePriceGame(Game):
         """``product``, ``max_quantity``, ``max_exchanges``, ``max_lines`` (no private value)."""
         return public_values(_scenario(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Speaker) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
         """``size_price/players/<side>.txt``: the seller's (its unit cost) or the buyer's (its
         unit value)."""
         return prompts.render(
@@ -236,7 +238,7 @@ class SizePriceGame(Game):
         values = {
             **public_values(s),
             "role": ROLE_NAMES[side],
-            "rival": ROLE_NAMES[other_side(side)],
+            "rival": ROLE_NAMES[SEATS.other(side)],
             "seat": side,
             "gain": GAIN[side],
             "private": prompts.render(f"{PROMPTS}/critic/private_{side}.txt", **scenario_values(s)),
@@ -257,7 +259,7 @@ class SizePriceGame(Game):
     # --- moves ----------------------------------------------------------------------------
 
     def invalid_move(
-        self, scenario: Scenario, side: Speaker, text: str, turns: Sequence[Turn]
+        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """Why ``side``'s line is not a valid move: a malformed offer, an impossible one (a
         quantity that is not a whole number from 1 to ``max_quantity``, a negative price), or
@@ -275,7 +277,7 @@ class SizePriceGame(Game):
             return None
         if not reading.accepts:
             return None
-        rival = other_side(side)
+        rival = SEATS.other(side)
         readings = [read_line(t["text"]) for t in turns]
         standing = standing_offer(readings, [t["speaker"] for t in turns], rival)
         if standing is None or standing.offer is None:
@@ -299,12 +301,12 @@ class SizePriceGame(Game):
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Speaker, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
         """An offer of more units than ``max_quantity`` is refused, naming the bound."""
         return binding.check_offer(_scenario(scenario), cast(SizePriceOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Speaker, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """The offer's quantity and unit price, as the judge states them."""
         return binding.agreed_terms(cast(SizePriceOffer, offer))
@@ -313,7 +315,7 @@ class SizePriceGame(Game):
         """An opener that makes a valid offer offers it; the default opener is talk."""
         return binding.opening_moves(_scenario(scenario))
 
-    def seat_name(self, side: Speaker) -> str:
+    def seat_name(self, side: Seat) -> str:
         """``wholesale seller`` or ``retail buyer``, as the briefs name the seats."""
         return ROLE_NAMES[side]
 
@@ -346,7 +348,7 @@ class SizePriceGame(Game):
         rng = random.Random(f"size_price:agreements:{seed}")
         n_star = efficient_quantity(s)
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
-        offerers: tuple[Speaker, ...] = ("seller", "buyer", "seller", "buyer")
+        offerers: tuple[Seat, ...] = ("seller", "buyer", "seller", "buyer")
         for number, offerer in enumerate(offerers):
             quantity = rng.randint(1, n_star)
             price = round(rng.uniform(s.unit_cost, s.unit_cost + max_surplus(s) / n_star), 2)
@@ -357,7 +359,7 @@ class SizePriceGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Speaker, record: Round) -> float | None:
+    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
         """``side``'s payoff after a deal (seller ``(p - c) n``, buyer ``v H(n) - p n``); 0
         without one; None for an error or a deal whose terms cannot be read."""
         outcome = record.get("outcome")
@@ -370,15 +372,15 @@ class SizePriceGame(Game):
             return None
         return side_payoff(_scenario(scenario), side, terms)
 
-    def walk_away(self, scenario: Scenario, side: Speaker) -> float:
+    def walk_away(self, scenario: Scenario, side: Seat) -> float:
         """0 for either side (seed 004)."""
         return 0.0
 
-    def no_deal_value(self, scenario: Any, side: Speaker) -> float:
+    def no_deal_value(self, scenario: Any, side: Seat) -> float:
         """A round without a deal scores a bargaining power of 0: it captured nothing."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Speaker) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
         """From 0 (the simulators accept nothing that pays them less) to ``S*``, the largest
         joint surplus (the other side accepts nothing that pays it less than 0)."""
         return (0.0, max_surplus(_scenario(scenario)))

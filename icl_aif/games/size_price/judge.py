@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
-from icl_aif.games.size_price.scenario import SizePriceTerms
-from icl_aif.transcript import Speaker, Turn, Verdict, other_side
+from icl_aif.games.size_price.scenario import SEATS, SizePriceTerms
+from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["SizePriceJudge", "standing_offer", "terms_of"]
 
@@ -39,7 +39,7 @@ def terms_of(offer: Offer) -> dict[str, Any]:
 
 
 def standing_offer(
-    readings: Sequence[LineReading], speakers: Sequence[Speaker], offerer: Speaker
+    readings: Sequence[LineReading], speakers: Sequence[Seat], offerer: Seat
 ) -> LineReading | None:
     """The latest line of ``offerer`` that made an offer (or tried to: a malformed one)."""
     for reading, speaker in zip(reversed(readings), reversed(speakers), strict=True):
@@ -92,11 +92,11 @@ class SizePriceJudge:
         self,
         window: Sequence[Turn],
         readings: list[LineReading],
-        acceptor: Speaker,
+        acceptor: Seat,
         limit: int | None,
     ) -> Verdict:
         """The deal an acceptance by ``acceptor`` (the window's last line) makes, or why none."""
-        offerer = other_side(acceptor)
+        offerer = SEATS.other(acceptor)
         restated = readings[-1].offer
         speakers = [t["speaker"] for t in window[:-1]]
         standing = standing_offer(readings[:-1], speakers, offerer)

@@ -30,12 +30,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Speaker, Turn
+from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = [
     "DEFAULT_OPENERS",
     "MAX_QUANTITY",
     "ROLE_NAMES",
+    "SEATS",
     "SizePriceScenario",
     "SizePriceTerms",
     "bargaining_power",
@@ -53,7 +54,9 @@ __all__ = [
     "side_payoff",
 ]
 
-ROLE_NAMES: dict[Speaker, str] = {"seller": "wholesale seller", "buyer": "retail buyer"}
+SEATS = Seats(("seller", "wholesale seller"), ("buyer", "retail buyer"))
+"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+ROLE_NAMES = SEATS.names
 """What the prompts call each seat."""
 
 MAX_QUANTITY = 10_000
@@ -140,7 +143,7 @@ def harmonic(n: int) -> float:
     return math.fsum(1.0 / k for k in range(1, n + 1))
 
 
-def payoffs(scenario: SizePriceScenario, quantity: int, unit_price: float) -> dict[Speaker, float]:
+def payoffs(scenario: SizePriceScenario, quantity: int, unit_price: float) -> dict[Seat, float]:
     """Each side's payoff of ``quantity`` units at ``unit_price``: the seller's ``(p - c) n``,
     the buyer's ``v H(n) - p n`` (seed 004)."""
     return {
@@ -149,7 +152,7 @@ def payoffs(scenario: SizePriceScenario, quantity: int, unit_price: float) -> di
     }
 
 
-def side_payoff(scenario: SizePriceScenario, side: Speaker, terms: SizePriceTerms) -> float:
+def side_payoff(scenario: SizePriceScenario, side: Seat, terms: SizePriceTerms) -> float:
     """``side``'s payoff of ``terms``."""
     return payoffs(scenario, terms.quantity, terms.unit_price)[side]
 
@@ -192,7 +195,7 @@ def equal_power_agreement(scenario: SizePriceScenario) -> tuple[int, float]:
 
 
 def bargaining_power(
-    scenario: SizePriceScenario, side: Speaker, terms: SizePriceTerms
+    scenario: SizePriceScenario, side: Seat, terms: SizePriceTerms
 ) -> float | None:
     """``side``'s bargaining power ``alpha`` of an agreement (seed 004's metric, eq. 20 with
     ``d_1 = d_2 = 0`` and ``alpha_1 + alpha_2 = 1``).

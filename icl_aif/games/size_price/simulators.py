@@ -64,6 +64,7 @@ from icl_aif.games import simulation
 from icl_aif.games.size_price.critic import build_critic
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import (
+    SEATS,
     SizePriceScenario,
     demand,
     efficient_quantity,
@@ -72,7 +73,7 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 from icl_aif.models.base import ModelRequest
-from icl_aif.transcript import Speaker, Turn, other_side
+from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",
@@ -190,6 +191,7 @@ class SizePricePlayer(simulation.ConcessionPlayer):
     """A rule-based wholesale seller or retail buyer (a simulator, not a language model)."""
 
     GAME = "size_price"
+    SEATS = SEATS
     OPENING = (0.75, 0.92)
     RESERVATION = (0.25, 0.4)
     BETAS = STRATEGIES
@@ -328,12 +330,12 @@ def build_scripted(request: ModelRequest) -> BaseChatModel:
     return simulation.dispatch(request, build_player, build_critic)
 
 
-def spoken_agreement(offerer: Speaker, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:
+def spoken_agreement(offerer: Seat, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:
     """``offer`` made by ``offerer`` and the other side's acceptance, in the simulators' own
     words (the conformance check's agreement windows)."""
     intent = "open" if first else rng.choice(("counter", "hold"))
     values = {"offer": offer.text()}
     return [
         Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(values)),
-        Turn(speaker=other_side(offerer), text=rng.choice(REPLIES["accept"]).format_map(values)),
+        Turn(speaker=SEATS.other(offerer), text=rng.choice(REPLIES["accept"]).format_map(values)),
     ]

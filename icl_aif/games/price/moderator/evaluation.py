@@ -29,8 +29,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from icl_aif.errors import UsageError
+from icl_aif.games.price.scenario import SEATS
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import SPEAKERS, STATES, State, Turn, format_money
+from icl_aif.transcript import STATES, State, Turn, format_money
 
 __all__ = [
     "AsyncModerator",
@@ -142,7 +143,7 @@ def _parse_turns(raw: Any, path: Path | str, line_no: int) -> tuple[Turn, ...]:
         if not isinstance(item, dict):
             raise _fail(path, line_no, f"turn {i} must be an object with speaker and text")
         speaker, text = item.get("speaker"), item.get("text")
-        if speaker not in SPEAKERS:
+        if not isinstance(speaker, str) or speaker not in SEATS:
             raise _fail(path, line_no, f'turn {i} has speaker {speaker!r}; use "seller" or "buyer"')
         if not isinstance(text, str):
             raise _fail(path, line_no, f'turn {i} needs a string "text"')
