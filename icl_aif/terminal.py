@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from icl_aif.transcript import format_money
@@ -32,6 +33,19 @@ FEEDBACK_HELP = (
     "Type your feedback for the {side}: {suggestions} suggestions, one a line. "
     "An empty line ends it (an empty first line gives no feedback)."
 )
+
+
+def progress_bar(console: Console, *, transient: bool = False) -> Progress:
+    """The bar every long command shows on ``console``: what runs, done of total, elapsed
+    time."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=transient,
+    )
 
 
 class TerminalPerson:
