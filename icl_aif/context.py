@@ -22,6 +22,7 @@ from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
 from icl_aif.games.base import Game, Judge
 from icl_aif.games.moves import TOOL_NAME, move_schema
 from icl_aif.games.registry import get_game
+from icl_aif.games.simulators import simulator_builder
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
 from icl_aif.player_moves import MoveAsker, MoveReply
@@ -60,18 +61,25 @@ def build_model(
     remember(secrets_of({"base_url": role_config.base_url, "params": role_config.params}))
     name, model = split_model_string(role_config.model)
     side: Seat = role if role in config.seats else config.improve
+    simulator = simulator_builder(
+        get_game(config.game),
+        role,
+        side=side,
+        scenario=config.scenario,
+        seed=seed,
+        stream_seed=stream_seed,
+        persona=config.rival_persona if role == config.rival else None,
+        suggestions=config.feedback.suggestions,
+        params=role_config.params,
+    )
     request = ModelRequest(
         spec=role_config.model,
         provider=name,
         name=model,
         role=role,
-        side=side,
-        scenario=config.scenario,
-        game=config.game,
-        persona=config.rival_persona if role == config.rival else None,
         seed=seed,
         stream_seed=stream_seed,
-        suggestions=config.feedback.suggestions,
+        simulator=simulator,
         temperature=role_config.temperature,
         max_tokens=role_config.max_tokens,
         top_p=role_config.top_p,

@@ -77,8 +77,6 @@ def project_model(stub: VendorStub) -> BaseChatModel:
         provider=provider,
         name=name,
         role="seller",
-        side="seller",
-        scenario=None,
         seed=0,
         timeout=2.0,
         base_url=stub.base_url,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -32,7 +32,6 @@ from icl_aif.config import (
     Scenario,
 )
 from icl_aif.errors import UsageError
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
 
@@ -43,6 +42,7 @@ __all__ = [
     "Measure",
     "ModelFor",
     "Round",
+    "SimulatorRequest",
     "acknowledgement_text",
     "anchor_label",
     "anchor_round",
@@ -67,6 +67,29 @@ Round = Mapping[str, Any]
 
 ModelFor = Callable[[RoleConfig], BaseChatModel]
 """Builds the chat model of a judge's settings (``roles.moderator``), as any role's is built."""
+
+
+@dataclass(frozen=True)
+class SimulatorRequest:
+    """What a game builds one of its simulators (``scripted:KIND``) from, for one role of one game.
+
+    ``name`` is the kind (one of :attr:`Game.simulators`); ``side`` the seat a player plays (for
+    the critic, the improved seat); ``scenario`` the game's scenario; ``seed`` derived from the
+    experiment seed and the game, and ``stream_seed``, when set, a paired arm's reseed of the
+    random choices after the private values are drawn; ``persona`` the rival's persona
+    (``rival_persona``, the rival's only); ``suggestions`` the critic's count; ``params`` the
+    role's ``params:``.
+    """
+
+    name: str
+    role: str
+    side: Seat
+    scenario: Any
+    seed: int
+    stream_seed: int | None = None
+    persona: str | None = None
+    suggestions: int = 3
+    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Judge(Protocol):
@@ -352,7 +375,7 @@ class Game(ABC):
     # --- simulators ----------------------------------------------------------------------------
 
     @abstractmethod
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """The ``scripted:KIND`` model of ``request`` (``request.name`` is one of
         :attr:`simulators`; ``request.scenario`` is this game's scenario)."""
 

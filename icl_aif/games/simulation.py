@@ -20,7 +20,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
-from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.games.base import SimulatorRequest
+from icl_aif.models.base import TextReplyModel, message_text
 from icl_aif.transcript import Seat, Seats
 
 __all__ = [
@@ -46,9 +47,9 @@ _ROUND = re.compile(r"^Round (\d+)$")
 
 
 def dispatch(
-    request: ModelRequest,
-    build_player: Callable[[ModelRequest], BaseChatModel],
-    build_critic: Callable[[ModelRequest], BaseChatModel],
+    request: SimulatorRequest,
+    build_player: Callable[[SimulatorRequest], BaseChatModel],
+    build_critic: Callable[[SimulatorRequest], BaseChatModel],
 ) -> BaseChatModel:
     """``scripted:critic`` in the critic role, else a ``scripted:STRATEGY`` player; the critic
     in any other role, or a player in the critic role, is a :class:`ValueError`."""
@@ -62,7 +63,7 @@ def dispatch(
 
 
 def check_share_params(
-    request: ModelRequest,
+    request: SimulatorRequest,
     strategies: Mapping[str, Any],
     *,
     game: str,

@@ -16,34 +16,30 @@ from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from icl_aif.transcript import Seat, without_move_note
+from icl_aif.transcript import without_move_note
 
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """Everything a provider needs to build the model for one role of one game.
+    """Everything a provider needs to build the model for one role of one game: the model string
+    and the role's settings, no game.
 
-    ``side`` is the seat a player model plays; for the critic it is the improved player's side.
-    ``seed`` is derived from the experiment seed and the game, so a simulator's randomness does not
+    ``seed`` is derived from the experiment seed and the game, so a model's randomness does not
     depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
     random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
     game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
-    ``game`` names the game and ``scenario`` is its scenario, and ``persona`` the rival's persona
-    (``rival_persona``, on the rival's request only), passed through untouched for the game's
-    simulators (``scripted:``); the model layer never reads them.
+    ``simulator`` builds the game's simulator of a kind (``scripted:KIND``) for this role: the games
+    layer hands it in (:func:`icl_aif.context.build_model`), the ``scripted`` provider calls it,
+    and the model layer knows nothing of the game behind it.
     """
 
     spec: str
     provider: str
     name: str
     role: str
-    side: Seat
-    scenario: Any
     seed: int
-    game: str = "price"
-    persona: str | None = None
     stream_seed: int | None = None
-    suggestions: int = 3
+    simulator: Callable[[str], BaseChatModel] | None = None
     temperature: float | None = None
     max_tokens: int | None = None
     top_p: float | None = None

@@ -28,8 +28,9 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.dond.scenario import SEATS, TOTAL_VALUE, DondScenario
-from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
+from icl_aif.models.base import TextReplyModel, last_user_text
 from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
@@ -139,7 +140,7 @@ class ScriptedCritic(TextReplyModel):
         return simulation.numbered(lines)
 
 
-def build_critic(request: ModelRequest) -> ScriptedCritic:
+def build_critic(request: SimulatorRequest) -> ScriptedCritic:
     """``scripted:critic`` for the critic role of Deal or No Deal."""
     return ScriptedCritic(
         side=request.side,

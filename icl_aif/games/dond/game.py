@@ -35,6 +35,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    SimulatorRequest,
     acknowledgement_text,
     anchor_label,
     anchor_round,
@@ -68,7 +69,6 @@ from icl_aif.games.dond.scenario import (
     values_text,
 )
 from icl_aif.games.registry import register_game
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Seat, Turn
 
@@ -494,7 +494,7 @@ class DondGame(Game):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
         from icl_aif.games.dond.simulators import build_scripted
 

@@ -43,6 +43,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.dond.critic import build_critic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
@@ -56,7 +57,6 @@ from icl_aif.games.dond.scenario import (
     opening_turns,
     score,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Seat, Turn
 
 __all__ = [
@@ -370,7 +370,7 @@ def _message_claim(move: Move) -> Claim | None:
     return claim
 
 
-def build_player(request: ModelRequest) -> DondPlayer:
+def build_player(request: SimulatorRequest) -> DondPlayer:
     """``scripted:<strategy>`` for either seat."""
     simulation.check_share_params(
         request,
@@ -388,7 +388,7 @@ def build_player(request: ModelRequest) -> DondPlayer:
     )
 
 
-def build_scripted(request: ModelRequest) -> BaseChatModel:
+def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
     return simulation.dispatch(request, build_player, build_critic)
 

@@ -28,9 +28,10 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.pie_split.offers import read_split
 from icl_aif.games.pie_split.scenario import ROLE_NAMES, SEATS, PieSplitScenario, scenario_values
-from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
+from icl_aif.models.base import TextReplyModel, last_user_text
 from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
@@ -151,7 +152,7 @@ class ScriptedCritic(TextReplyModel):
         return simulation.numbered(lines)
 
 
-def build_critic(request: ModelRequest) -> ScriptedCritic:
+def build_critic(request: SimulatorRequest) -> ScriptedCritic:
     """``scripted:critic`` for the critic role of the pie split."""
     return ScriptedCritic(
         side=request.side,

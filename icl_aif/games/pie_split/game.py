@@ -29,6 +29,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    SimulatorRequest,
     acknowledgement_text,
     anchor_label,
     anchor_round,
@@ -55,7 +56,6 @@ from icl_aif.games.pie_split.scenario import (
     share_step,
 )
 from icl_aif.games.registry import register_game
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Seat, Turn
 
@@ -345,7 +345,7 @@ class PieSplitGame(Game):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
         from icl_aif.games.pie_split.simulators import build_scripted
 

@@ -52,6 +52,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.pie_split.critic import build_critic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
@@ -61,7 +62,6 @@ from icl_aif.games.pie_split.scenario import (
     opening_turns,
     share_step,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Seat, Turn
 
 __all__ = [
@@ -300,7 +300,7 @@ def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -
     return {"move": kind, "terms": terms}
 
 
-def build_player(request: ModelRequest) -> PieSplitPlayer:
+def build_player(request: SimulatorRequest) -> PieSplitPlayer:
     """``scripted:<strategy>`` for the proposer (proposer seat) or the responder (responder seat)."""
     simulation.check_share_params(
         request,
@@ -319,7 +319,7 @@ def build_player(request: ModelRequest) -> PieSplitPlayer:
     )
 
 
-def build_scripted(request: ModelRequest) -> BaseChatModel:
+def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
     return simulation.dispatch(request, build_player, build_critic)
 

@@ -25,9 +25,10 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.scenario import SEATS, ScenarioConfig
-from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
+from icl_aif.models.base import TextReplyModel, last_user_text
 from icl_aif.transcript import Seat
 
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
@@ -150,7 +151,7 @@ class ScriptedCritic(TextReplyModel):
         return simulation.numbered(lines)
 
 
-def build_critic(request: ModelRequest) -> ScriptedCritic:
+def build_critic(request: SimulatorRequest) -> ScriptedCritic:
     """``scripted:critic`` for the critic role."""
     return ScriptedCritic(
         side=request.side,

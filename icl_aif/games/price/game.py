@@ -22,6 +22,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    SimulatorRequest,
     acknowledgement_text,
     anchor_label,
     anchor_round,
@@ -44,7 +45,6 @@ from icl_aif.games.price.scenario import (
     scenario_values,
 )
 from icl_aif.games.registry import register_game
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Seat, Turn, format_money
 
@@ -330,7 +330,7 @@ class PriceGame(Game):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """``scripted:STRATEGY`` players and ``scripted:critic``."""
         from icl_aif.games.price.simulators import build_scripted
 

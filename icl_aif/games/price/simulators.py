@@ -51,10 +51,11 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.critic import build_critic
 from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
-from icl_aif.models.base import ModelRequest, TextReplyModel, message_text
+from icl_aif.models.base import TextReplyModel, message_text
 from icl_aif.transcript import Seat, Turn, format_money
 
 Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
@@ -341,7 +342,7 @@ def _move(kind: str, price: float | None = None) -> dict[str, Any]:
     return {"move": kind, "terms": None if price is None else {"price": round(price, 2)}}
 
 
-def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
+def build_negotiator(request: SimulatorRequest) -> ScriptedNegotiator:
     """``scripted:<strategy>`` for the seller or buyer role."""
     if request.name not in STRATEGIES:
         raise ValueError(
@@ -363,7 +364,7 @@ def build_negotiator(request: ModelRequest) -> ScriptedNegotiator:
     )
 
 
-def build_scripted(request: ModelRequest) -> BaseChatModel:
+def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
     if request.role == "moderator":
         raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")

@@ -31,6 +31,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.resource_split.offers import read_split
 from icl_aif.games.resource_split.scenario import (
     ROLE_NAMES,
@@ -41,7 +42,7 @@ from icl_aif.games.resource_split.scenario import (
     utilities,
     value_of,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
+from icl_aif.models.base import TextReplyModel, last_user_text
 from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
@@ -176,7 +177,7 @@ class ScriptedCritic(TextReplyModel):
         return simulation.numbered(lines)
 
 
-def build_critic(request: ModelRequest) -> ScriptedCritic:
+def build_critic(request: SimulatorRequest) -> ScriptedCritic:
     """``scripted:critic`` for the critic role of the resource split."""
     return ScriptedCritic(
         side=request.side,

@@ -39,6 +39,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    SimulatorRequest,
     acknowledgement_text,
     anchor_label,
     anchor_round,
@@ -73,7 +74,6 @@ from icl_aif.games.resource_split.scenario import (
     opening_turns,
     scenario_values,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Seat, Turn
 
@@ -470,7 +470,7 @@ class ResourceSplitGame(Game):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
         from icl_aif.games.resource_split.simulators import build_scripted
 

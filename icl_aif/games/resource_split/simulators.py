@@ -59,6 +59,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.resource_split.critic import build_critic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
@@ -73,7 +74,6 @@ from icl_aif.games.resource_split.scenario import (
     utilities,
     value_of,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Seat, Turn
 
 __all__ = [
@@ -358,7 +358,7 @@ def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
     return {r: offered.mine.get(r) / amounts.get(r) if amounts.get(r) else 0.5 for r in RESOURCES}
 
 
-def build_player(request: ModelRequest) -> ResourceSplitPlayer:
+def build_player(request: SimulatorRequest) -> ResourceSplitPlayer:
     """``scripted:<strategy>`` for player 1 (player1 seat) or player 2 (player2 seat)."""
     simulation.check_share_params(
         request,
@@ -376,7 +376,7 @@ def build_player(request: ModelRequest) -> ResourceSplitPlayer:
     )
 
 
-def build_scripted(request: ModelRequest) -> BaseChatModel:
+def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
     return simulation.dispatch(request, build_player, build_critic)
 

@@ -33,6 +33,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
     ROLE_NAMES,
@@ -44,7 +45,7 @@ from icl_aif.games.size_price.scenario import (
     max_surplus,
     payoffs,
 )
-from icl_aif.models.base import ModelRequest, TextReplyModel, last_user_text
+from icl_aif.models.base import TextReplyModel, last_user_text
 from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
@@ -183,7 +184,7 @@ class ScriptedCritic(TextReplyModel):
         return simulation.numbered(lines)
 
 
-def build_critic(request: ModelRequest) -> ScriptedCritic:
+def build_critic(request: SimulatorRequest) -> ScriptedCritic:
     """``scripted:critic`` for the critic role of the size-price game."""
     return ScriptedCritic(
         side=request.side,

@@ -37,6 +37,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    SimulatorRequest,
     acknowledgement_text,
     anchor_label,
     anchor_round,
@@ -68,7 +69,6 @@ from icl_aif.games.size_price.scenario import (
     scenario_values,
     side_payoff,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message, Seat, Turn
 
@@ -465,7 +465,7 @@ class SizePriceGame(Game):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         """``scripted:boulware|linear|conceder`` players and ``scripted:critic``."""
         from icl_aif.games.size_price.simulators import build_scripted
 

@@ -61,6 +61,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.games import simulation
+from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.size_price.critic import build_critic
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import (
@@ -72,7 +73,6 @@ from icl_aif.games.size_price.scenario import (
     opening_turns,
     payoffs,
 )
-from icl_aif.models.base import ModelRequest
 from icl_aif.transcript import Seat, Turn
 
 __all__ = [
@@ -307,7 +307,7 @@ def _move(kind: str, offer: Offer | None = None) -> dict[str, Any]:
     return {"move": kind, "terms": terms}
 
 
-def build_player(request: ModelRequest) -> SizePricePlayer:
+def build_player(request: SimulatorRequest) -> SizePricePlayer:
     """``scripted:<strategy>`` for the seller or the buyer seat."""
     simulation.check_share_params(
         request,
@@ -325,7 +325,7 @@ def build_player(request: ModelRequest) -> SizePricePlayer:
     )
 
 
-def build_scripted(request: ModelRequest) -> BaseChatModel:
+def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the size-price game."""
     return simulation.dispatch(request, build_player, build_critic)
 
