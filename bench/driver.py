@@ -36,10 +36,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import Cell, ExperimentConfig, load_config
+from icl_aif.config import Cell, ExperimentConfig
+from icl_aif.configs import load_config
+from icl_aif.experiment import run_experiment
 from icl_aif.play import play_here, recorded
 from icl_aif.records import GameLines
-from icl_aif.runner import run_experiment
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 DISTINCT_GAMES = 4

@@ -50,10 +50,11 @@ from throughput import bench_config  # the sibling script (run as python bench/.
 
 from icl_aif import graphs, nodes
 from icl_aif.config import ExperimentConfig
-from icl_aif.context import GameContext, build_moderator, context_of
+from icl_aif.context import GameContext, build_moderator
+from icl_aif.experiment import run_experiment
 from icl_aif.games.registry import get_game
+from icl_aif.nodes import context_of
 from icl_aif.records import read_games, read_jsonl
-from icl_aif.runner import run_experiment
 from icl_aif.state import RoundState, RunState
 from icl_aif.templates import PromptLibrary
 

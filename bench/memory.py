@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import load_config
+from icl_aif.experiment import run_experiment
 from icl_aif.processes import ProcessExecutor
-from icl_aif.runner import run_experiment
 from icl_aif.testing.memory import memory_kib
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"

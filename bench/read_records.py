@@ -26,9 +26,9 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
+from icl_aif.experiment import run_experiment
 from icl_aif.records import CALLS, read_records
-from icl_aif.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 

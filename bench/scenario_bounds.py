@@ -30,7 +30,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import load_config
+from icl_aif.experiment import run_experiment
 from icl_aif.games.dond.game import DondGame
 from icl_aif.games.dond.scenario import (
     MAX_SPLITS,
@@ -45,7 +47,6 @@ from icl_aif.games.dond.scenario import (
 from icl_aif.games.price import listings as listings_file
 from icl_aif.games.price.scenario import load_listings
 from icl_aif.games.size_price.scenario import MAX_QUANTITY, SizePriceScenario, harmonic
-from icl_aif.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 DOND_COUNTS = ((3, 2, 2), (4, 4, 4), (6, 6, 6), (9, 9, 4), (7, 7, 7), (9, 9, 9), (14, 14, 14))

@@ -1,29 +1,23 @@
 """icl-aif: bargaining experiments in which language models improve each other through
-In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142)."""
+In-Context Learning from AI Feedback (Fu et al. 2023, arXiv 2305.10142).
+
+Importing the package installs nothing into its modules: a config is validated with the checks
+handed in where it is validated (:mod:`icl_aif.configs`), and a run is summarized by the summary
+:func:`icl_aif.experiment.run_experiment` hands the runner.
+"""
 
 from typing import TYPE_CHECKING, Any
 
-from icl_aif import config, feedback, games, runner, summary
 from icl_aif._version import __version__
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
-from icl_aif.models import registry
+from icl_aif.experiment import run_experiment
 from icl_aif.records import read_games
-from icl_aif.runner import RunResult, run_experiment
+from icl_aif.runner import RunResult
 
 if TYPE_CHECKING:
     from icl_aif.analysis import Run, load_run
-
-# The package wires its layers (imports go one way, down: README, Architecture): the config's
-# checks of model strings come from the model layer above it, its checks of feedback source names
-# from the engine's registry (ours register in icl_aif.feedback), and a run's summary from the
-# analysis side above the runner; the schema of a game's scenario from the games registry.
-config.check_models_with(
-    model_string=registry.model_string_problem, provider=registry.provider_problem
-)
-config.check_feedback_sources_with(find=feedback.find_source, problem=feedback.source_problem)
-config.check_games_with(find=games.find_game, problem=games.registry.game_problem)
-runner.summarize_with(summary.summarize_run)
 
 __all__ = [
     "ExperimentConfig",

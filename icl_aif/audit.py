@@ -49,7 +49,7 @@ from icl_aif.config import ExperimentConfig, ModeratorConfig
 from icl_aif.context import Moderator, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.games.base import Game
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.protocol import moderator_window
 from icl_aif.record_models import failed_to_move, is_truncated, upgrade_game
 from icl_aif.records import SkippedLines, read_games
@@ -165,7 +165,7 @@ def audit_config(
     :class:`UsageError`."""
     if mode not in MODES:
         raise UsageError(f"--moderator {mode!r}: allowed values: {', '.join(MODES)}")
-    game = get_game(config.game)
+    game = game_of(config)
     if mode not in game.judges:
         raise UsageError(
             f"--moderator {mode}: game {config.game!r} has no {mode} judge; "
@@ -430,7 +430,7 @@ def _jobs(
 ) -> list[_Job]:
     """One job per round to audit: shared rounds of paired arms once, error rounds skipped.
     ``settings`` are :func:`audit_config`'s, applied to each sweep cell's config."""
-    game = get_game(config.game)
+    game = game_of(config)
     prompts = PromptLibrary()
     cells = {cell.id: audit_config(cell.config, **settings) for cell in config.cells()}
     shared_judges: dict[str | None, Moderator] = {}

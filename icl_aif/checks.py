@@ -15,7 +15,7 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.feedback_sources import find_source
 from icl_aif.games.moves import TOOL_NAME
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.protocol import RANDOM_PERSONA, check_persona, persona_names, player_brief
 from icl_aif.templates import PromptLibrary, render_strict
 
@@ -33,7 +33,7 @@ def check_inputs(config: ExperimentConfig, prompts: PromptLibrary) -> None:
 
 
 def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
-    game = get_game(config.game)
+    game = game_of(config)
     check_persona(prompts, config.rival_persona)
     if config.rival_persona is not None:  # the rival's brief with its persona renders
         names = persona_names(prompts) if config.rival_persona == RANDOM_PERSONA else []

@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from icl_aif.cli_price import register_price_commands
-from icl_aif.config import ExperimentConfig, ModeratorConfig, load_config
+from icl_aif.config import ExperimentConfig, ModeratorConfig
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.terminal import progress_bar
 
@@ -127,12 +128,8 @@ def run(
     games.jsonl "error" says why) or some rounds ended because a side made no valid move
     (games.jsonl "refused" says why): the last lines count them; 130 interrupted (Ctrl-C).
     """
-    from icl_aif.config import (
-        apply_overrides,
-        load_offline_config,
-        offline_line,
-        read_config_data,
-    )
+    from icl_aif.config import apply_overrides, offline_line, read_config_data
+    from icl_aif.configs import load_offline_config
     from icl_aif.records import default_run_dir
     from icl_aif.resume import resume_command, resume_config
 
@@ -188,7 +185,7 @@ def _run_with_progress(
     executor: Executor | None = None,
 ) -> RunResult:
     """Play ``experiment`` into ``directory`` under a progress bar (a person's pauses stop it)."""
-    from icl_aif.runner import run_experiment
+    from icl_aif.experiment import run_experiment
     from icl_aif.terminal import TerminalPerson, paused
 
     with progress_bar(console) as bar:
@@ -248,8 +245,8 @@ def play(
     round as usual. The run directory holds your lines in games.jsonl; calls.jsonl holds only
     model calls.
     """
+    from icl_aif.experiment import run_experiment
     from icl_aif.records import default_run_dir, read_games
-    from icl_aif.runner import run_experiment
     from icl_aif.terminal import TerminalPerson
 
     seats = load_config(config, list(set_ or [])).seats
@@ -483,9 +480,9 @@ def _check_run_dir(directory: Path, resume: bool) -> None:
 
 def _measure_of(experiment: ExperimentConfig) -> Measure:
     """The per-round figure of ``experiment``'s game, as a person at the terminal reads results."""
-    from icl_aif.games.registry import get_game
+    from icl_aif.games.registry import game_of
 
-    return get_game(experiment.game).measure(experiment)
+    return game_of(experiment).measure(experiment)
 
 
 def _check_terminal(experiment: ExperimentConfig) -> None:
@@ -872,7 +869,8 @@ def check_model(
     ] = None,
 ) -> None:
     """Send one short request to a model and show the reply, latency and usage."""
-    from icl_aif.config import apply_overrides, config_from_dict
+    from icl_aif.config import apply_overrides
+    from icl_aif.configs import config_from_dict
     from icl_aif.preflight import PROBE, probe
     from icl_aif.protocol import Message
 

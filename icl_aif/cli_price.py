@@ -100,7 +100,7 @@ def register_price_commands(app: typer.Typer, console: Console) -> None:
             return
 
         from icl_aif.calls import ModelCallError
-        from icl_aif.config import config_from_dict
+        from icl_aif.configs import config_from_dict
         from icl_aif.context import build_moderator
         from icl_aif.games.price.moderator.dialogs import (
             evaluate_dialogs,
@@ -153,7 +153,7 @@ def register_price_commands(app: typer.Typer, console: Console) -> None:
     ) -> EvalReport:
         """Evaluate the moderator ``mode`` on ``items``; model-backed modes show a progress bar."""
         from icl_aif.calls import ModelCallError
-        from icl_aif.config import config_from_dict
+        from icl_aif.configs import config_from_dict
         from icl_aif.context import build_moderator
         from icl_aif.games.price.moderator.evaluation import AsyncModerator, aevaluate, evaluate
         from icl_aif.games.price.moderator.examples import overlap

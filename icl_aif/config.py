@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
@@ -18,6 +19,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializeAsAny,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -212,8 +214,8 @@ class FeedbackConfig(_Strict):
 
     @field_validator("source")
     @classmethod
-    def _check_source(cls, value: str) -> str:
-        problem = _source_problem(value, arm=False)
+    def _check_source(cls, value: str, info: ValidationInfo) -> str:
+        problem = checks_of(info).source_problem(value, arm=False)
         if problem:
             raise ValueError(problem)
         return value
@@ -296,44 +298,12 @@ class Price(_Strict):
 ModelCheck = Callable[[str], str | None]
 """Why a ``provider:model`` string (or a provider name) is not usable, or None."""
 
-_MODEL_CHECKS: dict[str, ModelCheck] = {}
-
-
-def check_models_with(*, model_string: ModelCheck, provider: ModelCheck) -> None:
-    """Install the model layer's checks of ``provider:model`` strings and of provider names.
-
-    The model layer sits above this module (it reads these settings), so it is handed in: the
-    package wires :mod:`icl_aif.models.registry` in when it is imported (``icl_aif/__init__.py``),
-    and a config naming an unknown provider fails at load time, not after a preflight request.
-    """
-    _MODEL_CHECKS.update(model_string=model_string, provider=provider)
-
-
-def _installed(hooks: dict[str, Any], name: str) -> Any:
-    """A check handed in by ``icl_aif/__init__.py``; an error if it never ran to its end."""
-    hook = hooks.get(name)
-    if hook is None:
-        raise RuntimeError(f"icl_aif.config: no {name} check installed (import icl_aif)")
-    return hook
-
-
-def _model_check(name: str) -> ModelCheck:
-    check: ModelCheck = _installed(_MODEL_CHECKS, name)
-    return check
-
-
-def _model_string_problem(spec: str) -> str | None:
-    """Why ``spec`` is not a usable ``provider:model`` string, or None."""
-    return _model_check("model_string")(spec)
-
-
-def _known_provider(name: str) -> str | None:
-    """An error message if ``name`` is not a provider (ours, a plugin's or LangChain's)."""
-    return _model_check("provider")(name)
-
 
 class GameTraits(Protocol):
     """What the config needs to know about a game (see :class:`icl_aif.games.base.Game`)."""
+
+    @property
+    def name(self) -> str: ...
 
     @property
     def scenario_model(self) -> type[Scenario]: ...
@@ -345,35 +315,6 @@ class GameTraits(Protocol):
     def seats(self) -> Seats: ...
 
     def no_deal_value(self, scenario: Any, side: Seat) -> float: ...
-
-
-_GAME_CHECKS: dict[str, Any] = {}
-
-
-def check_games_with(
-    *, find: Callable[[str], GameTraits | None], problem: Callable[[str], str | None]
-) -> None:
-    """Install the games registry: ``find`` a game's traits by name, and say why a name is not
-    a game, in one line.
-
-    The games sit above this module (they read these settings), so the registry is handed in
-    like the model checks (``icl_aif/__init__.py``): ``game:`` picks the schema ``scenario:`` is
-    read with, and an unknown game fails at load time.
-    """
-    _GAME_CHECKS.update(find=find, problem=problem)
-
-
-def game_seats(name: str) -> tuple[Seat, Seat]:
-    """The seat ids of game ``name``; a ValueError saying why for an unknown game."""
-    return _game_traits(name).seats.ids
-
-
-def _game_traits(name: str) -> GameTraits:
-    found = _installed(_GAME_CHECKS, "find")(name)
-    if found is None:
-        raise ValueError(_installed(_GAME_CHECKS, "problem")(name) or f"unknown game {name!r}")
-    traits: GameTraits = found
-    return traits
 
 
 class _ScenarioInvalid(ValueError):
@@ -403,42 +344,64 @@ class SourceProblem(Protocol):
     def __call__(self, name: str, *, arm: bool) -> str | None: ...
 
 
-_SOURCE_CHECKS: dict[str, Any] = {}
+@dataclass(frozen=True)
+class ConfigChecks:
+    """What validating a config asks of the layers above this module, passed where configs are
+    validated (pydantic's validation context, ``{"checks": ...}``; :mod:`icl_aif.configs` holds
+    the package's): the games (``find_game`` a game by name, ``game_problem`` why a name is not
+    one), the model layer's checks of ``provider:model`` strings and provider names, and the
+    feedback sources (``find_source``, ``source_problem``). A validated config keeps its checks
+    (:attr:`ExperimentConfig.checks`) for its game's traits and its sweep's cells."""
+
+    find_game: Callable[[str], GameTraits | None]
+    game_problem: Callable[[str], str | None]
+    model_string: ModelCheck
+    provider: ModelCheck
+    find_source: Callable[[str], SourceTraits | None]
+    source_problem: SourceProblem
+
+    def game(self, name: str) -> GameTraits:
+        """The game called ``name``; a ValueError saying why for an unknown one."""
+        found = self.find_game(name)
+        if found is None:
+            raise ValueError(self.game_problem(name) or f"unknown game {name!r}")
+        return found
+
+    def source(self, name: str) -> SourceTraits:
+        """The feedback source called ``name``; a ValueError saying why for an unknown one."""
+        found = self.find_source(name)
+        if found is None:
+            raise ValueError(self.source_problem(name, arm=False) or f"unknown source {name!r}")
+        return found
+
+    def with_game(self, game: GameTraits) -> ConfigChecks:
+        """These checks, with ``game`` found by its name (a game not in the registry: the
+        conformance check's)."""
+        find, problem = self.find_game, self.game_problem
+
+        def find_game(name: str) -> GameTraits | None:
+            return game if name == game.name else find(name)
+
+        def game_problem(name: str) -> str | None:
+            return None if name == game.name else problem(name)
+
+        return replace(self, find_game=find_game, game_problem=game_problem)
 
 
-def check_feedback_sources_with(
-    *, find: Callable[[str], SourceTraits | None], problem: SourceProblem
-) -> None:
-    """Install the engine's registry of feedback sources: ``find`` a source's traits by name,
-    and say why a name is not a source (``arm``: not one that may be an arm), in one line.
-
-    The registry sits above this module (its sources play games), so it is handed in like the
-    model checks (``icl_aif/__init__.py``): an unknown source fails at load time.
-    """
-    _SOURCE_CHECKS.update(find=find, problem=problem)
-
-
-def _source_check(name: str) -> Any:
-    return _installed(_SOURCE_CHECKS, name)
+def checks_of(info: ValidationInfo) -> ConfigChecks:
+    """The checks a validation was given (``context={"checks": ...}``)."""
+    context = info.context if isinstance(info.context, dict) else {}
+    checks = context.get("checks")
+    if not isinstance(checks, ConfigChecks):
+        raise ValueError(
+            "a config is validated with its checks: load it with icl_aif.configs (load_config, "
+            "config_from_dict), or pass context={'checks': ...}"
+        )
+    return checks
 
 
-def _source_problem(name: str, *, arm: bool) -> str | None:
-    """Why ``name`` is not a registered feedback source (or arm), or None."""
-    problem: SourceProblem = _source_check("problem")
-    return problem(name, arm=arm)
-
-
-def source_traits(name: str) -> SourceTraits:
-    """The traits of the registered feedback source ``name`` (a loaded config names one)."""
-    find: Callable[[str], SourceTraits | None] = _source_check("find")
-    found = find(name)
-    if found is None:
-        raise ValueError(_source_problem(name, arm=False) or f"unknown feedback source {name!r}")
-    return found
-
-
-def _check_arm_name(name: str) -> str:
-    problem = _source_problem(name, arm=True)
+def _check_arm_name(name: str, info: ValidationInfo) -> str:
+    problem = checks_of(info).source_problem(name, arm=True)
     if problem:
         raise ValueError(problem)
     return name
@@ -514,7 +477,7 @@ class ExperimentConfig(_Strict):
         "scenario.",
     )
     scenario: SerializeAsAny[Scenario] = Field(
-        default_factory=lambda data: _game_traits(data.get("game", "price")).scenario_model(),
+        default_factory=Scenario,  # the game's default scenario: filled in before validation
         description="The game's scenario: its values, the exchange cap and the openers.",
     )
     roles: Roles = Roles()
@@ -551,10 +514,13 @@ class ExperimentConfig(_Strict):
         description="The settings as given, each list replaced by its first value (not a YAML key).",
     )
 
+    _checks: ConfigChecks = PrivateAttr()
+    _game: GameTraits = PrivateAttr()
+
     @field_validator("game")
     @classmethod
-    def _check_game(cls, value: str) -> str:
-        problem = _installed(_GAME_CHECKS, "problem")(value)
+    def _check_game(cls, value: str, info: ValidationInfo) -> str:
+        problem = checks_of(info).game_problem(value)
         if problem:
             raise ValueError(problem)
         return value
@@ -566,7 +532,7 @@ class ExperimentConfig(_Strict):
         name = info.data.get("game")
         if name is None:  # game: failed its own check, which reports it
             return value
-        model = _game_traits(name).scenario_model
+        model = checks_of(info).game(name).scenario_model
         if isinstance(value, model):
             return value
         if isinstance(value, Scenario):
@@ -575,6 +541,14 @@ class ExperimentConfig(_Strict):
             return model.model_validate(value)
         except ValidationError as exc:
             raise _ScenarioInvalid(exc, model) from None
+
+    @model_validator(mode="after")
+    def _keep_checks(self, info: ValidationInfo) -> ExperimentConfig:
+        """The checks stay with the config, and the game they found: its seats and traits, its
+        sweep's cells."""
+        self._checks = checks_of(info)
+        self._game = self._checks.game(self.game)
+        return self
 
     @model_validator(mode="after")
     def _check_opener_seats(self) -> ExperimentConfig:
@@ -590,7 +564,7 @@ class ExperimentConfig(_Strict):
 
     @model_validator(mode="after")
     def _check_judge(self) -> ExperimentConfig:
-        judges = _game_traits(self.game).judges
+        judges = self.game_traits.judges
         if self.roles.moderator.mode not in judges:
             raise ValueError(
                 f"roles.moderator.mode: game {self.game!r} has no {self.roles.moderator.mode} "
@@ -600,15 +574,20 @@ class ExperimentConfig(_Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _default_critic(cls, data: Any) -> Any:
-        """Without ``roles.critic``, the critic takes the improved player's model (see Roles)."""
+    def _default_critic(cls, data: Any, info: ValidationInfo) -> Any:
+        """The game's seats and default scenario; without ``roles.critic``, the critic takes the
+        improved player's model (see Roles)."""
         if not isinstance(data, dict):
             return data
         if "sweep" in data or "sweep_base" in data:
             raise ValueError("sweep is not a config key: write a list of values in place")
-        seats = _seats_of(data)
-        if seats is None:  # game: fails its own check, which reports it
+        name = data.get("game", "price")
+        game = checks_of(info).find_game(name) if isinstance(name, str) else None
+        if game is None:  # game: fails its own check, which reports it
             return data
+        seats = game.seats
+        if "scenario" not in data:
+            data = {**data, "scenario": game.scenario_model()}
         data = _with_seats(data, seats)
         axes, base = sweep_axes(
             data, seats
@@ -642,12 +621,13 @@ class ExperimentConfig(_Strict):
         """Every role's ``provider:model`` names a known provider and a model id (at load time,
         not after a preflight request)."""
         roles = self.roles
+        check = self._checks.model_string
         for role, spec in (
             *((seat, settings.model) for seat, settings in roles.players.items()),
             ("critic", roles.critic.model),
             ("moderator", roles.moderator.model),
         ):
-            problem = _model_string_problem(spec) if spec is not None else None
+            problem = check(spec) if spec is not None else None
             if problem:
                 raise ValueError(f"roles.{role}.model: {problem}")
         return self
@@ -697,29 +677,45 @@ class ExperimentConfig(_Strict):
 
     @field_validator("rate_limits")
     @classmethod
-    def _check_rate_limit_providers(cls, value: dict[str, RateLimit]) -> dict[str, RateLimit]:
+    def _check_rate_limit_providers(
+        cls, value: dict[str, RateLimit], info: ValidationInfo
+    ) -> dict[str, RateLimit]:
         for name in value:
-            problem = _known_provider(name)
+            problem = checks_of(info).provider(name)
             if problem:
                 raise ValueError(problem)
         return value
 
     @field_validator("prices")
     @classmethod
-    def _check_price_models(cls, value: dict[str, Price]) -> dict[str, Price]:
+    def _check_price_models(cls, value: dict[str, Price], info: ValidationInfo) -> dict[str, Price]:
         for spec in value:
             provider, sep, name = spec.partition(":")
             if not sep or not provider or not name:
                 raise ValueError(f"{spec!r} is not a provider:model string")
-            problem = _known_provider(provider)
+            problem = checks_of(info).provider(provider)
             if problem:
                 raise ValueError(f"{spec!r}: {problem}")
         return value
 
     @property
+    def checks(self) -> ConfigChecks:
+        """The checks the config was validated with."""
+        return self._checks
+
+    @property
+    def game_traits(self) -> GameTraits:
+        """The config's game, as its checks found it when it was validated (the game object:
+        :func:`icl_aif.games.registry.game_of`); a copy given another ``game``
+        (``model_copy(update=...)``) finds that one with the same checks."""
+        if self._game.name != self.game:
+            self._game = self._checks.game(self.game)
+        return self._game
+
+    @property
     def seats(self) -> Seats:
         """The seats of the config's game."""
-        return _game_traits(self.game).seats
+        return self.game_traits.seats
 
     @property
     def rival(self) -> Seat:
@@ -735,7 +731,7 @@ class ExperimentConfig(_Strict):
     @property
     def feedback_needs_person(self) -> bool:
         """True when ``feedback.source`` pauses the game for a person (``human``)."""
-        return source_traits(self.feedback.source).needs_person
+        return self._checks.source(self.feedback.source).needs_person
 
     def sources(self) -> tuple[str, ...]:
         """The feedback sources a game of this experiment may use: ``feedback.source`` (the
@@ -745,7 +741,7 @@ class ExperimentConfig(_Strict):
     def calls_critic(self, *, arms: bool = False) -> bool:
         """True when ``feedback.source`` (with ``arms``: or an arm) calls the critic model."""
         names = self.sources() if arms else (self.feedback.source,)
-        return any(source_traits(name).calls_critic for name in names)
+        return any(self._checks.source(name).calls_critic for name in names)
 
     @property
     def no_deal_value(self) -> float:
@@ -754,7 +750,7 @@ class ExperimentConfig(_Strict):
         buyer's budget, else the list price, is the most a buyer would pay)."""
         if self.metrics.no_deal_value is not None:
             return self.metrics.no_deal_value
-        return _game_traits(self.game).no_deal_value(self.scenario, self.improve)
+        return self.game_traits.no_deal_value(self.scenario, self.improve)
 
     @property
     def bootstrap_seed(self) -> int:
@@ -781,7 +777,7 @@ class ExperimentConfig(_Strict):
             for part in parts[:-1]:
                 node = node.setdefault(part, {})
             node[parts[-1]] = value
-        return ExperimentConfig.model_validate(data)
+        return ExperimentConfig.model_validate(data, context={"checks": self._checks})
 
     def model_roles(self) -> dict[str, RoleConfig]:
         """The roles whose model this experiment calls: the players a person does not play,
@@ -860,15 +856,6 @@ def sweep_settings(axes: dict[str, tuple[Any, ...]]) -> list[dict[str, Any]]:
     for path, values in axes.items():
         combos = [{**c, path: v} for c in combos for v in values]
     return combos
-
-
-def _seats_of(data: dict[str, Any]) -> Seats | None:
-    """The seats of the game ``data`` names (the price game by default); None for an unknown
-    game."""
-    name = data.get("game", "price")
-    if not isinstance(name, str) or _installed(_GAME_CHECKS, "find")(name) is None:
-        return None
-    return _game_traits(name).seats
 
 
 def _with_seats(data: dict[str, Any], seats: Seats) -> dict[str, Any]:
@@ -958,26 +945,32 @@ def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:
     return {k: _deep_copy(v) if isinstance(v, dict) else v for k, v in data.items()}
 
 
-def config_from_dict(data: dict[str, Any], source: str = "config") -> ExperimentConfig:
-    """Validate ``data``; a problem becomes one line naming ``source``, the field and what is allowed."""
+def config_from_dict(
+    data: dict[str, Any], source: str = "config", *, checks: ConfigChecks
+) -> ExperimentConfig:
+    """Validate ``data`` with ``checks``; a problem becomes one line naming ``source``, the field
+    and what is allowed. (:func:`icl_aif.configs.config_from_dict` passes the package's checks.)"""
     try:
-        return ExperimentConfig.model_validate(data)
+        return ExperimentConfig.model_validate(data, context={"checks": checks})
     except ValidationError as exc:
         raise UsageError(f"{source}: {_describe(exc)}") from None
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> ExperimentConfig:
-    """Read an experiment YAML file and apply ``--set`` overrides."""
-    return config_from_dict(apply_overrides(read_config_data(path), overrides or []), str(path))
+def load_config(
+    path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks
+) -> ExperimentConfig:
+    """Read an experiment YAML file, apply ``--set`` overrides and validate it with ``checks``."""
+    data = apply_overrides(read_config_data(path), overrides or [])
+    return config_from_dict(data, str(path), checks=checks)
 
 
 def load_offline_config(
-    path: str | Path, overrides: list[str] | None = None
+    path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks
 ) -> tuple[ExperimentConfig, dict[str, Any]]:
     """:func:`load_config` with every model-backed role on a simulator (:func:`offline_data`);
     also returns what replaced what."""
     data, replaced = offline_data(apply_overrides(read_config_data(path), overrides or []))
-    return config_from_dict(data, source=str(path)), replaced
+    return config_from_dict(data, source=str(path), checks=checks), replaced
 
 
 def offline_line(

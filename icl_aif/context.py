@@ -10,7 +10,7 @@ import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -18,10 +18,11 @@ from langchain_core.language_models import BaseChatModel
 from icl_aif import cache as response_cache
 from icl_aif.calls import ModelCallError
 from icl_aif.calls import call_model as call_and_record
-from icl_aif.config import ExperimentConfig, RoleConfig, config_from_dict
+from icl_aif.config import ConfigChecks, ExperimentConfig, RoleConfig, config_from_dict
+from icl_aif.errors import UsageError
 from icl_aif.games.base import Game, Judge
 from icl_aif.games.moves import TOOL_NAME, move_schema
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.games.simulators import simulator_builder
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
@@ -62,7 +63,7 @@ def build_model(
     name, model = split_model_string(role_config.model)
     side: Seat = role if role in config.seats else config.improve
     simulator = simulator_builder(
-        get_game(config.game),
+        game_of(config),
         role,
         side=side,
         scenario=config.scenario,
@@ -103,7 +104,7 @@ def build_moderator(config: ExperimentConfig, prompts: PromptLibrary | None = No
             config, "moderator", role_config, seed=derive_seed(config.seed, "moderator")
         )
 
-    return get_game(config.game).build_judge(config, prompts or PromptLibrary(), model_for)
+    return game_of(config).build_judge(config, prompts or PromptLibrary(), model_for)
 
 
 @dataclass
@@ -111,9 +112,11 @@ class GameContext:
     """Runtime dependencies of one game (one run of the multi-round experiment).
 
     Every field has a default so that LangGraph can build the context from plain JSON, as
-    ``langgraph dev`` does: ``{}`` plays game 0 of the scripted defaults, ``{"index": 3}`` game 3,
-    and ``{"config": {...}}`` any experiment (the same keys as an experiment YAML file).
-    Models, the moderator and the per-game random generator are built from the config.
+    ``langgraph dev`` does (:class:`icl_aif.graphs.StudioContext`, with the package's checks):
+    ``{}`` plays game 0 of the scripted defaults, ``{"index": 3}`` game 3, and
+    ``{"config": {...}}`` any experiment (the same keys as an experiment YAML file), read with
+    ``checks``. Models, the moderator and the per-game random generator are built from the
+    config.
 
     ``arm`` names a paired feedback arm (``icl_aif.arms``): the models keep the game's private
     values (built from the game's seeds) while every random choice, the models' and the
@@ -124,7 +127,7 @@ class GameContext:
     (:meth:`cache_scope`).
     """
 
-    config: ExperimentConfig = field(default_factory=lambda: ExperimentConfig(name="studio"))
+    config: ExperimentConfig = None  # type: ignore[assignment]  # None or a dict: read with checks
     index: int = 0
     arm: str | None = None
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
@@ -132,6 +135,7 @@ class GameContext:
     models: dict[str, BaseChatModel] = field(default_factory=dict)
     calls: list[dict[str, Any]] = field(default_factory=list)
     cell: str | None = None
+    checks: ConfigChecks | None = None
     game_id: str = field(init=False)
     seed: int = field(init=False)
     arm_seed: int | None = field(init=False)
@@ -141,8 +145,15 @@ class GameContext:
     _askers: dict[str, MoveAsker] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        if isinstance(self.config, dict):
-            self.config = config_from_dict(self.config, source="context.config")
+        given: object = self.config
+        if not isinstance(given, ExperimentConfig):  # as langgraph dev gives it: plain data
+            data = {"name": "studio"} if given is None else given
+            if self.checks is None or not isinstance(data, dict):
+                raise UsageError(
+                    "GameContext: config is an ExperimentConfig, or the data of one with checks "
+                    "to read it (icl_aif.configs.CHECKS)"
+                )
+            self.config = config_from_dict(data, source="context.config", checks=self.checks)
         self.game_id = game_id_for(self.index)
         self.seed = derive_seed(self.config.seed, "game", self.index)
         self.arm_seed = None if self.arm is None else derive_seed(self.seed, "arm", self.arm)
@@ -264,7 +275,7 @@ class GameContext:
     @property
     def game(self) -> Game:
         """The game this context plays (``config.game``)."""
-        return get_game(self.config.game)
+        return game_of(self.config)
 
     @property
     def scenario_info(self) -> dict[str, Any] | None:
@@ -281,7 +292,7 @@ def game_config(
     ``rival_persona`` is ``random``. A paired arm plays the game's own draws (the same seed)."""
     drawn: dict[str, Any] = {}
     update: dict[str, Any] = {}
-    scenario = get_game(config.game).sample_scenario(config.scenario, derive_seed(seed, "scenario"))
+    scenario = game_of(config).sample_scenario(config.scenario, derive_seed(seed, "scenario"))
     if scenario != config.scenario:
         update["scenario"] = scenario
         drawn["scenario"] = scenario.model_dump(mode="json")
@@ -291,14 +302,3 @@ def game_config(
     if config.rival_persona is not None:
         drawn["persona"] = update.get("rival_persona", config.rival_persona)
     return (config.model_copy(update=update) if update else config), drawn
-
-
-@cache
-def studio_context() -> GameContext:
-    """The context used when a graph runs without one: game 0 of the scripted defaults."""
-    return GameContext()
-
-
-def context_of(context: GameContext | None) -> GameContext:
-    """The runtime context, or the studio default when none was given."""
-    return context if isinstance(context, GameContext) else studio_context()

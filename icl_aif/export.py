@@ -37,7 +37,7 @@ from typing import Any, Literal
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.games.base import turns_as_messages
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.protocol import Message, feedback_turns, player_brief
 from icl_aif.records import CALLS, SkippedLines, read_calls, read_games
 from icl_aif.transcript import Seat
@@ -59,7 +59,7 @@ def side_score(config: ExperimentConfig, side: Side) -> Score:
     """``side``'s score of a round of ``config``'s game: its payoff (the walk-away value for a
     round without an agreement), None for an error or an agreement whose terms were not bound;
     in the scenario the game played (drawn per game by some games: ``Game.game_scenario``)."""
-    game = get_game(config.game)
+    game = game_of(config)
 
     def score(played: dict[str, Any], record: dict[str, Any]) -> float | None:
         if record["outcome"] not in ("deal", "no_deal"):

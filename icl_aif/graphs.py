@@ -9,16 +9,32 @@ one. The round graph never has its own; inside the run graph it shares the run g
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from icl_aif import nodes
+from icl_aif.config import ConfigChecks
+from icl_aif.configs import CHECKS
 from icl_aif.context import GameContext
 from icl_aif.games.base import Game
 from icl_aif.state import RoundState, RunState
+
+
+@dataclass
+class StudioContext(GameContext):
+    """A game's context as ``langgraph dev`` builds it from the JSON it is given: a config given
+    as plain data is read with the package's checks (:data:`icl_aif.configs.CHECKS`)."""
+
+    checks: ConfigChecks | None = field(default_factory=lambda: CHECKS)
+
+
+_STUDIO = cast(type[GameContext], StudioContext)
+"""The graphs' context schema: the nodes read a :class:`GameContext`, of which it is one."""
 
 
 @cache
@@ -32,7 +48,7 @@ def build_round_graph(
     :func:`icl_aif.nodes.routed`): the same edges as a conditional edge after each, drawn from
     their return types, at less cost a step.
     """
-    graph = StateGraph(RoundState, context_schema=GameContext)
+    graph = StateGraph(RoundState, context_schema=_STUDIO)
     graph.add_node("open_round", nodes.open_round, destinations=(*game.seats, END))
     for seat in game.seats:
         graph.add_node(seat, nodes.speaker_node(seat))
@@ -63,7 +79,7 @@ def build_pausable_run_graph(
 
 
 def _run_graph(game: Game) -> StateGraph[RunState, GameContext, RunState, RunState]:
-    graph = StateGraph(RunState, context_schema=GameContext)
+    graph = StateGraph(RunState, context_schema=_STUDIO)
     graph.add_node("start_run", nodes.start_run)
     graph.add_node("play_round", nodes.play_round_node(build_round_graph(game)))
     graph.add_node("feedback", nodes.feedback)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from icl_aif.games.base import Game
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.record_models import failed_to_move
 from icl_aif.report import (
     USAGE_COLUMNS,
@@ -383,7 +383,7 @@ def write_html_report(
         games=games,
         pngs=run_plot_pngs(directory),
         max_transcripts=max_transcripts,
-        game=get_game(config_of_run.game),
+        game=game_of(config_of_run),
         measure=run_measure(config_of_run),
         damaged=skipped.messages(),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -20,7 +21,8 @@ from langgraph.types import Command, interrupt
 
 from icl_aif import protocol
 from icl_aif.calls import ModelCallError
-from icl_aif.context import GameContext, context_of
+from icl_aif.configs import CHECKS
+from icl_aif.context import GameContext
 from icl_aif.feedback import give_feedback
 from icl_aif.games import moves
 from icl_aif.games.base import Game
@@ -30,6 +32,18 @@ from icl_aif.state import RoundState, RunState
 from icl_aif.transcript import Seat, Seats, Turn, with_move_note
 
 logger = logging.getLogger(__name__)
+
+
+@cache
+def studio_context() -> GameContext:
+    """The context used when a graph runs without one: game 0 of the scripted defaults."""
+    return GameContext(checks=CHECKS)
+
+
+def context_of(context: GameContext | None) -> GameContext:
+    """The runtime context, or the studio default when none was given."""
+    return context if isinstance(context, GameContext) else studio_context()
+
 
 # --- one round ----------------------------------------------------------------------------
 

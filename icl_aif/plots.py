@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.metrics import deal_values, round_metrics
 from icl_aif.report import PRICE, MeasureLike, measure_header
 
@@ -209,7 +209,7 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
     pngs = plot_pngs(
         series, value_range=measure_range(measure, series), title=title, measure=measure
     )
-    game = get_game(config.game)
+    game = game_of(config)
     if game.columns:
         figure = game_figures_figure(config, read_games(directory), title)
         buffer = io.BytesIO()
@@ -221,7 +221,7 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
 def game_figures_figure(config: Any, games: Sequence[dict[str, Any]], title: str) -> Figure:
     """The game's own per-round figures (``Game.columns``, from ``Game.round_metrics``): one
     panel per figure, one line per sweep cell and feedback arm (as the other figures)."""
-    game = get_game(config.game)
+    game = game_of(config)
 
     def label(record: dict[str, Any]) -> str:
         return "/".join(str(record[k]) for k in ("cell", "arm") if record.get(k) is not None)

@@ -27,7 +27,7 @@ from typing import Any, TypedDict
 from icl_aif.config import ContextMode, ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.games.base import turns_as_messages
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.templates import PromptLibrary
 from icl_aif.transcript import Message as Message  # one chat message; defined with the core types
 from icl_aif.transcript import Outcome, Seat, Turn
@@ -81,7 +81,7 @@ class RoundRecord(TypedDict, total=False):
 
 def opening_turns(config: ExperimentConfig) -> list[Turn]:
     """The scripted lines that open every round of ``config``'s game."""
-    return get_game(config.game).opening_turns(config.scenario)
+    return game_of(config).opening_turns(config.scenario)
 
 
 RANDOM_PERSONA = "random"
@@ -115,7 +115,7 @@ def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -
     (``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
     (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
     moves (``moves: structured``: ``prompts/clauses/moves.txt``) when they are on."""
-    parts = [get_game(config.game).brief(prompts, config.scenario, side)]
+    parts = [game_of(config).brief(prompts, config.scenario, side)]
     if config.rival_persona is not None and side == config.rival:
         parts.append(prompts.text(f"{PERSONAS}/{config.rival_persona}.txt").strip())
     if config.last_turn_accept:
@@ -181,19 +181,19 @@ def next_round_instruction(
 ) -> str:
     """The user turn the improved player receives after a round: the game words the result,
     the feedback and the next goal."""
-    return get_game(config.game).next_round_instruction(prompts, config, rounds, feedback)
+    return game_of(config).next_round_instruction(prompts, config, rounds, feedback)
 
 
 def scripted_acknowledgement(
     prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
 ) -> str:
     """The improved player's scripted reply to the feedback turn (the game's words)."""
-    return get_game(config.game).scripted_acknowledgement(prompts, config, rounds)
+    return game_of(config).scripted_acknowledgement(prompts, config, rounds)
 
 
 def outcome_sentence(config: ExperimentConfig, record: RoundRecord) -> str:
     """A round's outcome as the critic's transcript states it (the game's words)."""
-    return get_game(config.game).outcome_sentence(record, config.scenario)
+    return game_of(config).outcome_sentence(record, config.scenario)
 
 
 def carry_round(history: Sequence[Message], side: Seat, record: RoundRecord) -> list[Message]:
@@ -264,7 +264,7 @@ def critic_messages(
 ) -> list[Message]:
     """What the critic receives after a round: the game's prompts around the improved player's
     record (:func:`critic_transcript`)."""
-    return get_game(config.game).critic_messages(prompts, config, critic_transcript(config, rounds))
+    return game_of(config).critic_messages(prompts, config, critic_transcript(config, rounds))
 
 
 def human_feedback_request(

@@ -5,12 +5,13 @@ words): the first seat was the seller, the second the buyer. Format 3 writes eac
 ids (Deal or No Deal's ``alice`` and ``bob``). :func:`upgrade_seats` maps an older line, manifest
 or config onto a game's seats:
 
-- a key that is a format-2 seat name, or starts with one and ``_``, takes the seat's id
+- a key that is a format-2 seat name, or has one as a ``_``-separated part, takes the seat's id
   (``roles.seller`` -> ``roles.alice``, ``seller_values`` -> ``alice_values``,
-  ``terms.buyer_score`` -> ``terms.bob_score``);
+  ``terms.buyer_score`` -> ``terms.bob_score``, ``mean_buyer_reward`` -> ``mean_player2_reward``);
 - the value of a key that holds a seat (``speaker``, ``role``, ``improve``, ``person``,
-  ``offerer``, ``side``, a list of them for a sweep's ``improve``) takes the seat's id, and a
-  summary's game column ``key`` (``seller_score``) is mapped as a key;
+  ``offerer``, ``side``, a list of them for a sweep's ``improve``) takes the seat's id, a
+  summary's game column ``key`` (``seller_score``) is mapped as a key and the words seller and
+  buyer of its ``header`` (``seller reward``) take the seats' ids;
 - an override as the manifest recorded it (``roles.seller.model=...``, ``improve=buyer``) is
   mapped the same way, path and value.
 
@@ -24,12 +25,15 @@ so that a seed gives the games it gave when the seats had these names.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = [
     "FORMAT2_SEATS",
+    "FORMAT3_SEATS",
     "FORMAT3_TEMPLATES",
     "SEAT_VALUED_KEYS",
+    "format3_seats",
     "seat_mapping",
     "upgrade_override",
     "upgrade_prompts",
@@ -38,6 +42,15 @@ __all__ = [
 
 FORMAT2_SEATS: tuple[str, str] = ("seller", "buyer")
 """The seats of every game in records before format 3, first seat first."""
+
+FORMAT3_SEATS: dict[str, tuple[str, str]] = {
+    "dond": ("alice", "bob"),
+    "pie_split": ("proposer", "responder"),
+    "resource_split": ("player1", "player2"),
+}
+"""The games whose seats format 3 renamed, and their seats since (first seat first). Every other
+game kept ``seller`` and ``buyer`` (the price game, the size-price game, and a plugin's game:
+before format 3 every game's records named its seats so)."""
 
 SEAT_VALUED_KEYS = frozenset({"speaker", "role", "improve", "person", "offerer", "side"})
 """The keys whose values are seats in records and configs."""
@@ -127,6 +140,11 @@ def upgrade_prompts(prompts: dict[str, str]) -> dict[str, str]:
     return upgraded
 
 
+def format3_seats(game: str) -> tuple[str, str]:
+    """The seats format 3 gives ``game``'s records of earlier formats (:data:`FORMAT3_SEATS`)."""
+    return FORMAT3_SEATS.get(game, FORMAT2_SEATS)
+
+
 def seat_mapping(seats: tuple[str, str]) -> dict[str, str]:
     """Format-2 seat name -> the game's seat id; empty when they are the same."""
     mapping = dict(zip(FORMAT2_SEATS, seats, strict=True))
@@ -155,12 +173,9 @@ def upgrade_override(text: str, seats: tuple[str, str]) -> str:
 
 
 def _key(key: str, mapping: dict[str, str]) -> str:
-    for old, new in mapping.items():
-        if key == old:
-            return new
-        if key.startswith(old + "_"):
-            return new + key[len(old) :]
-    return key
+    """``key`` with each ``_``-separated part that is a format-2 seat mapped (``seller_values``,
+    ``mean_buyer_reward``)."""
+    return "_".join(mapping.get(part, part) for part in key.split("_"))
 
 
 def _mapped(data: Any, mapping: dict[str, str], *, seat_valued: bool) -> Any:
@@ -179,6 +194,8 @@ def _mapped(data: Any, mapping: dict[str, str], *, seat_valued: bool) -> Any:
 def _value(key: object, value: Any, mapping: dict[str, str]) -> Any:
     if key == "key" and isinstance(value, str):  # a summary's game column names a key
         return _key(value, mapping)
+    if key == "header" and isinstance(value, str):  # and heads it: "seller reward"
+        return re.sub(r"\b(seller|buyer)\b", lambda found: mapping.get(found[1], found[1]), value)
     if key == "overrides" and isinstance(value, list):  # a manifest's --set overrides
         seats = (
             mapping.get(FORMAT2_SEATS[0], FORMAT2_SEATS[0]),

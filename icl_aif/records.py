@@ -57,14 +57,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from icl_aif._version import __version__
-from icl_aif.config import (
-    ExperimentConfig,
-    apply_overrides,
-    config_from_dict,
-    config_to_yaml,
-    game_seats,
-    read_config_data,
-)
+from icl_aif.config import ExperimentConfig, config_to_yaml, read_config_data
 from icl_aif.errors import UsageError
 from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
 from icl_aif.record_models import CallRecord as CallRecord
@@ -87,7 +80,7 @@ from icl_aif.record_models import check_format_version as check_format_version
 from icl_aif.record_models import format_version_of as format_version_of
 from icl_aif.record_models import game_record as game_record
 from icl_aif.record_models import is_truncated as is_truncated
-from icl_aif.record_upgrade import upgrade_seats
+from icl_aif.record_upgrade import format3_seats, upgrade_seats
 from icl_aif.redaction import public_override
 
 try:
@@ -797,17 +790,15 @@ def upgraded(record: dict[str, Any], seats: tuple[str, str]) -> dict[str, Any]:
 
 
 def run_seats(directory: Path) -> tuple[str, str]:
-    """The seat ids of the game the run in ``directory`` played: its manifest's ``game`` (the
-    price game's before format 2, or without a readable manifest)."""
+    """The seat ids format 3 gives the game the run in ``directory`` played
+    (:func:`~icl_aif.record_upgrade.format3_seats` of its manifest's ``game``; the price game
+    before format 2, or without a readable manifest)."""
     game = "price"
     path = directory / MANIFEST
     if path.is_file():
         with contextlib.suppress(UsageError):
             game = str(read_json(path).get("game") or "price")
-    try:
-        return game_seats(game)
-    except ValueError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+    return format3_seats(game)
 
 
 def read_games(directory: Path, skipped: SkippedLines | None = None) -> list[dict[str, Any]]:
@@ -873,13 +864,6 @@ def read_run_config_data(directory: Path) -> dict[str, Any]:
         read_config_data(directory / CONFIG), run_seats(directory)
     )
     return mapped
-
-
-def load_run_config(directory: Path, overrides: list[str] | None = None) -> ExperimentConfig:
-    """The resolved config a run wrote (``config.yaml``), in the game's seats
-    (:func:`read_run_config_data`), with ``overrides``."""
-    data = apply_overrides(read_run_config_data(directory), overrides or [])
-    return config_from_dict(data, str(directory / CONFIG))
 
 
 def record_order(record: dict[str, Any]) -> tuple[str, str]:

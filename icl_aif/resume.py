@@ -25,17 +25,16 @@ import yaml
 from icl_aif.config import (
     ExperimentConfig,
     apply_overrides,
-    config_from_dict,
     config_to_yaml,
     offline_data,
     read_config_data,
 )
+from icl_aif.configs import config_from_dict, load_run_config
 from icl_aif.errors import UsageError
 from icl_aif.records import (
     CONFIG,
     MANIFEST,
     check_format_version,
-    load_run_config,
     read_run_config_data,
     run_seats,
     upgraded,

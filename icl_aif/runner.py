@@ -29,7 +29,7 @@ from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.graphs import build_pausable_run_graph
 from icl_aif.play import AskHuman, play_game, play_recorded
 from icl_aif.preflight import preflight
@@ -54,23 +54,12 @@ from icl_aif.templates import PromptLibrary
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AskHuman", "RunResult", "Summarize", "play_game", "run_experiment", "summarize_with"]
+__all__ = ["AskHuman", "RunResult", "Summarize", "play_game", "run_experiment"]
 
 Progress = Callable[[int], None]
 Summarize = Callable[[ExperimentConfig, list[Cell], Path, str | None], tuple[dict[str, Any], str]]
 """A finished run's summary (``summary.json``) and its markdown (``summary.md``), from the
 config, its cells, the run directory and what stopped the run early (``max_usd``, or None)."""
-
-_SUMMARIZE: list[Summarize] = []
-
-
-def summarize_with(summarize: Summarize) -> None:
-    """Make ``summarize`` the summary of runs that pass none to :func:`run_experiment`.
-
-    Summaries belong to the analysis side, above the runner: the package wires
-    :func:`icl_aif.summary.summarize_run` in when it is imported (``icl_aif/__init__.py``).
-    """
-    _SUMMARIZE[:] = [summarize]
 
 
 @dataclass(frozen=True)
@@ -106,7 +95,7 @@ async def run_experiment(
     offline: dict[str, Any] | None = None,
     resume: bool = False,
     executor: Executor | None = None,
-    summarize: Summarize | None = None,
+    summarize: Summarize,
 ) -> RunResult:
     """Play ``config.runs`` games of every cell of ``config`` into ``directory``; write the summary.
 
@@ -138,10 +127,10 @@ async def run_experiment(
     ready to append (:class:`icl_aif.records.GameLines`); this process still schedules the
     games and writes every record. The caller closes it.
 
-    ``summarize`` computes ``summary.json`` and ``summary.md`` once the games are written
-    (default: :func:`icl_aif.summary.summarize_run`, see :func:`summarize_with`).
+    ``summarize`` computes ``summary.json`` and ``summary.md`` once the games are written: the
+    analysis side's (above the runner) :func:`icl_aif.summary.summarize_run`, which
+    :func:`icl_aif.experiment.run_experiment` passes.
     """
-    summarize = summarize or _SUMMARIZE[0]
     writer = RunWriter(directory)
     try:
         return await _run_locked(
@@ -230,9 +219,7 @@ async def _run_locked(
         manifest.update(_design_manifest(config, cells, offline))
         writer.create(config, {**manifest, "preflight": probes})
     moderators = [build_moderator(cell.config, prompts) for cell in cells]
-    graph = (
-        build_pausable_run_graph(get_game(config.game), InMemorySaver()) if needs_person else None
-    )
+    graph = build_pausable_run_graph(game_of(config), InMemorySaver()) if needs_person else None
     pending = _pending_games(cells, config.runs, done)  # lazily: memory does not grow with runs
     if done and progress is not None:
         progress(len(done))

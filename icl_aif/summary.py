@@ -20,7 +20,7 @@ from typing import Any
 from icl_aif.cache import cache_counts
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.games.base import Measure
-from icl_aif.games.registry import get_game
+from icl_aif.games.registry import game_of
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.records import read_calls, read_games
 from icl_aif.report import experiment_markdown
@@ -44,7 +44,7 @@ def summarize_run(
 
 def config_measure(config: ExperimentConfig) -> Measure:
     """The measure of ``config``'s game for its improved side."""
-    return get_game(config.game).measure(config)
+    return game_of(config).measure(config)
 
 
 def measure_entry(measure: Measure) -> dict[str, Any]:
@@ -93,7 +93,7 @@ def add_game_figures(
     """The game's own per-round figures (:meth:`icl_aif.games.base.Game.round_metrics`) on every
     per-round row, each arm's from its own games, and ``game_columns`` saying how to show them;
     nothing for a game without any."""
-    game = get_game(config.game)
+    game = game_of(config)
     if not game.columns:
         return
     summary["game_columns"] = [asdict(column) for column in game.columns]

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig, load_config
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import load_config
+from icl_aif.experiment import run_experiment
 from icl_aif.records import read_games, read_json, read_jsonl
-from icl_aif.runner import RunResult, run_experiment
+from icl_aif.runner import RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_HOME = (

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.protocol import initial_history, turns_as_messages
 from icl_aif.records import read_games, read_jsonl

@@ -22,7 +22,7 @@ from icl_aif.audit import (
     replay_round,
     same_terms,
 )
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.records import read_jsonl
 from icl_aif.transcript import Turn, Verdict

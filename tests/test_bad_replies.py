@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig, config_from_dict
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.registry import get_game

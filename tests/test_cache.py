@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from icl_aif.cache import Replicate, ResponseCache, cache_counts, decoding
-from icl_aif.config import CacheConfig, RoleConfig, load_config
+from icl_aif.config import CacheConfig, RoleConfig
+from icl_aif.configs import load_config
 from icl_aif.records import read_json, read_jsonl
 from icl_aif.resume import resume_config
 from icl_aif.testing import FAKE_KEY, REPLY_LINE

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.config import ExperimentConfig, apply_overrides, load_config
+from icl_aif.config import apply_overrides
+from icl_aif.configs import config_from_dict, load_config
 from icl_aif.errors import UsageError
 from tests.conftest import QUICKSTART
 
 
 def test_defaults_follow_the_paper() -> None:
-    config = ExperimentConfig()
+    config = config_from_dict({})
     scenario = config.scenario
     assert (scenario.item, scenario.list_price, scenario.buyer_open, scenario.seller_cost) == (
         "balloon",

@@ -17,10 +17,9 @@ from pydantic import field_serializer
 import icl_aif  # noqa: F401  (wires the games registry into the config)
 from icl_aif.config import ExperimentConfig, Scenario
 from icl_aif.games import GAMES
-from icl_aif.games.base import Judge, ModelFor
+from icl_aif.games.base import Judge, ModelFor, SimulatorRequest
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
-from icl_aif.models.base import ModelRequest
 from icl_aif.templates import PromptLibrary
 from icl_aif.testing import check_game
 from icl_aif.testing.conformance import PROPERTIES, check_judge
@@ -110,7 +109,7 @@ class Unseeded(PriceGame):
 
     name = "price_unseeded"
 
-    def simulator(self, request: ModelRequest) -> BaseChatModel:
+    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
         return super().simulator(replace(request, seed=random.SystemRandom().getrandbits(62)))
 
 
@@ -153,16 +152,28 @@ def test_a_broken_game_fails_the_property_it_breaks(
     message = str(failure.value)
     assert message.startswith(f"game {game.name!r} fails {key} ({PROPERTIES[key]}): "), message
     assert re.search(detail, message), message
-    assert registered == GAMES  # the broken game was registered for the check only
+    assert registered == GAMES  # the check never registers the game it checks
+
+
+class Unregistered(PriceGame):
+    """A sound game that no registry holds: it checks, each time a round opens, that none does."""
+
+    name = "price_unregistered"
+
+    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+        assert self.name not in GAMES, "the conformance check registered the game it checks"
+        return super().opening_turns(scenario)
+
+
+def test_an_unregistered_game_conforms_and_the_registry_is_not_touched(tmp_path: Path) -> None:
+    registered = dict(GAMES)
+    check_game(Unregistered(), tmp_path, runs=2)
+    assert registered == GAMES
 
 
 def test_the_judge_may_bind_terms_within_rounding(tmp_path: Path) -> None:
     game = RoundingNoise()
-    GAMES[game.name] = game
-    try:
-        check_judge(game, game.scenario_model(), seed=3)
-    finally:
-        GAMES.pop(game.name)
+    check_judge(game, game.scenario_model(), seed=3)
 
 
 def test_an_error_the_game_raises_names_the_game_and_the_property(tmp_path: Path) -> None:

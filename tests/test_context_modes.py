@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.graphs import build_run_graph

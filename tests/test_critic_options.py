@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext, build_model
 from icl_aif.errors import UsageError
 from icl_aif.feedback import give_feedback, load_pool

@@ -11,7 +11,8 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 import icl_aif.games.dond  # noqa: F401  (registers the game)
-from icl_aif.config import ExperimentConfig, config_from_dict
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.games.dond.critic import ADVICE

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import config_from_dict
 from icl_aif.errors import UsageError
 from icl_aif.estimate import (
     PREFLIGHT,

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig, Scenario, config_from_dict
+from icl_aif.config import ExperimentConfig, Scenario
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.games.base import Column

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.games import GAMES
 from icl_aif.graphs import build_run_graph

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from icl_aif.cli import main
+from icl_aif.experiment import run_experiment
 from icl_aif.records import read_games, read_json
-from icl_aif.runner import run_experiment
 from icl_aif.templates import default_prompts_dir
 from tests.conftest import QUICKSTART, quickstart
 
@@ -265,7 +265,7 @@ def test_a_key_written_twice_is_refused(
 
 
 def test_the_same_key_in_two_sections_is_fine(tmp_path: Path) -> None:
-    from icl_aif.config import load_config
+    from icl_aif.configs import load_config
 
     config = write(
         tmp_path / "ok.yaml",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.listings import import_craigslist, listing_title

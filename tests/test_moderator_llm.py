@@ -18,7 +18,8 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
 from icl_aif.calls import ModelCallError
-from icl_aif.config import ExperimentConfig, config_from_dict
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict
 from icl_aif.context import build_moderator
 from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
 from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading

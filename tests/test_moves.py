@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.games.moves import Move, accept_problem, disagreement, read_move, resolve

@@ -13,7 +13,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from icl_aif.config import Scenario, load_config
+from icl_aif.config import Scenario
+from icl_aif.configs import load_config
 from icl_aif.games.base import Game
 from icl_aif.games.dond.binding import DondOffer, proposed_offer
 from icl_aif.games.dond.scenario import DondScenario

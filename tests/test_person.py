@@ -14,7 +14,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import CHECKS, config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.games.registry import get_game
@@ -211,7 +211,8 @@ def test_the_studio_entry_point_has_no_checkpointer_and_pauses_under_one() -> No
     # what Studio does: the same graph under a platform checkpointer, context as plain JSON
     studio = module.graph.copy(update={"checkpointer": InMemorySaver()})
     thread: Any = {"configurable": {"thread_id": "studio"}}
-    context = GameContext(config={"rounds": 2, "feedback": {"source": "human"}})  # type: ignore[arg-type]
+    data = {"rounds": 2, "feedback": {"source": "human"}}
+    context = GameContext(config=data, checks=CHECKS)  # type: ignore[arg-type]
 
     async def play() -> dict[str, Any]:
         paused = await studio.ainvoke({}, config=thread, context=context)

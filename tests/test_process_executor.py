@@ -17,9 +17,9 @@ import pytest
 from icl_aif import limits, play
 from icl_aif.config import RateLimit
 from icl_aif.errors import UsageError
+from icl_aif.experiment import run_experiment
 from icl_aif.processes import MAX_TRIES, ProcessExecutor
 from icl_aif.records import read_json, read_jsonl
-from icl_aif.runner import run_experiment
 from tests.conftest import (
     EXECUTOR_DESIGNS,
     QUICKSTART,

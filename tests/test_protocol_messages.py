@@ -6,7 +6,8 @@ import asyncio
 from itertools import pairwise
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, config_from_dict
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.price.verdict import PriceVerdict as Verdict

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict
 from icl_aif.errors import UsageError
 from icl_aif.games.price.game import anchor_price
 from icl_aif.protocol import (
@@ -44,7 +44,7 @@ def test_anchor_price(
 
 
 def test_no_deal_instruction_is_honest() -> None:
-    config = ExperimentConfig(anchor="previous")
+    config = config_from_dict({"anchor": "previous"})
     text = next_round_instruction(PROMPTS, config, HISTORY, feedback="1. Close the deal.")
     assert text == (
         "Round 3 is over. It ended without a deal: the seller walked away.\n\n"
@@ -59,7 +59,7 @@ def test_no_deal_instruction_is_honest() -> None:
 
 
 def test_best_anchor_for_the_buyer_without_feedback() -> None:
-    config = ExperimentConfig(anchor="best", improve="buyer")
+    config = config_from_dict({"anchor": "best", "improve": "buyer"})
     text = next_round_instruction(PROMPTS, config, HISTORY[:2], feedback=None)
     assert text == (
         "Round 2 is over. You bought the balloon for $17.\n\n"
@@ -69,7 +69,7 @@ def test_best_anchor_for_the_buyer_without_feedback() -> None:
 
 
 def test_cap_reason_is_spelled_out() -> None:
-    config = ExperimentConfig()
+    config = config_from_dict({})
     text = next_round_instruction(PROMPTS, config, [rec(1, "no_deal", None, "cap")], feedback=None)
     assert "It ended without a deal: the round reached its limit of 10 exchanges." in text
 

@@ -22,8 +22,8 @@ from icl_aif.cli import app
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
+from icl_aif.experiment import run_experiment
 from icl_aif.records import read_json, read_jsonl
-from icl_aif.runner import run_experiment
 from tests.conftest import (
     EXECUTOR_DESIGNS,
     QUICKSTART,

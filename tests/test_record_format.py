@@ -22,7 +22,7 @@ import pytest
 
 from icl_aif.analysis import load_run
 from icl_aif.compare import compare_runs
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.export import export_run
 from icl_aif.html_report import write_html_report

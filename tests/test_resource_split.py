@@ -12,7 +12,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import ValidationError
 
 import icl_aif.games.resource_split  # noqa: F401  (registers the game)
-from icl_aif.config import ExperimentConfig, config_from_dict, load_config
+from icl_aif.config import ExperimentConfig
+from icl_aif.configs import config_from_dict, load_config
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.games.registry import get_game

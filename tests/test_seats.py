@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import config_from_dict
+from icl_aif.configs import config_from_dict
 from icl_aif.errors import UsageError
 from icl_aif.games.registry import GAMES, get_game
 from icl_aif.record_upgrade import (
@@ -163,7 +163,10 @@ def test_upgrade_maps_seat_keys_and_seat_values_but_not_what_was_said() -> None:
         ],
         "messages": [{"role": "user", "content": "seller: hi"}],
         "role": "seller",
-        "game_columns": [{"key": "seller_score", "header": "Alice's score"}],
+        "game_columns": [
+            {"key": "seller_score", "header": "Alice's score"},
+            {"key": "mean_buyer_reward", "header": "buyer reward"},
+        ],
         "sweep": {"improve": ["seller", "buyer"]},
         "overrides": ["roles.buyer.model=scripted:fair", "improve=buyer", "rounds=2"],
     }
@@ -180,7 +183,10 @@ def test_upgrade_maps_seat_keys_and_seat_values_but_not_what_was_said() -> None:
         ],
         "messages": [{"role": "user", "content": "seller: hi"}],
         "role": "alice",
-        "game_columns": [{"key": "alice_score", "header": "Alice's score"}],
+        "game_columns": [
+            {"key": "alice_score", "header": "Alice's score"},
+            {"key": "mean_bob_reward", "header": "bob reward"},
+        ],
         "sweep": {"improve": ["alice", "bob"]},
         "overrides": ["roles.bob.model=scripted:fair", "improve=bob", "rounds=2"],
     }

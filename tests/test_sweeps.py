@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icl_aif.config import config_to_yaml, load_config, load_offline_config
+from icl_aif.config import config_to_yaml
+from icl_aif.configs import load_config, load_offline_config
 from icl_aif.errors import UsageError
 from icl_aif.estimate import estimate_cells, estimate_usage
 from icl_aif.metrics import holm, round_score, sign_flip_p

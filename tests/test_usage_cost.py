@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from icl_aif.config import ExperimentConfig, Price, config_from_dict
+from icl_aif.config import ExperimentConfig, Price
+from icl_aif.configs import config_from_dict
 from icl_aif.errors import UsageError
 from icl_aif.models.providers import PROVIDERS
 from icl_aif.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.config import load_config
+from icl_aif.configs import load_config
 from icl_aif.context import build_model
 from icl_aif.errors import UsageError
 from icl_aif.models import keys

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import TypeVar
 
+from icl_aif.config import ExperimentConfig
 from icl_aif.games.base import Game
 from icl_aif.plugins import claim, load_entry_points
 
@@ -109,3 +110,12 @@ def get_game(name: str) -> Game:
     if found is None:
         raise ValueError(game_problem(name))
     return found
+
+
+def game_of(config: ExperimentConfig) -> Game:
+    """The game ``config`` plays, as its checks resolved it once, when it was validated (a game
+    the registry does not hold too: the conformance check's)."""
+    game = config.game_traits
+    if not isinstance(game, Game):
+        raise TypeError(f"the game of the config, {config.game!r}, is a {type(game).__name__}")
+    return game

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from icl_aif.config import ExperimentConfig
+from icl_aif.configs import load_run_config
 from icl_aif.errors import UsageError
 from icl_aif.protocol import critic_transcript
-from icl_aif.records import CONFIG, load_run_config, read_games
+from icl_aif.records import CONFIG, read_games
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.tasks import Submission, Task, TaskBoard, TaskProblem
 

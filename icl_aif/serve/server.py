@@ -20,7 +20,8 @@ import uvicorn
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.errors import UsageError
-from icl_aif.runner import RunResult, run_experiment
+from icl_aif.experiment import run_experiment
+from icl_aif.runner import RunResult
 from icl_aif.serve.app import build_app
 from icl_aif.serve.pool import PoolTasks
 from icl_aif.serve.study import RunProgress, WebCritics

@@ -25,8 +25,7 @@ from __future__ import annotations
 import asyncio
 import math
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -34,9 +33,10 @@ from typing import Any, NoReturn, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from icl_aif.config import ExperimentConfig, Scenario, config_from_dict, config_to_yaml, load_config
+from icl_aif.config import ConfigChecks, ExperimentConfig, Scenario, config_to_yaml
+from icl_aif.configs import CHECKS, config_from_dict, load_config
 from icl_aif.games.base import Game
-from icl_aif.games.registry import GAMES, get_game
+from icl_aif.games.registry import get_game
 from icl_aif.protocol import moderator_window
 from icl_aif.records import CONFIG, read_jsonl
 from icl_aif.records import GAMES as GAMES_FILE
@@ -92,7 +92,9 @@ def check_game(game: str | Game, tmp_path: Path, *, seed: int = 0, runs: int = 6
 
     The run directories go into a new directory under ``tmp_path``; ``runs`` games of
     :data:`ROUNDS` rounds are played per simulator pair, from ``seed``. A game instance that is
-    not the registered one of its name is registered for the check and unregistered after it.
+    not registered is played as it is: its configs are validated with checks that know it
+    (:func:`checks_for`), and the engine plays the game object its configs carry; the registry is
+    not touched.
     """
     try:
         asyncio.get_running_loop()
@@ -101,21 +103,20 @@ def check_game(game: str | Game, tmp_path: Path, *, seed: int = 0, runs: int = 6
     else:
         raise RuntimeError("check_game plays games itself: call it outside a running event loop")
     found = get_game(game) if isinstance(game, str) else game
-    with _registered(found):
-        name = found.name
-        directory = Path(tempfile.mkdtemp(prefix=f"conformance-{name}-", dir=tmp_path))
-        scenario = _run_property(name, "scenario", lambda: check_scenario(found, directory))
-        _run_property(name, "openers", lambda: check_openers(found, scenario))
-        _run_property(name, "judge", lambda: check_judge(found, scenario, seed))
-        played = _run_property(
-            name,
-            "simulators",
-            lambda: check_simulators(found, scenario, directory, seed=seed, runs=runs),
-        )
-        _run_property(name, "payoffs", lambda: check_payoffs(found, scenario, played))
-        _run_property(
-            name, "determinism", lambda: check_determinism(found, scenario, directory, played)
-        )
+    name = found.name
+    directory = Path(tempfile.mkdtemp(prefix=f"conformance-{name}-", dir=tmp_path))
+    scenario = _run_property(name, "scenario", lambda: check_scenario(found, directory))
+    _run_property(name, "openers", lambda: check_openers(found, scenario))
+    _run_property(name, "judge", lambda: check_judge(found, scenario, seed))
+    played = _run_property(
+        name,
+        "simulators",
+        lambda: check_simulators(found, scenario, directory, seed=seed, runs=runs),
+    )
+    _run_property(name, "payoffs", lambda: check_payoffs(found, scenario, played))
+    _run_property(
+        name, "determinism", lambda: check_determinism(found, scenario, directory, played)
+    )
 
 
 def _run_property(name: str, key: str, check: Callable[[], T]) -> T:
@@ -127,26 +128,6 @@ def _run_property(name: str, key: str, check: Callable[[], T]) -> T:
         raise AssertionError(f"{where}: {exc}") from None
     except Exception as exc:
         raise AssertionError(f"{where}: {type(exc).__name__}: {exc}") from exc
-
-
-@contextmanager
-def _registered(game: Game) -> Iterator[None]:
-    """``game`` registered under its name while the engine plays it, as it was after."""
-    name = game.name
-    before = GAMES.get(name)
-    if before is game:
-        yield
-        return
-    if not game.origin:
-        game.origin = type(game).__module__
-    GAMES[name] = game
-    try:
-        yield
-    finally:
-        if before is None:
-            GAMES.pop(name, None)
-        else:
-            GAMES[name] = before
 
 
 # --- scenario ---------------------------------------------------------------------------
@@ -165,7 +146,7 @@ def check_scenario(game: Game, directory: Path) -> Scenario:
     if back != scenario:
         _fail(f"{model.__name__} read back from YAML differs: {_model_diff(scenario, back)}")
 
-    config = ExperimentConfig(game=game.name)
+    config = config_from_dict({"game": game.name}, checks=checks_for(game))
     if type(config.scenario) is not model:
         _fail(
             f"ExperimentConfig(game={game.name!r}).scenario is a "
@@ -178,7 +159,7 @@ def check_scenario(game: Game, directory: Path) -> Scenario:
         )
     path = directory / CONFIG
     path.write_text(config_to_yaml(config), encoding="utf-8")
-    loaded = load_config(path)
+    loaded = load_config(path, checks=checks_for(game))
     if loaded.game != game.name or loaded.scenario != config.scenario:
         _fail(
             f"{CONFIG} read back has game {loaded.game!r} and scenario {_short(loaded.scenario)}; "
@@ -485,7 +466,13 @@ def _config(
         "feedback": {"source": "ai"},
         "retry": {"attempts": 1, "initial_wait": 0.0, "max_wait": 0.0},
     }
-    return config_from_dict(data, source=f"the conformance check's config of {game.name!r}")
+    source = f"the conformance check's config of {game.name!r}"
+    return config_from_dict(data, source=source, checks=checks_for(game))
+
+
+def checks_for(game: Game) -> ConfigChecks:
+    """The package's config checks, with ``game`` found by its name (registered or not)."""
+    return CHECKS.with_game(game)
 
 
 def _is_number(value: Any) -> bool:

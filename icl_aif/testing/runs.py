@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, apply_overrides, config_from_dict, game_seats
+from icl_aif.config import ExperimentConfig, apply_overrides
+from icl_aif.configs import CHECKS, config_from_dict
+from icl_aif.experiment import run_experiment
 from icl_aif.records import read_calls, read_games, read_manifest, read_summary
-from icl_aif.runner import run_experiment
 from icl_aif.testing.wire import FAKE_KEY, Usage
 
 RoleSpec = str | Mapping[str, Any] | Sequence[str]
@@ -69,7 +70,7 @@ def experiment(
     >>> experiment(seller=["How about $17?"], buyer="scripted:boulware").roles.seller.model
     'replay:seller'
     """
-    seats = game_seats(str(fields.get("game", "price")))
+    seats = CHECKS.game(str(fields.get("game", "price"))).seats
     players = {seat: fields.pop(seat) for seat in seats if seat in fields}
     data: dict[str, Any] = {**DEFAULTS, **fields}
     roles = dict(data.get("roles") or {})
