@@ -477,7 +477,7 @@ def _jobs(
 
 
 def _judge(
-    game: Game,
+    game: Game[Any, Any],
     config: ExperimentConfig,
     scenario: Any,
     record: Mapping[str, Any],

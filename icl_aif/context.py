@@ -273,7 +273,7 @@ class GameContext:
         return self.moderator
 
     @property
-    def game(self) -> Game:
+    def game(self) -> Game[Any, Any]:
         """The game this context plays (``config.game``)."""
         return game_of(self.config)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import cast
+from typing import Any, cast
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -39,7 +39,7 @@ _STUDIO = cast(type[GameContext], StudioContext)
 
 @cache
 def build_round_graph(
-    game: Game,
+    game: Game[Any, Any],
 ) -> CompiledStateGraph[RoundState, GameContext, RoundState, RoundState]:
     """openers -> one seat <-> the other, with the moderator after every utterance: one node per
     seat of ``game``, named by its id (the price game's ``seller`` and ``buyer``).
@@ -59,14 +59,16 @@ def build_round_graph(
 
 
 @cache
-def build_run_graph(game: Game) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
+def build_run_graph(
+    game: Game[Any, Any],
+) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
     """round -> feedback -> next-round instruction and acknowledgement -> round ... (the rounds
     of ``game``; its context plays a config of that game)."""
     return _run_graph(game).compile(name="icl_aif")
 
 
 def build_pausable_run_graph(
-    game: Game,
+    game: Game[Any, Any],
     checkpointer: BaseCheckpointSaver[str],
 ) -> CompiledStateGraph[RunState, GameContext, RunState, RunState]:
     """The run graph with ``checkpointer``, so that its games can pause for a person and resume.
@@ -78,7 +80,7 @@ def build_pausable_run_graph(
     return _run_graph(game).compile(name="icl_aif", checkpointer=checkpointer)
 
 
-def _run_graph(game: Game) -> StateGraph[RunState, GameContext, RunState, RunState]:
+def _run_graph(game: Game[Any, Any]) -> StateGraph[RunState, GameContext, RunState, RunState]:
     graph = StateGraph(RunState, context_schema=_STUDIO)
     graph.add_node("start_run", nodes.start_run)
     graph.add_node("play_round", nodes.play_round_node(build_round_graph(game)))

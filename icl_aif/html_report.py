@@ -92,7 +92,7 @@ def _facts(items: Sequence[tuple[str, Any]]) -> str:
     return f'<dl class="facts">{inner}</dl>'
 
 
-def _run_section(manifest: dict[str, Any], config: dict[str, Any], game: Game) -> str:
+def _run_section(manifest: dict[str, Any], config: dict[str, Any], game: Game[Any, Any]) -> str:
     models = manifest.get("models") or {}
     feedback = manifest.get("feedback") or {}
     git = manifest.get("git") or {}
@@ -320,7 +320,7 @@ def render_html(
     config: dict[str, Any],
     games: Sequence[dict[str, Any]],
     pngs: dict[str, bytes],
-    game: Game,
+    game: Game[Any, Any],
     measure: Measure,
     max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
     damaged: Sequence[str] = (),

@@ -252,7 +252,7 @@ def routed(state: RoundState, update: dict[str, Any], seats: Seats) -> Command[N
     return Command(update=update, goto=seats.other(last["speaker"]))
 
 
-def round_record(state: RoundState, game: Game) -> RoundRecord:
+def round_record(state: RoundState, game: Game[Any, Any]) -> RoundRecord:
     """The finished round as it is stored: the outcome, the game's terms (and the fields the game
     keeps beside them, the price game's ``price``); ``truncated`` only on a round the cap ended."""
     error = state.get("error")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ValidationError
@@ -60,6 +60,8 @@ __all__ = [
 ]
 
 TermsT = TypeVar("TermsT", bound=BaseModel)
+ScenarioT = TypeVar("ScenarioT", bound=Scenario)
+GameTermsT = TypeVar("GameTermsT", bound=BaseModel)
 
 Round = Mapping[str, Any]
 """A finished round as stored in ``games.jsonl`` (``round``, ``turns``, ``outcome``, ``terms``,
@@ -149,7 +151,7 @@ class Measure:
     buyer's opening offer to its list price); None: the values' own range."""
 
 
-class Game(ABC):
+class Game(ABC, Generic[ScenarioT, GameTermsT]):
     """One bargaining game: the engine's only way to learn anything about the game it runs.
 
     Class attributes: ``name`` (the config's ``game:`` value and the prompt folder
@@ -159,6 +161,10 @@ class Game(ABC):
     schema, every field defaulted), ``terms_model`` (the pydantic model of an agreement's terms),
     ``judges`` (the ``roles.moderator.mode`` values it supports) and ``simulators`` (the
     ``scripted:KIND`` names it answers, ``critic`` included).
+
+    A game is typed over its scenario and its terms (``class DondGame(Game[DondScenario,
+    DondTerms])``): its methods receive its own scenario type, and :meth:`scenario_of` reads a
+    config's scenario as one.
     """
 
     name: ClassVar[str]
@@ -167,8 +173,8 @@ class Game(ABC):
     seats: ClassVar[Seats]
     """The game's two seats (ids and names, first seat first): the config's ``improve``,
     ``person`` and ``roles.<seat>``, the records' speakers and the graph's nodes."""
-    scenario_model: ClassVar[type[Scenario]]
-    terms_model: ClassVar[type[BaseModel]]
+    scenario_model: type[ScenarioT]
+    terms_model: type[GameTermsT]
     judges: ClassVar[tuple[ModeratorMode, ...]] = ("rules",)
     simulators: ClassVar[tuple[str, ...]] = ("critic",)
     origin: str = ""
@@ -177,20 +183,20 @@ class Game(ABC):
     # --- what each side is told -------------------------------------------------------------
 
     @abstractmethod
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: ScenarioT) -> list[Turn]:
         """The scripted lines that open every round (``scenario.openers`` rendered)."""
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: ScenarioT) -> dict[str, Any]:
         """The values the openers may name (checked before a run: an unknown placeholder
         fails in one line)."""
         return {}
 
     @abstractmethod
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: ScenarioT, side: Seat) -> str:
         """``side``'s system prompt: the rules, its private values and its goal."""
 
     @abstractmethod
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: ScenarioT) -> str:
         """A round's outcome as the critic's transcript states it (``deal at $15``)."""
 
     @abstractmethod
@@ -223,29 +229,30 @@ class Game(ABC):
         :class:`~icl_aif.errors.UsageError` line). The default renders the briefs, and on
         :meth:`sample_rounds` the next-round turn, the scripted acknowledgement and (``critic``:
         a feedback source calls the critic) the critic's prompt."""
+        scenario = self.scenario_of(config)
         for seat in self.seats:
-            self.brief(prompts, config.scenario, seat)
+            self.brief(prompts, scenario, seat)
         if config.rounds == 1 and not config.arms:
             return
-        for rounds in self.sample_rounds(config.scenario):
+        for rounds in self.sample_rounds(scenario):
             self.next_round_instruction(prompts, config, rounds, "1. A suggestion.")
             self.next_round_instruction(prompts, config, rounds, None)
             if config.acknowledgement == "scripted":
                 self.scripted_acknowledgement(prompts, config, rounds)
             if critic:
                 transcript = "\n".join(
-                    f"Round {r['round']}\nOutcome: {self.outcome_sentence(r, config.scenario)}."
+                    f"Round {r['round']}\nOutcome: {self.outcome_sentence(r, scenario)}."
                     for r in rounds
                 )
                 self.critic_messages(prompts, config, transcript)
 
     @abstractmethod
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: ScenarioT) -> list[list[dict[str, Any]]]:
         """Made-up finished rounds that take every branch of the between-round templates."""
 
     # --- one game's scenario, and moves ----------------------------------------------------
 
-    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+    def sample_scenario(self, scenario: ScenarioT, seed: int) -> ScenarioT:
         """The scenario one game plays: ``scenario`` (the config's) with the values the game draws
         per game from ``seed`` (Deal or No Deal: item counts and each side's values), or
         ``scenario`` itself (the default: every game plays the config's). The engine plays the
@@ -254,7 +261,7 @@ class Game(ABC):
         return scenario
 
     def invalid_move(
-        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
+        self, scenario: ScenarioT, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """Why ``side``'s line ``text`` (said after ``turns``) is not a valid move of the game
         (a malformed or impossible proposal), as the message the player is shown before it tries
@@ -269,21 +276,21 @@ class Game(ABC):
     the move's ``terms``; None for a game without binding moves (``moves: structured`` is then
     refused before any game)."""
 
-    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: ScenarioT, side: Seat, offer: BaseModel) -> str | None:
         """Why ``side``'s offer (an :attr:`offer_model` instance) is not a valid offer in
         ``scenario``, as the message the player is shown before it tries again; None for a valid
         one (the default: every offer the model validates is)."""
         return None
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: ScenarioT, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """The terms of the agreement when ``offerer``'s ``offer`` is accepted after ``turns``,
         as :attr:`terms_model` data (the judge's terms of the same agreement). The default: the
         offer's fields."""
         return offer.model_dump(mode="json")
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: ScenarioT) -> list[Any]:
         """The moves of the scripted opening lines, by position (a
         :class:`icl_aif.games.moves.Move`, or None for talk): the price game's list price and the
         buyer's first offer stand as offers. None by default."""
@@ -314,7 +321,7 @@ class Game(ABC):
         values = ", ".join(f"{k} {v}" for k, v in scenario.items() if k != "openers")
         return f"{self.name}: {values}"
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any] | None:
+    def judge_info(self, scenario: ScenarioT) -> dict[str, Any] | None:
         """What the judge may know of the scenario (public values only)."""
         return None
 
@@ -325,7 +332,7 @@ class Game(ABC):
 
     @abstractmethod
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: ScenarioT, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """Windows in which the game's own simulators agree, each with the terms agreed, as the
         simulators word them: the conformance check asks the rules judge to bind each."""
@@ -333,12 +340,12 @@ class Game(ABC):
     # --- payoffs ---------------------------------------------------------------------------
 
     @abstractmethod
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: ScenarioT, side: Seat, record: Round) -> float | None:
         """``side``'s payoff of a finished round (its walk-away value without an agreement;
         None for an error or an agreement whose terms could not be bound)."""
 
     @abstractmethod
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: ScenarioT, side: Seat) -> float:
         """``side``'s payoff when the round ends without an agreement."""
 
     def no_deal_value(self, scenario: Any, side: Seat) -> float:
@@ -347,7 +354,7 @@ class Game(ABC):
         return self.walk_away(scenario, side)
 
     @abstractmethod
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: ScenarioT, side: Seat) -> tuple[float, float]:
         """The least and the most ``side`` can get from an agreement its simulator would make."""
 
     @abstractmethod
@@ -366,11 +373,21 @@ class Game(ABC):
         side's mean score. Rounds that ended in an error are left out. None by default."""
         return {}
 
-    def game_scenario(self, config: ExperimentConfig, game: Mapping[str, Any]) -> Scenario:
+    def game_scenario(self, config: ExperimentConfig, game: Mapping[str, Any]) -> ScenarioT:
         """The scenario a recorded game played: its own ``scenario`` (drawn per game), else the
         config's."""
         drawn = game.get("scenario")
-        return config.scenario if drawn is None else self.scenario_model.model_validate(drawn)
+        return (
+            self.scenario_of(config) if drawn is None else self.scenario_model.model_validate(drawn)
+        )
+
+    def scenario_of(self, config: ExperimentConfig) -> ScenarioT:
+        """``config.scenario``, as this game's scenario type (a config of this game validated
+        its scenario with :attr:`scenario_model`)."""
+        scenario = config.scenario
+        if not isinstance(scenario, self.scenario_model):
+            raise TypeError(f"{type(scenario).__name__} is not a scenario of game {self.name!r}")
+        return scenario
 
     # --- simulators ----------------------------------------------------------------------------
 

@@ -76,7 +76,7 @@ class Move:
 
 
 @cache
-def move_schema(game: Game) -> type[BaseModel]:
+def move_schema(game: Game[Any, Any]) -> type[BaseModel]:
     """The pydantic model of a move of ``game``: the tool's arguments (named :data:`TOOL_NAME`)."""
     offer = game.offer_model
     if offer is None:
@@ -98,7 +98,7 @@ def move_schema(game: Game) -> type[BaseModel]:
     return model
 
 
-def read_move(game: Game, scenario: Any, side: Seat, data: Any) -> tuple[str, Move] | str:
+def read_move(game: Game[Any, Any], scenario: Any, side: Seat, data: Any) -> tuple[str, Move] | str:
     """``(message, move)`` from a player's move arguments (a dict or a parsed :func:`move_schema`
     instance), or why they are not a move, as the message the player is shown."""
     schema = move_schema(game)
@@ -132,7 +132,7 @@ class Resolution:
 
 
 def standing_offers(
-    game: Game, opening: Sequence[Move | None], turns: Sequence[Turn]
+    game: Game[Any, Any], opening: Sequence[Move | None], turns: Sequence[Turn]
 ) -> dict[Seat, dict[str, Any]]:
     """Each seat's standing offer after ``turns`` (the openers' moves first, by position)."""
     standing: dict[Seat, dict[str, Any]] = {}
@@ -156,7 +156,7 @@ def _move_of(opening: Sequence[Move | None], index: int, turn: Turn) -> Move | N
 
 
 def accept_problem(
-    game: Game, opening: Sequence[Move | None], side: Seat, turns: Sequence[Turn]
+    game: Game[Any, Any], opening: Sequence[Move | None], side: Seat, turns: Sequence[Turn]
 ) -> str | None:
     """Why ``side`` cannot accept after ``turns`` (the other side has no standing offer), as the
     message the player is shown; None when it can."""
@@ -170,7 +170,7 @@ def accept_problem(
 
 
 def resolve(
-    game: Game, scenario: Any, opening: Sequence[Move | None], turns: Sequence[Turn]
+    game: Game[Any, Any], scenario: Any, opening: Sequence[Move | None], turns: Sequence[Turn]
 ) -> Resolution:
     """The state of the round after ``turns`` as the moves decide it (the last turn's move)."""
     if not turns:

@@ -18,7 +18,7 @@ name that is not registered::
 from __future__ import annotations
 
 import threading
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.games.base import Game
@@ -38,10 +38,10 @@ __all__ = [
 ENTRY_POINT_GROUP = "icl_aif.games"
 """The entry point group through which another package adds games."""
 
-GAMES: dict[str, Game] = {}
+GAMES: dict[str, Game[Any, Any]] = {}
 """The registered games by name: ours first, then plugins' as they are loaded."""
 
-GameT = TypeVar("GameT", bound=type[Game])
+GameT = TypeVar("GameT", bound=type[Game[Any, Any]])
 
 
 def register_game(cls: GameT) -> GameT:
@@ -87,7 +87,7 @@ def forget_plugins() -> None:
         _plugin_failures = None
 
 
-def find_game(name: str) -> Game | None:
+def find_game(name: str) -> Game[Any, Any] | None:
     """The game called ``name``: registered already, else a plugin's; None if unknown."""
     found = GAMES.get(name)
     if found is None:
@@ -104,7 +104,7 @@ def game_problem(name: str) -> str | None:
     return "; ".join([f"got {name!r}; allowed values: {allowed}", *load_plugins()])
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> Game[Any, Any]:
     """The game called ``name`` (a loaded config names one)."""
     found = find_game(name)
     if found is None:
@@ -112,7 +112,7 @@ def get_game(name: str) -> Game:
     return found
 
 
-def game_of(config: ExperimentConfig) -> Game:
+def game_of(config: ExperimentConfig) -> Game[Any, Any]:
     """The game ``config`` plays, as its checks resolved it once, when it was validated (a game
     the registry does not hold too: the conformance check's)."""
     game = config.game_traits

@@ -42,7 +42,7 @@ def scripted(request: ModelRequest) -> BaseChatModel:
 
 
 def simulator_builder(
-    game: Game,
+    game: Game[Any, Any],
     role: str,
     *,
     side: Seat,

@@ -85,7 +85,7 @@ class _Played:
     runs: list[tuple[str, ExperimentConfig, Played]]
 
 
-def check_game(game: str | Game, tmp_path: Path, *, seed: int = 0, runs: int = 6) -> None:
+def check_game(game: str | Game[Any, Any], tmp_path: Path, *, seed: int = 0, runs: int = 6) -> None:
     """Check that ``game`` (a registered name, or a :class:`Game` instance) keeps the interface's
     promises: raise :class:`AssertionError` naming the game and the first failed property
     (:data:`PROPERTIES`), return None when all hold.
@@ -133,12 +133,12 @@ def _run_property(name: str, key: str, check: Callable[[], T]) -> T:
 # --- scenario ---------------------------------------------------------------------------
 
 
-def check_scenario(game: Game, directory: Path) -> Scenario:
+def check_scenario(game: Game[Any, Any], directory: Path) -> Scenario:
     """The default scenario, once it has survived ``yaml.safe_dump``/``safe_load`` alone and
     inside a config written as a run directory's ``config.yaml``."""
     model = game.scenario_model
     try:
-        scenario = model()
+        scenario: Scenario = model()
     except ValidationError as exc:
         _fail(f"{model.__name__}() fails: give every field a default ({_first_error(exc)})")
     text = yaml.safe_dump(scenario.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
@@ -171,7 +171,7 @@ def check_scenario(game: Game, directory: Path) -> Scenario:
 # --- openers and templates --------------------------------------------------------------
 
 
-def check_openers(game: Game, scenario: Scenario) -> None:
+def check_openers(game: Game[Any, Any], scenario: Scenario) -> None:
     """The game declares two seats; the opening turns are some, each said by one of them with no
     placeholder left,
     the scenario's openers render with :meth:`Game.opener_values`, and every template a game of
@@ -204,7 +204,7 @@ def check_openers(game: Game, scenario: Scenario) -> None:
 # --- the judge --------------------------------------------------------------------------
 
 
-def check_judge(game: Game, scenario: Scenario, seed: int) -> None:
+def check_judge(game: Game[Any, Any], scenario: Scenario, seed: int) -> None:
     """The rules judge, on the window the engine would show it after each example's last line
     (the openers, then the example), says ``deal`` with the example's terms."""
     if "rules" not in game.judges:
@@ -254,7 +254,7 @@ def _same_terms(got: Any, expected: Any) -> bool:
 
 
 def check_simulators(
-    game: Game, scenario: Scenario, directory: Path, *, seed: int, runs: int
+    game: Game[Any, Any], scenario: Scenario, directory: Path, *, seed: int, runs: int
 ) -> _Played:
     """Each player simulator against itself (the first seat improved), then the first against
     the last (the second seat improved), ``runs`` games each of :data:`ROUNDS` rounds, with the scripted
@@ -317,7 +317,7 @@ def _check_finished(result: Played, config: ExperimentConfig, label: str) -> Non
 # --- payoffs ----------------------------------------------------------------------------
 
 
-def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
+def check_payoffs(game: Game[Any, Any], scenario: Scenario, played: _Played) -> None:
     """Each side's payoff of every round played, in the scenario its game played (drawn per game
     by some games: :meth:`Game.game_scenario`): a finite number within
     :meth:`Game.payoff_bounds` after a deal (whose terms fit :attr:`Game.terms_model`), the
@@ -352,7 +352,7 @@ def check_payoffs(game: Game, scenario: Scenario, played: _Played) -> None:
 
 
 def _limits(
-    game: Game, scenario: Scenario
+    game: Game[Any, Any], scenario: Scenario
 ) -> tuple[dict[Seat, tuple[float, float]], dict[Seat, float]]:
     """Each side's payoff bounds and walk-away value in ``scenario``, checked finite."""
     bounds: dict[Seat, tuple[float, float]] = {}
@@ -369,7 +369,7 @@ def _limits(
     return bounds, walk_away
 
 
-def _check_terms(game: Game, terms: Any, what: str) -> None:
+def _check_terms(game: Game[Any, Any], terms: Any, what: str) -> None:
     if not isinstance(terms, Mapping):
         _fail(f"{what} is {terms!r}, not a mapping")
     try:
@@ -381,7 +381,9 @@ def _check_terms(game: Game, terms: Any, what: str) -> None:
 # --- determinism ------------------------------------------------------------------------
 
 
-def check_determinism(game: Game, scenario: Scenario, directory: Path, played: _Played) -> None:
+def check_determinism(
+    game: Game[Any, Any], scenario: Scenario, directory: Path, played: _Played
+) -> None:
     """The mixed pair's games, played again from the same seed at concurrency 8, are the games
     it played at concurrency 1, line for line, times left out."""
     label, config, first = played.runs[-1]
@@ -433,7 +435,7 @@ _MISSING = "(missing)"
 
 
 def _config(
-    game: Game,
+    game: Game[Any, Any],
     scenario: Scenario,
     *,
     players: tuple[str, str] = ("linear", "linear"),
@@ -470,7 +472,7 @@ def _config(
     return config_from_dict(data, source=source, checks=checks_for(game))
 
 
-def checks_for(game: Game) -> ConfigChecks:
+def checks_for(game: Game[Any, Any]) -> ConfigChecks:
     """The package's config checks, with ``game`` found by its name (registered or not)."""
     return CHECKS.with_game(game)
 

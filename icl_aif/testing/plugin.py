@@ -54,7 +54,7 @@ class CheckGame(Protocol):
     """``game_conformance(game, *, seed=0, runs=6)``: :func:`icl_aif.testing.check_game` on
     ``game`` (a registered name or a :class:`~icl_aif.games.base.Game`) under ``tmp_path``."""
 
-    def __call__(self, game: str | Game, *, seed: int = 0, runs: int = 6) -> None: ...
+    def __call__(self, game: str | Game[Any, Any], *, seed: int = 0, runs: int = 6) -> None: ...
 
 
 class StartStub(Protocol):
@@ -88,7 +88,7 @@ def game_conformance(tmp_path: Path) -> CheckGame:
     the game and the first property it breaks. Its runs are written under ``tmp_path``."""
     from icl_aif.testing.conformance import check_game
 
-    def check_in_tmp(game: str | Game, *, seed: int = 0, runs: int = 6) -> None:
+    def check_in_tmp(game: str | Game[Any, Any], *, seed: int = 0, runs: int = 6) -> None:
         check_game(game, tmp_path, seed=seed, runs=runs)
 
     return check_in_tmp

@@ -26,7 +26,7 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.config import Anchor, ExperimentConfig
 from icl_aif.errors import UsageError
 from icl_aif.games.base import (
     Column,
@@ -75,10 +75,6 @@ from icl_aif.transcript import Message, Seat, Turn
 __all__ = ["DondGame", "anchor_payoff", "deal_terms", "side_payoff", "side_score"]
 
 PROMPTS = "dond"
-
-
-def _scenario(scenario: Scenario) -> DondScenario:
-    return cast(DondScenario, scenario)
 
 
 def deal_terms(record: Round) -> DondTerms | None:
@@ -139,7 +135,7 @@ def _objective_file(weight: float) -> str:
 
 
 @register_game
-class DondGame(Game):
+class DondGame(Game[DondScenario, DondTerms]):
     """Deal or No Deal with an objective weight (seeds 000 and 001: language model self-play in
     cooperative, semi-competitive and strictly competitive games)."""
 
@@ -165,18 +161,18 @@ class DondGame(Game):
 
     # --- what each side is told ----------------------------------------------------------
 
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: DondScenario) -> list[Turn]:
         """The openers with ``{items}`` and the other public values filled in."""
-        return opening_turns(_scenario(scenario))
+        return opening_turns(scenario)
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: DondScenario) -> dict[str, Any]:
         """``items`` (``3 books, 1 hat and 2 balls``), ``books``, ``hats``, ``balls``,
         ``max_exchanges``, ``max_lines``."""
-        return scenario_values(_scenario(scenario))
+        return scenario_values(scenario)
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: DondScenario, side: Seat) -> str:
         """``dond/players/brief.txt`` with ``side``'s values, the objective and the rules."""
-        s = _scenario(scenario)
+        s = scenario
         rival = ROLE_NAMES[SEATS.other(side)]
         weight = s.objective_weight
         objective = prompts.render(
@@ -194,11 +190,11 @@ class DondGame(Game):
             mismatch=mismatch,
         )
 
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: DondScenario) -> str:
         """``deal: Alice gets 3 books, 1 hat and 0 balls (score 10), Bob gets 0 books, 0 hats
         and 2 balls (score 6); payoffs 10 and 6; Pareto-optimal`` or ``no deal: Bob walked
         away``."""
-        s = _scenario(scenario)
+        s = scenario
         outcome = record.get("outcome")
         if outcome == "deal":
             terms = deal_terms(record)
@@ -228,7 +224,7 @@ class DondGame(Game):
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         side = config.improve
         rival = SEATS.other(side)
         last = rounds[-1]
@@ -263,7 +259,7 @@ class DondGame(Game):
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        anchor = anchor_payoff(rounds, config.anchor, config.improve, _scenario(config.scenario))
+        anchor = anchor_payoff(rounds, config.anchor, config.improve, self.scenario_of(config))
         aim = None if anchor is None else {"anchor": _number(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
@@ -272,7 +268,7 @@ class DondGame(Game):
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         values = {
             "role": ROLE_NAMES[config.improve],
             "seat": config.improve,
@@ -290,10 +286,10 @@ class DondGame(Game):
             mismatch=prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
         )
 
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: DondScenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
         a deal whose terms could not be read."""
-        s = _scenario(scenario)
+        s = scenario
         turns = [{"speaker": t["speaker"], "text": t["text"]} for t in opening_turns(s)]
         c = s.counts
         terms = terms_of(
@@ -308,7 +304,7 @@ class DondGame(Game):
         super().check_templates(prompts, config, critic=critic)
         for weight in (0.0, 1.0, -1.0, 0.5):
             for mismatch in ("end", "continue"):
-                scenario = _scenario(config.scenario).model_copy(
+                scenario = self.scenario_of(config).model_copy(
                     update={"objective_weight": weight, "mismatch": mismatch}
                 )
                 self.brief(prompts, scenario, "alice")
@@ -316,11 +312,11 @@ class DondGame(Game):
 
     # --- one game's scenario, and moves ----------------------------------------------------
 
-    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+    def sample_scenario(self, scenario: DondScenario, seed: int) -> DondScenario:
         """With ``sample: true``, the counts and both sides' values drawn from ``seed``
         (:func:`~icl_aif.games.dond.scenario.draw_context`; ``sample`` is false in the result,
         which holds a fixed context); the scenario itself otherwise."""
-        s = _scenario(scenario)
+        s = scenario
         if not s.sample:
             return s
         counts, alice, bob = draw_context(seed)
@@ -334,30 +330,30 @@ class DondGame(Game):
         )
 
     def invalid_move(
-        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
+        self, scenario: DondScenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """What is wrong with the line (:func:`~icl_aif.games.dond.moves.move_problem`): no or
         several tags, a message after the other side's proposal, a proposal before any talk, a
         proposal that cannot be read, names unknown items, claims more than there are or gives
         out more or fewer than all the items."""
-        return move_problem(_scenario(scenario).counts, side, text, turns)
+        return move_problem(scenario.counts, side, text, turns)
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: DondScenario, side: Seat, offer: BaseModel) -> str | None:
         """A share that claims more of an item than there is, or two shares that do not give
         out exactly all the items, is refused with the collection named."""
-        return binding.check_offer(_scenario(scenario), cast(DondOffer, offer))
+        return binding.check_offer(scenario, cast(DondOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: DondScenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """Each seat's items and own score, as the judge states a match of two proposals."""
-        return binding.agreed_terms(_scenario(scenario), offerer, cast(DondOffer, offer))
+        return binding.agreed_terms(scenario, offerer, cast(DondOffer, offer))
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: DondScenario) -> list[Any]:
         """An opening ``[propose]`` offers what it claims; the default opener is talk."""
-        return binding.opening_moves(_scenario(scenario))
+        return binding.opening_moves(scenario)
 
     # --- the judge and the terms ----------------------------------------------------------
 
@@ -371,13 +367,13 @@ class DondGame(Game):
                 "roles.moderator.window: Deal or No Deal's judge compares two proposals; set it "
                 "to 2 or more"
             )
-        return DondJudge(_scenario(config.scenario))
+        return DondJudge(self.scenario_of(config))
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+    def judge_info(self, scenario: DondScenario) -> dict[str, Any]:
         """The context and the mismatch rule. The values are private to the players, but the
         rules judge is the game's environment, which scores a deal (as in seeds 000 and 001,
         where the environment computes the rewards), so the terms carry both scores."""
-        s = _scenario(scenario)
+        s = scenario
         return {
             "counts": s.counts.model_dump(),
             "alice_values": s.alice_values.model_dump(),
@@ -386,13 +382,13 @@ class DondGame(Game):
         }
 
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: DondScenario, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """An offer in a message, the other side's proposal of its share and the offerer's
         matching proposal, worded by the simulators, for splits drawn from ``seed``."""
         from icl_aif.games.dond.simulators import spoken_agreement
 
-        s = _scenario(scenario)
+        s = scenario
         rng = random.Random(f"dond:agreements:{seed}")
         splits = list(all_splits(s.counts))
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
@@ -406,7 +402,7 @@ class DondGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: DondScenario, side: Seat, record: Round) -> float | None:
         """Own score + lambda x the other's after a deal; 0 without one; None for an error or
         a deal whose terms cannot be read."""
         outcome = record.get("outcome")
@@ -417,17 +413,17 @@ class DondGame(Game):
         terms = deal_terms(record)
         if terms is None:
             return None
-        return side_payoff(_scenario(scenario), terms, side)
+        return side_payoff(scenario, terms, side)
 
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: DondScenario, side: Seat) -> float:
         """0 for either side (seeds 000, 001: no agreement, zero points)."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: DondScenario, side: Seat) -> tuple[float, float]:
         """The least and the most ``side``'s payoff can be: with ``sample: true`` over every
         context that can be drawn (each score 0 to 10: 0 to 10 with lambda 0, at most 20 with
         lambda 1, from -10 with lambda -1), else over every split of the fixed context."""
-        s = _scenario(scenario)
+        s = scenario
         weight = s.objective_weight
         if s.sample:
             return (min(0.0, weight * TOTAL_VALUE), TOTAL_VALUE + max(0.0, weight) * TOTAL_VALUE)
@@ -441,7 +437,7 @@ class DondGame(Game):
         """The improved side's payoff of a deal; a round without one scores
         ``config.no_deal_value`` (0 by default)."""
         side = config.improve
-        scenario = _scenario(config.scenario)
+        scenario = self.scenario_of(config)
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -466,7 +462,7 @@ class DondGame(Game):
         pareto: list[bool] = []
         invalid = tries = aborted = rounds = 0
         for game in games:
-            scenario = _scenario(self.game_scenario(config, game))
+            scenario = self.game_scenario(config, game)
             openers = len(scenario.openers)
             for record in game.get("rounds", ()):
                 if record.get("round") != number or record.get("outcome") == "error":

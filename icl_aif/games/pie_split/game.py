@@ -22,7 +22,7 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.config import Anchor, ExperimentConfig
 from icl_aif.games.base import (
     Game,
     Judge,
@@ -62,10 +62,6 @@ from icl_aif.transcript import Message, Seat, Turn
 __all__ = ["PieSplitGame", "anchor_payoff", "deal_terms", "side_payoff"]
 
 PROMPTS = "pie_split"
-
-
-def _scenario(scenario: Scenario) -> PieSplitScenario:
-    return cast(PieSplitScenario, scenario)
 
 
 def deal_terms(record: Round) -> PieSplitTerms | None:
@@ -114,7 +110,7 @@ def _no_deal_reason(record: Round, scenario: PieSplitScenario) -> str:
 
 
 @register_game
-class PieSplitGame(Game):
+class PieSplitGame(Game[PieSplitScenario, PieSplitTerms]):
     """Two players divide a pie that shrinks by a discount factor with every turned-down offer
     (seed 003: an RL-tuned negotiator's pie split)."""
 
@@ -130,24 +126,22 @@ class PieSplitGame(Game):
 
     # --- what each side is told ----------------------------------------------------------
 
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: PieSplitScenario) -> list[Turn]:
         """The openers with ``{pie}``, ``{shrink}`` and the other scenario values filled in."""
-        return opening_turns(_scenario(scenario))
+        return opening_turns(scenario)
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: PieSplitScenario) -> dict[str, Any]:
         """``pie``, ``discount``, ``shrink`` (``10%``), ``max_exchanges``, ``max_lines``."""
-        return scenario_values(_scenario(scenario))
+        return scenario_values(scenario)
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: PieSplitScenario, side: Seat) -> str:
         """``pie_split/players/<side>.txt``: the proposer's (proposer seat) or the responder's."""
-        return prompts.render(
-            f"{PROMPTS}/players/{side}.txt", **scenario_values(_scenario(scenario))
-        )
+        return prompts.render(f"{PROMPTS}/players/{side}.txt", **scenario_values(scenario))
 
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: PieSplitScenario) -> str:
         """``deal on offer 3 after 2 exchanges: proposer 60, responder 40 of the pie of 100 (payoffs
         0.486 and 0.324)`` or ``no deal: the responder walked away``."""
-        s = _scenario(scenario)
+        s = scenario
         outcome = record.get("outcome")
         if outcome == "deal":
             terms = deal_terms(record)
@@ -174,7 +168,7 @@ class PieSplitGame(Game):
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         side = config.improve
         last = rounds[-1]
         terms = deal_terms(last)
@@ -212,7 +206,7 @@ class PieSplitGame(Game):
         self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        discount = _scenario(config.scenario).discount
+        discount = self.scenario_of(config).discount
         anchor = anchor_payoff(rounds, config.anchor, config.improve, discount)
         aim = None if anchor is None else {"anchor": _payoff_text(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
@@ -222,7 +216,7 @@ class PieSplitGame(Game):
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         values = {
             "role": ROLE_NAMES[config.improve],
             "seat": config.improve,
@@ -233,30 +227,30 @@ class PieSplitGame(Game):
         }
         return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: PieSplitScenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
         a deal whose terms could not be read."""
-        s = _scenario(scenario)
+        s = scenario
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = PieSplitTerms(proposer_share=0.6, responder_share=0.4, exchanges=2).model_dump()
         return sample_round_sets(turns, terms)
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: PieSplitScenario, side: Seat, offer: BaseModel) -> str | None:
         """A split whose shares do not add up to the pie is refused, naming the pie."""
-        return binding.check_offer(_scenario(scenario), cast(PieSplitOffer, offer))
+        return binding.check_offer(scenario, cast(PieSplitOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: PieSplitScenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """Each seat's share as a proportion and ``exchanges``, the offers made before the
         accepted one (the judge's :func:`~icl_aif.games.pie_split.judge.terms_of`)."""
-        return binding.agreed_terms(_scenario(scenario), offerer, cast(PieSplitOffer, offer), turns)
+        return binding.agreed_terms(scenario, offerer, cast(PieSplitOffer, offer), turns)
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: PieSplitScenario) -> list[Any]:
         """An opener that states a valid split offers it; the default opener is talk."""
-        return binding.opening_moves(_scenario(scenario))
+        return binding.opening_moves(scenario)
 
     def seat_name(self, side: Seat) -> str:
         """``proposer`` (the proposer seat) or ``responder`` (the responder seat)."""
@@ -268,17 +262,15 @@ class PieSplitGame(Game):
         self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
     ) -> Judge:
         """The rules judge (:class:`~icl_aif.games.pie_split.judge.PieSplitJudge`)."""
-        return PieSplitJudge(
-            pie=_scenario(config.scenario).pie, window=config.roles.moderator.window
-        )
+        return PieSplitJudge(pie=self.scenario_of(config).pie, window=config.roles.moderator.window)
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+    def judge_info(self, scenario: PieSplitScenario) -> dict[str, Any]:
         """The pie and the discount (public values)."""
-        s = _scenario(scenario)
+        s = scenario
         return {"pie": s.pie, "discount": s.discount}
 
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: PieSplitScenario, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """An offer and its acceptance, worded by the simulators, for shares and offer numbers
         drawn from ``seed`` (each side offering twice)."""
@@ -286,7 +278,7 @@ class PieSplitGame(Game):
         from icl_aif.games.pie_split.offers import Split
         from icl_aif.games.pie_split.simulators import spoken_agreement
 
-        s = _scenario(scenario)
+        s = scenario
         step = share_step(s.pie)
         rng = random.Random(f"pie_split:agreements:{seed}")
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
@@ -301,7 +293,7 @@ class PieSplitGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: PieSplitScenario, side: Seat, record: Round) -> float | None:
         """``side``'s share of the pie times ``discount ** exchanges`` after a deal;
         ``scenario.no_deal_payoff`` without one; None for an error or a deal whose terms cannot
         be read."""
@@ -313,13 +305,13 @@ class PieSplitGame(Game):
         terms = deal_terms(record)
         if terms is None:
             return None
-        return side_payoff(terms, side, _scenario(scenario).discount)
+        return side_payoff(terms, side, scenario.discount)
 
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: PieSplitScenario, side: Seat) -> float:
         """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
-        return _scenario(scenario).no_deal_payoff
+        return scenario.no_deal_payoff
 
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: PieSplitScenario, side: Seat) -> tuple[float, float]:
         """From nothing to the whole pie at once: (0, 1)."""
         return (0.0, 1.0)
 
@@ -327,7 +319,7 @@ class PieSplitGame(Game):
         """The improved side's payoff of a deal; a round without one scores
         ``config.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
         side = config.improve
-        discount, pie = _scenario(config.scenario).discount, _scenario(config.scenario).pie
+        discount, pie = self.scenario_of(config).discount, self.scenario_of(config).pie
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)

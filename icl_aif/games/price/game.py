@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.config import Anchor, ExperimentConfig
 from icl_aif.games.base import (
     Game,
     Judge,
@@ -53,10 +53,6 @@ __all__ = ["PriceGame", "anchor_price", "deal_price", "player_brief"]
 PROMPTS = "price"
 
 
-def _scenario(scenario: Scenario) -> PriceScenario:
-    return cast(PriceScenario, scenario)
-
-
 def player_brief(prompts: PromptLibrary, scenario: PriceScenario, side: Seat) -> str:
     """The system prompt of the seller or the buyer."""
     values = scenario_values(scenario)
@@ -91,7 +87,7 @@ def _trade_words(side: Seat) -> dict[str, str]:
 
 
 @register_game
-class PriceGame(Game):
+class PriceGame(Game[PriceScenario, PriceTerms]):
     """A seller and a buyer bargain over the price of one item (seed 002, the core paper)."""
 
     name = "price"
@@ -113,13 +109,13 @@ class PriceGame(Game):
 
     # --- what each side is told ----------------------------------------------------------
 
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: PriceScenario) -> list[Turn]:
         """The openers with ``{item}``, ``{list_price}`` and ``{buyer_open}`` filled in."""
-        return opening_turns(_scenario(scenario))
+        return opening_turns(scenario)
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: PriceScenario) -> dict[str, Any]:
         """The values the openers may name."""
-        return scenario_values(_scenario(scenario))
+        return scenario_values(scenario)
 
     def rival_labels(self, side: Seat) -> tuple[str, ...]:
         """A seller's reply may write a ``Buyer:`` or ``Customer:`` line, a buyer's a
@@ -135,11 +131,11 @@ class PriceGame(Game):
             f"max exchanges {scenario.get('max_exchanges')}"
         )
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: PriceScenario, side: Seat) -> str:
         """``price/players/<side>.txt`` with the scenario's prices (the buyer's budget if any)."""
-        return player_brief(prompts, _scenario(scenario), side)
+        return player_brief(prompts, scenario, side)
 
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: PriceScenario) -> str:
         """``deal at $15`` or ``no deal: the buyer walked away``."""
         if record.get("outcome") == "deal":
             price = deal_price(record)
@@ -162,7 +158,7 @@ class PriceGame(Game):
         """The result (``price/round/result_*.txt``), the feedback and the price to beat."""
         side = config.improve
         last = rounds[-1]
-        words = {**_trade_words(side), **scenario_values(_scenario(config.scenario))}
+        words = {**_trade_words(side), **scenario_values(self.scenario_of(config))}
         price = deal_price(last)
         if price is not None:
             result = prompts.render(
@@ -198,7 +194,7 @@ class PriceGame(Game):
         side = config.improve
         values = {
             "role": side,
-            "item": _scenario(config.scenario).item,
+            "item": self.scenario_of(config).item,
             "suggestions": config.feedback.suggestions,
             "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
         }
@@ -219,19 +215,19 @@ class PriceGame(Game):
             opener = config.scenario.openers[0]
             window_text(prompts, [Turn(speaker=opener.speaker, text=opener.text)], None)
 
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: PriceScenario) -> list[list[dict[str, Any]]]:
         """A deal (an anchor price), a no deal after it, and a no deal alone (no anchor)."""
-        s = _scenario(scenario)
+        s = scenario
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         return sample_round_sets(turns, {"price": s.list_price}, unclear=False)
 
     # --- one game's scenario ----------------------------------------------------------------
 
-    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+    def sample_scenario(self, scenario: PriceScenario, seed: int) -> PriceScenario:
         """With ``listings``, the scenario of one listing of that file drawn from ``seed`` (its
         item, prices and ``source``; ``listings`` is null in the result, which plays that
         listing); the scenario itself otherwise."""
-        s = _scenario(scenario)
+        s = scenario
         if s.listings is None:
             return s
         listing = random.Random(f"price:listing:{seed}").choice(load_listings(s.listings))
@@ -239,9 +235,9 @@ class PriceGame(Game):
 
     # --- the judge and the terms ----------------------------------------------------------
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: PriceScenario) -> list[Any]:
         """The openers that name a price offer it: the list price and the buyer's first offer."""
-        return price_opening_moves(_scenario(scenario))
+        return price_opening_moves(scenario)
 
     def build_judge(
         self, config: ExperimentConfig, prompts: PromptLibrary, model_for: ModelFor
@@ -260,9 +256,9 @@ class PriceGame(Game):
         llm = LLMModerator(model_for(role_config), role_config.model, config, prompts)
         return llm if settings.mode == "llm" else HybridModerator(llm)
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+    def judge_info(self, scenario: PriceScenario) -> dict[str, Any]:
         """The item, the list price and the buyer's opening offer (public values)."""
-        s = _scenario(scenario)
+        s = scenario
         return {"item": s.item, "list_price": s.list_price, "buyer_open": s.buyer_open}
 
     def record_fields(self, terms: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -270,13 +266,13 @@ class PriceGame(Game):
         return {"price": terms.get("price") if terms else None}
 
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: PriceScenario, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """A counter-offer and its acceptance, worded by the scripted players, for prices drawn
         from ``seed`` between the buyer's opening offer and the list price."""
         from icl_aif.games.price.simulators import spoken_agreement
 
-        s = _scenario(scenario)
+        s = scenario
         rng = random.Random(f"price:agreements:{seed}")
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
         for offerer in ("seller", "buyer", "seller", "buyer"):
@@ -287,7 +283,7 @@ class PriceGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: PriceScenario, side: Seat, record: Round) -> float | None:
         """The seller's profit over its cost, or the buyer's saving under its ceiling."""
         outcome = record.get("outcome")
         if outcome == "error":
@@ -297,22 +293,22 @@ class PriceGame(Game):
         price = deal_price(record)
         if price is None:
             return None
-        s = _scenario(scenario)
+        s = scenario
         return price - s.seller_cost if side == "seller" else s.buyer_ceiling - price
 
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: PriceScenario, side: Seat) -> float:
         """Nothing gained: 0 for either side."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: PriceScenario, side: Seat) -> tuple[float, float]:
         """The scripted players deal between the seller's cost and the buyer's ceiling."""
-        s = _scenario(scenario)
+        s = scenario
         return (0.0, s.buyer_ceiling - s.seller_cost)
 
     def no_deal_value(self, scenario: Any, side: Seat) -> float:
         """The price a round without a deal scores: the price at which ``side`` gains nothing
         (the seller's cost; the buyer's budget, else the list price)."""
-        s = _scenario(scenario)
+        s: PriceScenario = scenario
         return s.seller_cost if side == "seller" else s.buyer_ceiling
 
     def measure(self, config: ExperimentConfig) -> Measure:
@@ -325,7 +321,7 @@ class PriceGame(Game):
             money=True,
             silent_flag="no_price",
             states=names_a_price,
-            span=_span(config.scenario),
+            span=_span(self.scenario_of(config)),
         )
 
     # --- simulators ----------------------------------------------------------------------
@@ -337,10 +333,9 @@ class PriceGame(Game):
         return build_scripted(request)
 
 
-def _span(scenario: Scenario) -> tuple[float, float] | None:
+def _span(scenario: PriceScenario) -> tuple[float, float] | None:
     """The buyer's opening offer to the list price, where deal prices lie; None when every game
     draws its own listing (``listings``)."""
-    s = cast(PriceScenario, scenario)
-    if s.listings is not None:
+    if scenario.listings is not None:
         return None
-    return float(s.buyer_open), float(s.list_price)
+    return float(scenario.buyer_open), float(scenario.list_price)

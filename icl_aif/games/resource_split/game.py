@@ -31,7 +31,7 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.config import Anchor, ExperimentConfig
 from icl_aif.games.base import (
     Column,
     Game,
@@ -80,10 +80,6 @@ from icl_aif.transcript import Message, Seat, Turn
 __all__ = ["ResourceSplitGame", "anchor_reward", "deal_terms"]
 
 PROMPTS = "resource_split"
-
-
-def _scenario(scenario: Scenario) -> ResourceSplitScenario:
-    return cast(ResourceSplitScenario, scenario)
 
 
 def deal_terms(record: Round) -> ResourceSplitTerms | None:
@@ -176,7 +172,7 @@ def invalid_move_message(
 
 
 @register_game
-class ResourceSplitGame(Game):
+class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
     """Two players divide three resources that each values differently (seed 003: an RL-tuned
     negotiator's resource split)."""
 
@@ -199,16 +195,16 @@ class ResourceSplitGame(Game):
 
     # --- what each side is told ----------------------------------------------------------
 
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: ResourceSplitScenario) -> list[Turn]:
         """The openers with the amounts and the other scenario values filled in."""
         return opening_turns(complete(scenario))
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: ResourceSplitScenario) -> dict[str, Any]:
         """``amount_A``, ``amount_B``, ``amount_C``, ``max_exchanges``, ``max_lines``,
         ``no_deal_payoff``."""
         return scenario_values(complete(scenario))
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: ResourceSplitScenario, side: Seat) -> str:
         """``resource_split/players/<side>.txt`` with the amounts and ``side``'s own utilities
         (player 1's for the player1 seat, player 2's for the player2 seat)."""
         played = complete(scenario)
@@ -221,7 +217,7 @@ class ResourceSplitGame(Game):
             max_value=sum(played.amounts.get(r) * own.get(r) for r in RESOURCES),
         )
 
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: ResourceSplitScenario) -> str:
         """``deal: player 1 takes A=6 B=2 C=5 (reward 0.520), player 2 takes A=4 B=8 C=5 (reward
         0.610)`` or ``no deal: player 2 walked away``."""
         outcome = record.get("outcome")
@@ -236,7 +232,7 @@ class ResourceSplitGame(Game):
             )
         if outcome == "error":
             return f"stopped by an error ({record.get('reason')})"
-        return f"no deal: {_no_deal_reason(record, _scenario(scenario))}"
+        return f"no deal: {_no_deal_reason(record, scenario)}"
 
     def next_round_instruction(
         self,
@@ -246,7 +242,7 @@ class ResourceSplitGame(Game):
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the reward to beat."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         side = config.improve
         last = rounds[-1]
         terms = deal_terms(last)
@@ -289,7 +285,7 @@ class ResourceSplitGame(Game):
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         values = {
             "role": ROLE_NAMES[config.improve],
             "seat": config.improve,
@@ -312,10 +308,10 @@ class ResourceSplitGame(Game):
         ):
             _move_message(prompts, kind, played, **values)
 
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: ResourceSplitScenario) -> list[list[dict[str, Any]]]:
         """A deal (a reward to beat), a no deal after it, a no deal alone (nothing to beat) and
         a deal whose terms could not be read."""
-        s = _scenario(scenario)
+        s = scenario
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = ResourceSplitTerms(
             player1=Bundle(A=6, B=2, C=5),
@@ -327,14 +323,14 @@ class ResourceSplitGame(Game):
 
     # --- one game's scenario, and moves -----------------------------------------------------
 
-    def sample_scenario(self, scenario: Scenario, seed: int) -> Scenario:
+    def sample_scenario(self, scenario: ResourceSplitScenario, seed: int) -> ResourceSplitScenario:
         """``scenario`` with every value it leaves ``null`` drawn from ``seed``: each side's
         utilities (integers 0-10, the two sides' different, each valuing something there is)
         and, with ``amounts: null``, the amounts (1-10 units each)."""
-        return draw_scenario(_scenario(scenario), seed)
+        return draw_scenario(scenario, seed)
 
     def invalid_move(
-        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
+        self, scenario: ResourceSplitScenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """The message for a split whose shares of some resource do not add up to its amount, a
         malformed offer (resources named, or ``Offer:``, without all three for both sides), an
@@ -344,18 +340,24 @@ class ResourceSplitGame(Game):
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
+    def check_offer(
+        self, scenario: ResourceSplitScenario, side: Seat, offer: BaseModel
+    ) -> str | None:
         """A split whose two shares of some resource do not add up to its amount is refused,
         naming the amounts and what is off."""
         return binding.check_offer(complete(scenario), cast(ResourceSplitOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
+        self,
+        scenario: ResourceSplitScenario,
+        offerer: Seat,
+        offer: BaseModel,
+        turns: Sequence[Turn],
     ) -> dict[str, Any]:
         """Each seat's units and reward under the game's utilities, as the judge states them."""
         return binding.agreed_terms(complete(scenario), offerer, cast(ResourceSplitOffer, offer))
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: ResourceSplitScenario) -> list[Any]:
         """An opener that states a valid split offers it; the default opener is talk."""
         return binding.opening_moves(complete(scenario))
 
@@ -372,13 +374,13 @@ class ResourceSplitGame(Game):
         the values of each game reach it through :meth:`judge_info`."""
         return ResourceSplitJudge(complete(config.scenario), window=config.roles.moderator.window)
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+    def judge_info(self, scenario: ResourceSplitScenario) -> dict[str, Any]:
         """The amounts and both sides' utilities, with which the judge states each seat's reward
         in the terms (a rules judge: no model reads them)."""
         return judge_values(complete(scenario))
 
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: ResourceSplitScenario, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """An offer and its acceptance, worded by the simulators, for splits drawn from ``seed``
         (each side offering twice)."""
@@ -398,7 +400,7 @@ class ResourceSplitGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: ResourceSplitScenario, side: Seat, record: Round) -> float | None:
         """``side``'s reward of a deal (as its terms state it, under the utilities of the game
         that agreed it); ``scenario.no_deal_payoff`` without one; None for an error or a deal
         whose terms cannot be read."""
@@ -410,11 +412,11 @@ class ResourceSplitGame(Game):
         terms = deal_terms(record)
         return None if terms is None else terms.reward(side)
 
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: ResourceSplitScenario, side: Seat) -> float:
         """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
-        return _scenario(scenario).no_deal_payoff
+        return scenario.no_deal_payoff
 
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: ResourceSplitScenario, side: Seat) -> tuple[float, float]:
         """From nothing to everything: (0, 1)."""
         return (0.0, 1.0)
 

@@ -29,7 +29,7 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig, Scenario
+from icl_aif.config import Anchor, ExperimentConfig
 from icl_aif.games.base import (
     Column,
     Game,
@@ -80,10 +80,6 @@ GAIN: dict[Seat, str] = {"seller": "profit", "buyer": "expected benefit"}
 """What each side's payoff is called in the prompts."""
 
 
-def _scenario(scenario: Scenario) -> SizePriceScenario:
-    return cast(SizePriceScenario, scenario)
-
-
 def deal_terms(record: Round) -> SizePriceTerms | None:
     """The terms of a round that ended in a deal; None without a deal or readable terms."""
     return read_terms(record, SizePriceTerms)
@@ -124,7 +120,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 @register_game
-class SizePriceGame(Game):
+class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
     """A wholesale seller and a retail buyer agree on a quantity and a unit price (seed 004's
     size-price bargaining game)."""
 
@@ -140,26 +136,24 @@ class SizePriceGame(Game):
 
     # --- what each side is told ----------------------------------------------------------
 
-    def opening_turns(self, scenario: Scenario) -> list[Turn]:
+    def opening_turns(self, scenario: SizePriceScenario) -> list[Turn]:
         """The openers with ``{product}`` and the other public values filled in."""
-        return opening_turns(_scenario(scenario))
+        return opening_turns(scenario)
 
-    def opener_values(self, scenario: Scenario) -> dict[str, Any]:
+    def opener_values(self, scenario: SizePriceScenario) -> dict[str, Any]:
         """``product``, ``max_quantity``, ``max_exchanges``, ``max_lines`` (no private value)."""
-        return public_values(_scenario(scenario))
+        return public_values(scenario)
 
-    def brief(self, prompts: PromptLibrary, scenario: Scenario, side: Seat) -> str:
+    def brief(self, prompts: PromptLibrary, scenario: SizePriceScenario, side: Seat) -> str:
         """``size_price/players/<side>.txt``: the seller's (its unit cost) or the buyer's (its
         unit value)."""
-        return prompts.render(
-            f"{PROMPTS}/players/{side}.txt", **scenario_values(_scenario(scenario))
-        )
+        return prompts.render(f"{PROMPTS}/players/{side}.txt", **scenario_values(scenario))
 
-    def outcome_sentence(self, record: Round, scenario: Scenario) -> str:
+    def outcome_sentence(self, record: Round, scenario: SizePriceScenario) -> str:
         """``deal on 6 units at $71.04 each: seller's profit $186.24, buyer's expected benefit
         $186.26 (bargaining power: seller 0.50, buyer 0.50)`` or ``no deal: the retail buyer
         walked away``."""
-        s = _scenario(scenario)
+        s = scenario
         outcome = record.get("outcome")
         if outcome == "deal":
             terms = deal_terms(record)
@@ -188,7 +182,7 @@ class SizePriceGame(Game):
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         side = config.improve
         last = rounds[-1]
         terms = deal_terms(last)
@@ -223,7 +217,7 @@ class SizePriceGame(Game):
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
         side = config.improve
-        anchor = anchor_payoff(rounds, config.anchor, side, _scenario(config.scenario))
+        anchor = anchor_payoff(rounds, config.anchor, side, self.scenario_of(config))
         aim = None if anchor is None else {"target": format_price(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
@@ -233,7 +227,7 @@ class SizePriceGame(Game):
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions. The critic is told the improved
         side's own private value only."""
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
         side = config.improve
         values = {
             **public_values(s),
@@ -246,10 +240,10 @@ class SizePriceGame(Game):
         }
         return critic_prompt(prompts, PROMPTS, config, values, transcript)
 
-    def sample_rounds(self, scenario: Scenario) -> list[list[dict[str, Any]]]:
+    def sample_rounds(self, scenario: SizePriceScenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
         a deal whose terms could not be read."""
-        s = _scenario(scenario)
+        s = scenario
         turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
         terms = SizePriceTerms(
             quantity=efficient_quantity(s), unit_price=round(s.unit_cost * 1.5, 2)
@@ -259,13 +253,13 @@ class SizePriceGame(Game):
     # --- moves ----------------------------------------------------------------------------
 
     def invalid_move(
-        self, scenario: Scenario, side: Seat, text: str, turns: Sequence[Turn]
+        self, scenario: SizePriceScenario, side: Seat, text: str, turns: Sequence[Turn]
     ) -> str | None:
         """Why ``side``'s line is not a valid move: a malformed offer, an impossible one (a
         quantity that is not a whole number from 1 to ``max_quantity``, a negative price), or
         an acceptance with no standing offer of the other side, of an invalid one, or that
         restates other terms than the standing offer's. None for a valid line."""
-        s = _scenario(scenario)
+        s = scenario
         reading = read_line(text)
         syntax = 'Write an offer as "OFFER: Q units at $P each", Q a whole number of units.'
         if reading.malformed:
@@ -301,19 +295,19 @@ class SizePriceGame(Game):
 
     # --- binding moves (moves: structured) --------------------------------------------------
 
-    def check_offer(self, scenario: Scenario, side: Seat, offer: BaseModel) -> str | None:
+    def check_offer(self, scenario: SizePriceScenario, side: Seat, offer: BaseModel) -> str | None:
         """An offer of more units than ``max_quantity`` is refused, naming the bound."""
-        return binding.check_offer(_scenario(scenario), cast(SizePriceOffer, offer))
+        return binding.check_offer(scenario, cast(SizePriceOffer, offer))
 
     def agreed_terms(
-        self, scenario: Scenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
+        self, scenario: SizePriceScenario, offerer: Seat, offer: BaseModel, turns: Sequence[Turn]
     ) -> dict[str, Any]:
         """The offer's quantity and unit price, as the judge states them."""
         return binding.agreed_terms(cast(SizePriceOffer, offer))
 
-    def opening_moves(self, scenario: Scenario) -> list[Any]:
+    def opening_moves(self, scenario: SizePriceScenario) -> list[Any]:
         """An opener that makes a valid offer offers it; the default opener is talk."""
-        return binding.opening_moves(_scenario(scenario))
+        return binding.opening_moves(scenario)
 
     def seat_name(self, side: Seat) -> str:
         """``wholesale seller`` or ``retail buyer``, as the briefs name the seats."""
@@ -327,15 +321,15 @@ class SizePriceGame(Game):
         """The rules judge (:class:`~icl_aif.games.size_price.judge.SizePriceJudge`)."""
         return SizePriceJudge(
             window=config.roles.moderator.window,
-            max_quantity=_scenario(config.scenario).max_quantity,
+            max_quantity=self.scenario_of(config).max_quantity,
         )
 
-    def judge_info(self, scenario: Scenario) -> dict[str, Any]:
+    def judge_info(self, scenario: SizePriceScenario) -> dict[str, Any]:
         """The quantity bound (public); the judge is told no private value."""
-        return {"max_quantity": _scenario(scenario).max_quantity}
+        return {"max_quantity": scenario.max_quantity}
 
     def agreement_examples(
-        self, scenario: Scenario, seed: int
+        self, scenario: SizePriceScenario, seed: int
     ) -> list[tuple[list[Turn], dict[str, Any]]]:
         """An offer and its acceptance, worded by the simulators, for quantities and prices
         drawn from ``seed`` (each side offering twice, once as its first offer)."""
@@ -344,7 +338,7 @@ class SizePriceGame(Game):
         from icl_aif.games.size_price.judge import terms_of
         from icl_aif.games.size_price.simulators import spoken_agreement
 
-        s = _scenario(scenario)
+        s = scenario
         rng = random.Random(f"size_price:agreements:{seed}")
         n_star = efficient_quantity(s)
         examples: list[tuple[list[Turn], dict[str, Any]]] = []
@@ -359,7 +353,7 @@ class SizePriceGame(Game):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: Scenario, side: Seat, record: Round) -> float | None:
+    def payoff(self, scenario: SizePriceScenario, side: Seat, record: Round) -> float | None:
         """``side``'s payoff after a deal (seller ``(p - c) n``, buyer ``v H(n) - p n``); 0
         without one; None for an error or a deal whose terms cannot be read."""
         outcome = record.get("outcome")
@@ -370,9 +364,9 @@ class SizePriceGame(Game):
         terms = deal_terms(record)
         if terms is None:
             return None
-        return side_payoff(_scenario(scenario), side, terms)
+        return side_payoff(scenario, side, terms)
 
-    def walk_away(self, scenario: Scenario, side: Seat) -> float:
+    def walk_away(self, scenario: SizePriceScenario, side: Seat) -> float:
         """0 for either side (seed 004)."""
         return 0.0
 
@@ -380,17 +374,17 @@ class SizePriceGame(Game):
         """A round without a deal scores a bargaining power of 0: it captured nothing."""
         return 0.0
 
-    def payoff_bounds(self, scenario: Scenario, side: Seat) -> tuple[float, float]:
+    def payoff_bounds(self, scenario: SizePriceScenario, side: Seat) -> tuple[float, float]:
         """From 0 (the simulators accept nothing that pays them less) to ``S*``, the largest
         joint surplus (the other side accepts nothing that pays it less than 0)."""
-        return (0.0, max_surplus(_scenario(scenario)))
+        return (0.0, max_surplus(scenario))
 
     def measure(self, config: ExperimentConfig) -> Measure:
         """The improved side's bargaining power ``alpha`` of a deal (seed 004's metric; None for
         a deal without surplus); a round without a deal scores ``config.no_deal_value`` (0 by
         default)."""
         side = config.improve
-        s = _scenario(config.scenario)
+        s = self.scenario_of(config)
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -434,7 +428,7 @@ class SizePriceGame(Game):
         normalised: list[float] = []
         efficiency: list[float] = []
         for game in games:
-            s = _scenario(self.game_scenario(config, game))
+            s = self.game_scenario(config, game)
             best = max_surplus(s)
             for record in game.get("rounds") or []:
                 if record.get("round") != number or record.get("outcome") == "error":
