@@ -15,10 +15,12 @@ from icl_aif.errors import UsageError
 from icl_aif.games.registry import GAMES, get_game
 from icl_aif.record_upgrade import (
     FORMAT3_TEMPLATES,
+    format3_seats,
     upgrade_override,
     upgrade_prompts,
     upgrade_seats,
 )
+from icl_aif.replies import screen
 from icl_aif.transcript import Seats
 from tests.conftest import ROOT, icl_aif
 
@@ -42,6 +44,11 @@ def test_each_game_declares_its_papers_seats(name: str) -> None:
 
 def test_every_registered_game_is_listed_here() -> None:
     assert set(GAMES) == set(SEATS)
+
+
+@pytest.mark.parametrize("name", sorted(SEATS))
+def test_the_upgrade_step_maps_each_games_old_runs_to_its_seats(name: str) -> None:
+    assert format3_seats(name) == get_game(name).seats.ids
 
 
 def test_seats_name_the_rival_and_each_seats_name() -> None:
@@ -215,3 +222,10 @@ def test_the_templates_format_3_rewrote_count_as_unchanged_only_with_their_old_t
         "prompts/price/x.txt": "h",
     }
     assert upgrade_prompts({path: "edited"}) == {new_path: "edited"}
+
+
+def test_the_reply_screen_cuts_a_line_written_under_the_rivals_seat_name() -> None:
+    dond = get_game("dond")
+    screened = screen("[message] I keep the books.\nBob: fine by me.", dond.rival_labels("alice"))
+    assert (screened.text, screened.flags) == ("[message] I keep the books.", ("as_rival",))
+    assert screen("Buyer: deal.", dond.rival_labels("alice")).flags == ()
