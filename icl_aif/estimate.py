@@ -3,7 +3,7 @@
 The estimate is a simulation, offline and free. It plays a sample of the experiment's games (game
 indices spread evenly over ``runs``, each the same game the run would play) through the real
 protocol and graphs, with every model that would reach a vendor replaced by a stand-in simulator
-(seller and buyer: ``scripted:linear``; critic: ``scripted:critic``). Models that run in process
+(the players: ``scripted:linear``; critic: ``scripted:critic``). Models that run in process
 (``scripted:``, ``replay:``, ``local:``) play themselves. Nothing is written and nothing is sent, so
 no API key and no vendor extra is needed.
 

@@ -111,7 +111,7 @@ def check_persona(prompts: PromptLibrary, name: str | None) -> None:
 
 
 def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -> str:
-    """The system prompt of the seller or the buyer: the game's brief, then the rival's persona
+    """The system prompt of seat ``side``: the game's brief, then the rival's persona
     (``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
     (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
     moves (``moves: structured``: ``prompts/clauses/moves.txt``) when they are on."""

@@ -72,6 +72,17 @@ def run(config: ExperimentConfig, directory: Path, **options: Any) -> RunResult:
     return asyncio.run(run_experiment(config, directory, **options))
 
 
+def resume_without_first_game(run_dir: Path, out: Path) -> None:
+    """Copy the run in ``run_dir`` to ``out`` without its first game's line (as a kill loses
+    it) and resume it there: the game is played again."""
+    from icl_aif.resume import resume_config
+
+    shutil.copytree(run_dir, out)
+    games = (out / "games.jsonl").read_text().splitlines(keepends=True)
+    (out / "games.jsonl").write_text("".join(games[1:]))
+    run(resume_config(out), out, resume=True)
+
+
 def quickstart(*overrides: str) -> ExperimentConfig:
     """The quickstart config with overrides."""
     return load_config(QUICKSTART, list(overrides))

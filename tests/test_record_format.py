@@ -39,7 +39,7 @@ from icl_aif.records import (
     record_order,
 )
 from icl_aif.resume import resume_config
-from tests.conftest import ROOT, icl_aif, quickstart, run
+from tests.conftest import ROOT, icl_aif, quickstart, resume_without_first_game, run
 
 V0 = ROOT / "tests" / "data" / "run_v0"
 V0_ARMS = ROOT / "tests" / "data" / "run_v0_arms"
@@ -175,10 +175,7 @@ def test_resume_of_a_format_0_run_upgrades_its_lines(tmp_path: Path, v1: Path) -
     """g00000's line is lost (a kill): it is played again, and the kept lines (g00002 with its
     cap round) are upgraded: the resume writes the run this version writes."""
     out = tmp_path / "run"
-    shutil.copytree(V0, out)
-    games = (out / "games.jsonl").read_text().splitlines(keepends=True)
-    (out / "games.jsonl").write_text("".join(games[1:]))
-    run(resume_config(out), out, resume=True)
+    resume_without_first_game(V0, out)
     assert without_times(read_games(out)) == without_times(read_games(v1))
     calls = list(read_jsonl(out / "calls.jsonl"))
     assert {c["format_version"] for c in calls} == {3}

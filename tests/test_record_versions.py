@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +33,7 @@ from icl_aif.records import (
     read_run_config_data,
     read_summary,
 )
-from icl_aif.resume import resume_config
-from tests.conftest import ROOT, icl_aif, run
+from tests.conftest import ROOT, icl_aif, resume_without_first_game
 
 DATA = ROOT / "tests" / "data"
 V2_RUNS = {"dond": DATA / "run_v2_dond", "pie_split": DATA / "run_v2_pie_split"}
@@ -205,10 +203,7 @@ def test_a_lost_game_is_played_again_on_resume(name: str, tmp_path: Path) -> Non
     rewrites the kept lines in this format."""
     directory = EVERY_FORMAT[name][0]
     out = tmp_path / "run"
-    shutil.copytree(directory, out)
-    games = (out / "games.jsonl").read_text().splitlines(keepends=True)
-    (out / "games.jsonl").write_text("".join(games[1:]))
-    run(resume_config(out), out, resume=True)
+    resume_without_first_game(directory, out)
     assert played(read_games(out)) == played(read_games(directory))
     rewritten = [*read_jsonl(out / "games.jsonl"), *read_jsonl(out / "calls.jsonl")]
     assert {line["format_version"] for line in rewritten} == {3}
@@ -218,10 +213,7 @@ def test_a_lost_game_is_played_again_on_resume(name: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize("game", GAMES)
 def test_a_resumed_v2_run_names_the_games_seats(game: str, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    shutil.copytree(V2_RUNS[game], out)
-    games = (out / "games.jsonl").read_text().splitlines(keepends=True)
-    (out / "games.jsonl").write_text("".join(games[1:]))
-    run(resume_config(out), out, resume=True)
+    resume_without_first_game(V2_RUNS[game], out)
     rewritten = [*read_jsonl(out / "games.jsonl"), *read_jsonl(out / "calls.jsonl")]
     manifest = read_json(out / "manifest.json")
     assert old_seat_names([*rewritten, manifest]) == []
