@@ -153,8 +153,8 @@ def seat_mapping(seats: tuple[str, str]) -> dict[str, str]:
 
 def upgrade_seats(data: Any, seats: tuple[str, str]) -> Any:
     """``data`` (a record, a manifest or a config, as plain data) with the format-2 seat names
-    replaced by ``seats`` (the game's, first seat first); ``data`` itself when they are the
-    same. A new object: ``data`` is not changed."""
+    replaced by ``seats`` (the game's, first seat first): a new object, ``data`` unchanged; or
+    ``data`` itself when the seats are ``seller`` and ``buyer``."""
     mapping = seat_mapping(seats)
     return _mapped(data, mapping, seat_valued=False) if mapping else data
 
