@@ -909,7 +909,7 @@ def check_model(
     console.print(table)
 
 
-register_price_commands(app, console)  # moderator-eval, moderator-add, scenarios import
+register_price_commands(app)  # moderator-eval, moderator-add, scenarios import
 
 
 def _warn_of_damaged_records() -> None:
