@@ -589,9 +589,8 @@ class ExperimentConfig(_Strict):
         if "scenario" not in data:
             data = {**data, "scenario": game.scenario_model()}
         data = _with_seats(data, seats)
-        axes, base = sweep_axes(
-            data, seats
-        )  # lists at sweepable paths: the first value is the base
+        # lists at sweepable paths: the first value is the base
+        axes, base = sweep_axes(data, seats)
         if axes:
             data = {**base, "sweep": axes, "sweep_base": base}
         data = _with_improved_model(data)

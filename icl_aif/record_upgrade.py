@@ -162,7 +162,10 @@ def upgrade_seats(data: Any, seats: tuple[str, str]) -> Any:
 def upgrade_override(text: str, seats: tuple[str, str]) -> str:
     """A ``--set`` override as a format-2 manifest recorded it (``roles.seller.model=x``,
     ``improve=buyer``) in ``seats``."""
-    mapping = seat_mapping(seats)
+    return _override(text, seat_mapping(seats))
+
+
+def _override(text: str, mapping: dict[str, str]) -> str:
     path, sep, value = text.partition("=")
     if not mapping or not sep:
         return text
@@ -197,9 +200,5 @@ def _value(key: object, value: Any, mapping: dict[str, str]) -> Any:
     if key == "header" and isinstance(value, str):  # and heads it: "seller reward"
         return re.sub(r"\b(seller|buyer)\b", lambda found: mapping.get(found[1], found[1]), value)
     if key == "overrides" and isinstance(value, list):  # a manifest's --set overrides
-        seats = (
-            mapping.get(FORMAT2_SEATS[0], FORMAT2_SEATS[0]),
-            mapping.get(FORMAT2_SEATS[1], FORMAT2_SEATS[1]),
-        )
-        return [upgrade_override(v, seats) if isinstance(v, str) else v for v in value]
+        return [_override(v, mapping) if isinstance(v, str) else v for v in value]
     return _mapped(value, mapping, seat_valued=key in SEAT_VALUED_KEYS)
