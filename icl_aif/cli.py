@@ -789,10 +789,10 @@ def models() -> None:
 def games() -> None:
     """List the bargaining games (ours, installed plugins'): judges, simulators, the terms of an
     agreement and the scenario's fields with their defaults."""
-    from icl_aif.games.registry import GAMES, load_plugins
+    from icl_aif.games.registry import load_plugins, registered_games
 
     failures = load_plugins()
-    for game in GAMES.values():
+    for game in registered_games().values():
         console.print(_game_table(game))
     for line in failures:
         console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)

@@ -247,7 +247,9 @@ def scenarios_import(
     ] = None,
     floor_ratio: Annotated[
         float,
-        typer.Option(help="The seller's cost as a share of the list price (the data has none)."),
+        typer.Option(
+            help="The lowest price the item sells for, as a share of the list price (the data has none)."
+        ),
     ] = 0.7,
 ) -> None:
     """Turn real listings into price-game scenarios, one a line, for scenario.listings.

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from icl_aif.errors import UsageError
-from icl_aif.metrics import BOOTSTRAP_RESAMPLES, deal_values, default_measure
-from icl_aif.report import PRICE, MeasureLike, measure_header, signed_text, value_text
+from icl_aif.metrics import BOOTSTRAP_RESAMPLES, deal_values
+from icl_aif.report import MeasureLike, measure_header, signed_text, value_text
 from icl_aif.seeds import derive_seed
 
 if TYPE_CHECKING:
@@ -115,9 +115,9 @@ def compare_round(
     games_a: Sequence[dict[str, Any]],
     games_b: Sequence[dict[str, Any]],
     number: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> RoundComparison:
-    """Round ``number`` of two independent sets of games (``measure``: default the deal price)."""
+    """Round ``number`` of two independent sets of games, of ``measure`` (the game's)."""
     n_a, deals_a = _round_counts(games_a, number)
     n_b, deals_b = _round_counts(games_b, number)
     prices_a = deal_values(games_a, number, measure)
@@ -148,52 +148,44 @@ def compare_round(
 def compare_games(
     games_a: Sequence[dict[str, Any]],
     games_b: Sequence[dict[str, Any]],
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> list[RoundComparison]:
     """Every round that either set of games reached."""
     last = max((len(g["rounds"]) for g in [*games_a, *games_b]), default=0)
     return [compare_round(games_a, games_b, k, measure) for k in range(1, last + 1)]
 
 
-def run_measure_of(directory: Path) -> Measure | None:
-    """The measure of the game of the run in ``directory`` (its ``config.yaml``), None for a
-    directory without one (a run written by hand: the deal price)."""
-    game = run_game_of(directory)
-    return None if game is None else game[1]
-
-
-def run_game_of(directory: Path) -> tuple[str, Measure] | None:
-    """The game of the run in ``directory`` and its measure (its ``config.yaml``, as the
-    manifest's ``game``), None for a directory without one (a run written by hand)."""
+def run_game_of(directory: Path) -> tuple[str, Measure]:
+    """The game of the run in ``directory`` and its measure (its ``config.yaml``; a directory
+    without one, a run written by hand, plays the default experiment's game)."""
     from icl_aif.analysis import run_config, run_measure
+    from icl_aif.configs import config_from_dict
     from icl_aif.records import CONFIG
 
-    if not (directory / CONFIG).is_file():
-        return None
-    config = run_config(directory)
+    if (directory / CONFIG).is_file():
+        config = run_config(directory)
+    else:
+        config = config_from_dict({}, f"{directory} (no {CONFIG}: the default experiment)")
     return config.game, run_measure(config)
 
 
 def compared_measure(run_a: Path, run_b: Path) -> Measure:
-    """The measure two runs of one game share (the deal price for runs without a
-    ``config.yaml``), or a one-line :class:`UsageError` naming both games when they are runs of
-    two games (even two that measure the same thing, as the pie split and Deal or No Deal both
-    measure ``payoff``). The command line heads and formats the table with it
-    (:func:`compare_headers`, :func:`comparison_rows`)."""
-    games = [run_game_of(run_a), run_game_of(run_b)]
-    if games[0] is not None and games[1] is not None and games[0][0] != games[1][0]:
+    """The measure two runs of one game share, or a one-line :class:`UsageError` naming both
+    games when they are runs of two games (even two that measure the same thing, as the pie
+    split and Deal or No Deal both measure ``payoff``). The command line heads and formats the
+    table with it (:func:`compare_headers`, :func:`comparison_rows`)."""
+    (game_a, measure_a), (game_b, measure_b) = run_game_of(run_a), run_game_of(run_b)
+    if game_a != game_b:
         raise UsageError(
-            f"{run_a} is a run of the game {games[0][0]}, {run_b} of {games[1][0]}: "
+            f"{run_a} is a run of the game {game_a}, {run_b} of {game_b}: "
             "compare two runs of one game"
         )
-    measures = [None if g is None else g[1] for g in games]
-    names = [m.name if m is not None else PRICE.name for m in measures]
-    if names[0] != names[1]:
+    if measure_a.name != measure_b.name:
         raise UsageError(
-            f"{run_a} reports {names[0]}, {run_b} reports {names[1]}: runs of games with "
-            "different measures cannot be compared"
+            f"{run_a} reports {measure_a.name}, {run_b} reports {measure_b.name}: runs of games "
+            "with different measures cannot be compared"
         )
-    return measures[0] or measures[1] or default_measure()
+    return measure_a
 
 
 def compare_runs(
@@ -264,7 +256,7 @@ def _interval(ci: tuple[float, float] | None, scale: float = 1.0, digits: int = 
     return f"[{scale * ci[0]:+,.{digits}f}, {scale * ci[1]:+,.{digits}f}]"
 
 
-def compare_headers(measure: MeasureLike = PRICE) -> tuple[str, ...]:
+def compare_headers(measure: MeasureLike) -> tuple[str, ...]:
     """The headers of the comparison table of ``measure``."""
     name = measure_header(measure)
     return (
@@ -281,13 +273,7 @@ def compare_headers(measure: MeasureLike = PRICE) -> tuple[str, ...]:
     )
 
 
-COMPARE_HEADERS = compare_headers(PRICE)
-"""The headers of a comparison of price-game runs (:func:`compare_headers` of another measure)."""
-
-
-def comparison_rows(
-    rows: Sequence[RoundComparison], measure: MeasureLike = PRICE
-) -> list[list[str]]:
+def comparison_rows(rows: Sequence[RoundComparison], measure: MeasureLike) -> list[list[str]]:
     """The table body of :func:`compare_runs`' result, formatted (``measure``: the runs')."""
     digits = 2 if measure.money else 3
     return [
@@ -316,12 +302,9 @@ _COMPARE_LEGEND = (
 )
 
 
-def compare_legend(measure: MeasureLike = PRICE) -> str:
+def compare_legend(measure: MeasureLike) -> str:
     """The legend of the comparison table of ``measure``."""
     name = measure_header(measure)
     plural = measure.label if measure.label.endswith("s") else f"{measure.label}s"
     names = name if name.endswith("s") else f"{name}s"
     return _COMPARE_LEGEND.format(name=name, plural=plural, names=names.capitalize())
-
-
-COMPARE_LEGEND = compare_legend(PRICE)

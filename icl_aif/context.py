@@ -28,6 +28,7 @@ from icl_aif.models.base import ModelRequest
 from icl_aif.models.registry import build_request, split_model_string
 from icl_aif.player_moves import MoveAsker, MoveReply
 from icl_aif.protocol import RANDOM_PERSONA, persona_names
+from icl_aif.record_models import SilentLines
 from icl_aif.redaction import remember, secrets_of
 from icl_aif.seeds import derive_seed, game_id_for
 from icl_aif.templates import PromptLibrary
@@ -255,6 +256,12 @@ class GameContext:
     def opening_moves(self) -> list[Any]:
         """The moves of the scripted opening lines (:meth:`icl_aif.games.base.Game.opening_moves`)."""
         return self.game.opening_moves(self.config.scenario)
+
+    @cached_property
+    def silent_lines(self) -> SilentLines | None:
+        """How a generated line that states no terms is flagged as it is said (the game's
+        measure's :meth:`~icl_aif.games.base.Measure.silent_lines`), or None."""
+        return self.game.measure(self.config).silent_lines()
 
     def _max_tokens(self, role: str, model: Any) -> int | None:
         """The reply budget of a call: the role's ``max_tokens``, else the built model's, else

@@ -11,9 +11,9 @@ payoff) is over deals only; deal rates are given over the rounds that finished a
 (failed ones counted as no deal), so survivor bias stays visible.
 
 Every function reads the measure of a round with ``measure.of(record)`` and names its keys after
-``measure.name`` (``mean_<name>``, ``<name>_ci95``, ...); none names a field of a game. A caller
-that passes no measure gets :func:`default_measure` (the price game's deal price: the keys of
-every summary written before games had measures).
+``measure.name`` (``mean_<name>``, ``<name>_ci95``, ...); none names a field of a game, and none
+reads a transcript: the flags counted are those the records carry (the game's silent flag, the
+lines that state no terms, included: recorded at play time, :class:`~icl_aif.games.base.Measure`).
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from icl_aif.record_models import failed_to_move, is_truncated
-from icl_aif.replies import turn_flags
 from icl_aif.seeds import derive_seed
 
 if TYPE_CHECKING:
@@ -60,41 +58,17 @@ def _median(values: Sequence[float]) -> float | None:
     return round(float(np.median(values)), 4) if values else None
 
 
-@cache
-def default_measure() -> Measure:
-    """The measure of a caller that names none, and of a summary or run written before games had
-    measures: the price game's deal price (keys ``mean_price``, ``price_ci95``, ...). Its
-    ``no_deal_value`` is a placeholder: the functions that score a no deal take their own."""
-    from icl_aif.games.base import Measure
-    from icl_aif.games.price.game import deal_price
-    from icl_aif.games.price.moderator.prices import names_a_price
-
-    return Measure(
-        name="price",
-        label="deal price",
-        of=deal_price,
-        no_deal_value=0.0,
-        money=True,
-        silent_flag="no_price",
-        states=names_a_price,
-    )
-
-
-def _measure(measure: Measure | None) -> Measure:
-    return default_measure() if measure is None else measure
-
-
-def deal_value(record: dict[str, Any], measure: Measure | None = None) -> float | None:
+def deal_value(record: dict[str, Any], measure: Measure) -> float | None:
     """The measure of a round that ended in a deal, None for any other round or a deal whose
     terms hold none."""
     if record["outcome"] != "deal":
         return None
-    value = _measure(measure).of(record)
+    value = measure.of(record)
     return float(value) if value is not None else None
 
 
 def deal_values(
-    games: Sequence[dict[str, Any]], number: int, measure: Measure | None = None
+    games: Sequence[dict[str, Any]], number: int, measure: Measure
 ) -> tuple[float, ...]:
     """The measure of every deal of round ``number`` over ``games`` (deals without one left
     out)."""
@@ -114,7 +88,7 @@ def round_metrics(
     improve: str,
     openers: int,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """Metrics of round ``number`` over ``games`` (the finished runs); ``deal_rate`` and
     ``mean_exchanges`` are over the rounds that ended in a deal or no deal (not in an error, nor
@@ -123,7 +97,7 @@ def round_metrics(
     record of format 0 says so with reason ``cap`` only). ``mean_<name>``, ``<name>_ci95``
     and ``median_<name>`` are the ``measure``'s over the deals that have one,
     ``deals_without_<name>`` counts the others."""
-    name = _measure(measure).name
+    name = measure.name
     records = [r for g in games for r in g["rounds"] if r["round"] == number]
     unmoved = sum(failed_to_move(r) for r in records)
     decided = [r for r in records if _decided(r)]
@@ -136,10 +110,7 @@ def round_metrics(
         if t["speaker"] == improve
     ]
     reasons = Counter(r.get("reason") or "unknown" for r in decided if r["outcome"] == "no_deal")
-    quiet, states = _measure(measure).silent_flag, _measure(measure).states
-    flagged = [
-        (t["speaker"], turn_flags(t, quiet, states)) for r in records for t in r["turns"][openers:]
-    ]
+    flagged = [(t["speaker"], t.get("flags", ())) for r in records for t in r["turns"][openers:]]
     flags = Counter(f for _, fs in flagged for f in fs)
     improved_flags = Counter(f for side, fs in flagged if side == improve for f in fs)
     n = len(records)
@@ -258,7 +229,7 @@ def summarize(
     improve: str,
     openers: int,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """``summary.json``: per-round metrics (of ``measure``) over all runs and over effective runs,
     and the failed games (``errored_runs``) by kind of error (``error_kinds``)."""
@@ -309,9 +280,7 @@ PERMUTATIONS = 10_000
 EXACT_UP_TO = 16  # sign-flip tests enumerate every sign pattern up to this many pairs
 
 
-def round_score(
-    record: dict[str, Any], no_deal_value: float, measure: Measure | None = None
-) -> float | None:
+def round_score(record: dict[str, Any], no_deal_value: float, measure: Measure) -> float | None:
     """The unconditional score of a round: its ``measure`` if a deal, ``no_deal_value`` if no
     deal; None for an error, a round without a valid move or a deal whose terms hold no measure
     (left out)."""
@@ -328,7 +297,7 @@ def score_metrics(
     *,
     no_deal_value: float,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """``mean_score`` of round ``number`` over the runs whose round ended in a deal or no deal,
     with a seeded 95% bootstrap CI (``score_ci95``) and the count (``scored``)."""
@@ -351,7 +320,7 @@ def with_scores(
     *,
     no_deal_value: float,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """``summary`` (from :func:`summarize` over ``games``) with the unconditional score of every
     round in ``per_round`` and ``per_round_effective``."""
@@ -427,7 +396,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return adjusted
 
 
-def _value_in(game: dict[str, Any], number: int, measure: Measure | None) -> float | None:
+def _value_in(game: dict[str, Any], number: int, measure: Measure) -> float | None:
     """The measure of round ``number`` of ``game``, None without a deal that has one."""
     for record in game["rounds"]:
         if record["round"] == number and record["outcome"] == "deal":
@@ -442,7 +411,7 @@ def arm_row(
     branch_after: int,
     no_deal_value: float,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """Table 1 for one arm: rounds ``branch_after`` (before) and ``branch_after + 1`` (after).
 
@@ -452,7 +421,7 @@ def arm_row(
     that resamples those games; ``score_delta`` is the same for the unconditional score over the
     games scored in both rounds.
     """
-    name = _measure(measure).name
+    name = measure.name
     before, after = branch_after, branch_after + 1
     diffs = [
         a - b
@@ -516,7 +485,7 @@ def versus_baseline(
     branch_after: int,
     seed: int,
     baseline: str = "none",
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> None:
     """Add to each arm's row its paired comparison with ``baseline`` (in place).
 
@@ -567,7 +536,7 @@ def summarize_arms(
     openers: int,
     seed: int,
     no_deal_value: float,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> dict[str, Any]:
     """The summary of a paired-arms experiment: Table 1 rows (``arms``) and, per arm, the
     per-round metrics of :func:`summarize` (``per_arm``), all of ``measure``. ``errored_runs`` counts the games with

@@ -189,9 +189,11 @@ async def _refused_line(
 
 
 def _table_turn(ctx: GameContext, side: Seat, text: str) -> Turn:
-    """``side``'s reply as the rival and the moderator see it, flagged (``icl_aif.replies``)."""
+    """``side``'s reply as the rival and the moderator see it, flagged (``icl_aif.replies``;
+    a line that states no terms with the game's silent flag)."""
     rival = ctx.game.rival_labels(side)
-    return screened_turn(side, text, rival, max_chars=ctx.config.scenario.max_reply_chars)
+    max_chars = ctx.config.scenario.max_reply_chars
+    return screened_turn(side, text, rival, max_chars=max_chars, silent=ctx.silent_lines)
 
 
 async def moderate(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from icl_aif.games.registry import game_of
 from icl_aif.metrics import deal_values, round_metrics
-from icl_aif.report import PRICE, MeasureLike, measure_header
+from icl_aif.report import MeasureLike, measure_header
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -74,10 +74,10 @@ def series_of(
     improve: str,
     openers: int,
     seed: int,
+    measure: Measure,
     per_round: Sequence[dict[str, Any]] | None = None,
-    measure: Measure | None = None,
 ) -> Series:
-    """One series of ``measure`` (default: the deal price) from a set of games; ``per_round``
+    """One series of ``measure`` from a set of games; ``per_round``
     (e.g. ``summary['per_round']``) if given."""
     if per_round is None:
         per_round = [
@@ -108,7 +108,7 @@ def run_series(
     improve: str,
     openers: int,
     seed: int,
-    measure: Measure | None = None,
+    measure: Measure,
 ) -> list[Series]:
     """The series of a run: one per sweep ``cell`` and feedback ``arm`` found in its games (label
     ``cell/arm``), else the whole run (with ``summary['per_round']``)."""
@@ -136,7 +136,7 @@ def plot_pngs(
     *,
     value_range: tuple[float, float],
     title: str,
-    measure: MeasureLike = PRICE,
+    measure: MeasureLike,
 ) -> dict[str, bytes]:
     """Every figure of ``measure`` as PNG bytes, keyed by its file name (``PLOT_FILES`` order).
 
@@ -352,7 +352,7 @@ def histogram_figure(
     series: Sequence[Series],
     price_range: tuple[float, float],
     title: str,
-    measure: MeasureLike = PRICE,
+    measure: MeasureLike,
 ) -> Figure:
     """The measure of every deal, round 1 (before) and the last round (after) on one y-scale; a
     1-round run has one panel. Money: $1 bins centred on whole dollars over ``price_range`` (up
@@ -411,8 +411,8 @@ def histogram_figure(
 def price_deal_rate_figure(
     series: Sequence[Series],
     title: str,
-    price_range: tuple[float, float] | None = None,
-    measure: MeasureLike = PRICE,
+    price_range: tuple[float, float] | None,
+    measure: MeasureLike,
 ) -> Figure:
     """The mean measure with its 95% CI (left) and the deal rate (right), per round; without a
     deal the measure's axis spans ``price_range`` (the price game's: the scenario's) under a "no
@@ -449,8 +449,8 @@ def price_deal_rate_figure(
 def price_vs_deal_rate_figure(
     series: Sequence[Series],
     title: str,
-    price_range: tuple[float, float] | None = None,
-    measure: MeasureLike = PRICE,
+    price_range: tuple[float, float] | None,
+    measure: MeasureLike,
 ) -> Figure:
     """The mean measure against deal rate, one point per round, joined in round order; without a
     deal the measure's axis spans ``price_range`` under a "no deals" note."""

@@ -27,7 +27,8 @@ knows is refused in one line by :func:`check_format_version`: upgrade icl-aif to
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -36,6 +37,7 @@ from icl_aif.errors import UsageError
 from icl_aif.record_upgrade import upgrade_prompts
 
 __all__ = [
+    "FORMAT1_MEASURE",
     "FORMAT_VERSION",
     "CallRecord",
     "ChatMessage",
@@ -43,6 +45,7 @@ __all__ = [
     "ManifestRecord",
     "RefusedLineRecord",
     "RoundRecord",
+    "SilentLines",
     "TurnRecord",
     "UsageRecord",
     "call_line",
@@ -59,7 +62,7 @@ __all__ = [
     "upgrade_game",
 ]
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """The version of the run records this package writes (0: records without ``format_version``).
 
 1: ``format_version`` on every line and in the manifest; ``truncated`` on a round the exchange cap
@@ -69,7 +72,50 @@ names the ``game``. Records of formats 0 and 1 are all of the price game: their 
 ``{"price": price}`` on a deal (:func:`upgrade_game`).
 3: each game's own seat ids (Deal or No Deal's ``alice`` and ``bob``) where every game wrote
 ``seller`` and ``buyer`` (speakers, roles, ``improve``, ``models``, seat-named keys of scenarios
-and terms); :func:`icl_aif.records.upgraded` reads every earlier format as this one."""
+and terms).
+4: a generated line that states no terms carries the game's silent flag in its ``flags``
+(``no_price`` in the price game, ``no_offer`` in the splits: :class:`SilentLines`), recorded
+when it was said, so that no reader parses a transcript to count such lines.
+:func:`icl_aif.records.upgraded` reads every earlier format as this one."""
+
+FORMAT1_MEASURE: dict[str, Any] = {"name": "price", "label": "deal price", "money": True}
+"""``summary.json``'s ``measure`` of a run of format 0 or 1 (all of the price game), which
+summaries did not name before format 2."""
+
+
+@dataclass(frozen=True)
+class SilentLines:
+    """How a game flags a generated line that states no terms (format 4 records it as the line
+    is said; an older line gets it on read where the game is known, :func:`icl_aif.records.upgraded`).
+
+    ``flag`` is the game's name for such a line (:attr:`icl_aif.games.base.Measure.silent_flag`),
+    ``states`` says whether a line states terms, and the first ``openers`` lines of a round (the
+    scripted openers, said by no one) are never flagged. An empty line (flag ``empty``) is not
+    flagged either: it said nothing at all.
+    """
+
+    flag: str
+    states: Callable[[str], bool]
+    openers: int = 0
+
+    def flags(self, flags: list[str], text: str) -> list[str]:
+        """``flags`` of a generated line saying ``text``, with :attr:`flag` when it is due."""
+        if self.flag in flags or "empty" in flags or self.states(text):
+            return flags
+        return [*flags, self.flag]
+
+    def marked_game(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A ``games.jsonl`` record with :attr:`flag` on each generated line due one."""
+        return {**record, "rounds": [self._marked_round(r) for r in record.get("rounds", [])]}
+
+    def _marked_round(self, record: dict[str, Any]) -> dict[str, Any]:
+        turns = list(record.get("turns", []))
+        for index in range(self.openers, len(turns)):
+            turn = turns[index]
+            flags = self.flags(list(turn.get("flags", ())), str(turn.get("text", "")))
+            if flags != turn.get("flags", []):
+                turns[index] = {**turn, "flags": flags}
+        return {**record, "turns": turns}
 
 
 class _Record(BaseModel):

@@ -59,15 +59,8 @@ from pydantic import ValidationError
 from icl_aif._version import __version__
 from icl_aif.config import ExperimentConfig, config_to_yaml, read_config_data
 from icl_aif.errors import UsageError
-from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
-from icl_aif.record_models import CallRecord as CallRecord
-from icl_aif.record_models import ChatMessage as ChatMessage
-from icl_aif.record_models import GameRecord as GameRecord
-from icl_aif.record_models import ManifestRecord as ManifestRecord
-from icl_aif.record_models import RoundRecord as RoundRecord
-from icl_aif.record_models import TurnRecord as TurnRecord
-from icl_aif.record_models import UsageRecord as UsageRecord
 from icl_aif.record_models import (
+    FORMAT1_MEASURE,
     call_line,
     call_problem,
     game_line,
@@ -76,6 +69,15 @@ from icl_aif.record_models import (
     prompts_of,
     upgrade_game,
 )
+from icl_aif.record_models import FORMAT_VERSION as FORMAT_VERSION
+from icl_aif.record_models import CallRecord as CallRecord
+from icl_aif.record_models import ChatMessage as ChatMessage
+from icl_aif.record_models import GameRecord as GameRecord
+from icl_aif.record_models import ManifestRecord as ManifestRecord
+from icl_aif.record_models import RoundRecord as RoundRecord
+from icl_aif.record_models import SilentLines as SilentLines
+from icl_aif.record_models import TurnRecord as TurnRecord
+from icl_aif.record_models import UsageRecord as UsageRecord
 from icl_aif.record_models import check_format_version as check_format_version
 from icl_aif.record_models import format_version_of as format_version_of
 from icl_aif.record_models import game_record as game_record
@@ -510,6 +512,7 @@ def repair_records(
     lines_per_game: Callable[[str | None], int | None],
     seats: tuple[str, str],
     skipped: SkippedLines | None = None,
+    silent: SilentLines | None = None,
 ) -> tuple[set[GameKey], float]:
     """Make the records of a stopped run consistent, for a resume; return the finished games and
     the recorded cost of their calls.
@@ -520,7 +523,8 @@ def repair_records(
     dropped, said in one warning per file and noted in ``skipped``; so are the lines of an
     unfinished game and every call of a game that is not finished. Both files are rewritten
     atomically, their kept lines byte for byte and in their order (a line of an earlier format
-    upgraded to this one, in the game's ``seats``: :func:`upgraded`), so repairing twice
+    upgraded to this one, in the game's ``seats``, its lines marked ``silent``: :func:`upgraded`),
+    so repairing twice
     changes nothing. The files are streamed, never held in memory.
     """
     counts: dict[GameKey, int] = {}
@@ -531,7 +535,9 @@ def repair_records(
     dropped = len(counts) - len(finished)
     if dropped:
         logger.info("%s: %d unfinished game(s) dropped, to be played again", directory, dropped)
-    _keep_lines(directory / GAMES, finished, lambda r: game_line(upgraded(r, seats)), skipped)
+    _keep_lines(
+        directory / GAMES, finished, lambda r: game_line(upgraded(r, seats, silent)), skipped
+    )
     cost = _keep_lines(
         directory / CALLS, finished, lambda r: call_line(upgraded(r, seats)), skipped
     )
@@ -769,15 +775,20 @@ def count_records(path: Path, skipped: SkippedLines | None = None, what: str = "
     return count
 
 
-def upgraded(record: dict[str, Any], seats: tuple[str, str]) -> dict[str, Any]:
+def upgraded(
+    record: dict[str, Any], seats: tuple[str, str], silent: SilentLines | None = None
+) -> dict[str, Any]:
     """A record of an earlier format (a ``games.jsonl`` or ``calls.jsonl`` line, a manifest, a
     summary) as this format writes it, in the game's ``seats``: the one upgrade step every reader
     goes through. Formats 0 and 1 (all of the price game) get ``terms`` and ``truncated`` on
     their rounds (:func:`~icl_aif.record_models.upgrade_game`); a manifest's ``prompts`` take
     today's paths (:func:`~icl_aif.record_models.prompts_of`); formats before 3 get the game's
-    seat ids for ``seller`` and ``buyer`` (:func:`~icl_aif.record_upgrade.upgrade_seats`).
-    ``format_version`` still says the version the record was written in (a writer stamps its
-    own). A current record is returned as it is."""
+    seat ids for ``seller`` and ``buyer`` (:func:`~icl_aif.record_upgrade.upgrade_seats`);
+    before 4, a game's generated lines that state no terms get the game's ``silent`` flag when
+    the reader passes it (a summary counts them: :class:`~icl_aif.record_models.SilentLines`;
+    without it the lines keep the flags they were written with). ``format_version`` still says
+    the version the record was written in (a writer stamps its own). A current record is
+    returned as it is."""
     version = format_version_of(record)
     if version >= FORMAT_VERSION:
         return record
@@ -785,8 +796,11 @@ def upgraded(record: dict[str, Any], seats: tuple[str, str]) -> dict[str, Any]:
         record = upgrade_game(record)
     if isinstance(record.get("prompts"), dict):  # a manifest: its templates under today's paths
         record = {**record, "prompts": prompts_of(record)}
-    mapped: dict[str, Any] = upgrade_seats(record, seats)
-    return mapped
+    if version < 3:
+        record = upgrade_seats(record, seats)
+    if silent is not None and isinstance(record.get("rounds"), list):
+        record = silent.marked_game(record)
+    return record
 
 
 def run_seats(directory: Path) -> tuple[str, str]:
@@ -801,10 +815,13 @@ def run_seats(directory: Path) -> tuple[str, str]:
     return format3_seats(game)
 
 
-def read_games(directory: Path, skipped: SkippedLines | None = None) -> list[dict[str, Any]]:
+def read_games(
+    directory: Path, skipped: SkippedLines | None = None, silent: SilentLines | None = None
+) -> list[dict[str, Any]]:
     """All finished runs of a run directory, ordered by sweep cell and game id (a game's arms
     in the order of the config), as plain data (:class:`GameRecord` is their schema), lines of
-    earlier formats upgraded to this one (:func:`upgraded`); a newer version than this package
+    earlier formats upgraded to this one (:func:`upgraded`; ``silent``: the game's flag of the
+    lines that state no terms, for a reader that counts them); a newer version than this package
     reads is a one-line :class:`UsageError`. Damaged lines are skipped with one warning and
     noted in ``skipped`` (:func:`record_lines`); a file whose every line is damaged is a
     one-line :class:`UsageError`."""
@@ -813,7 +830,7 @@ def read_games(directory: Path, skipped: SkippedLines | None = None) -> list[dic
         raise UsageError(f"{directory}: no {GAMES} here; is this a run directory?")
     seats = run_seats(directory)
     damage = Damage(path)
-    games = [upgraded(record, seats) for _, record in _scan(path, damage)]
+    games = [upgraded(record, seats, silent) for _, record in _scan(path, damage)]
     damage.refuse_if_unreadable(len(games), "game")
     say_damage(damage, skipped)
     return sorted(games, key=record_order)
@@ -845,12 +862,15 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
 
 def read_summary(directory: Path) -> dict[str, Any]:
-    """``summary.json`` of a run directory, in this format's seats (a summary carries no
-    version: the manifest's says which it is)."""
+    """``summary.json`` of a run directory, in this format's seats, naming its ``measure`` (a
+    summary carries no version: the manifest's says which it is; one of format 0 or 1 measured
+    the deal price, :data:`~icl_aif.record_models.FORMAT1_MEASURE`)."""
     summary = read_json(directory / SUMMARY)
     manifest = directory / MANIFEST
     version = format_version_of(read_json(manifest)) if manifest.is_file() else 0
-    if version >= FORMAT_VERSION:
+    if version < 2 and "measure" not in summary:
+        summary = {**summary, "measure": FORMAT1_MEASURE}
+    if version >= 3:
         return summary
     mapped: dict[str, Any] = upgrade_seats(summary, run_seats(directory))
     return mapped

@@ -3,9 +3,9 @@
 Every generated line (and every line a person types) goes through :func:`screen` in the speaker
 node before it becomes a turn. The full reply stays in ``calls.jsonl``; the turn holds what was
 said to the rival, and ``flags`` on the turn say what was done to it or noticed in it
-(docs/protocol.md, "Bad replies"). A clean turn has no ``flags`` key. A game may count one more
-flag in the summary, never stored on turns: lines that state no terms (the price game's
-``no_price``: a line without a price is normal conversation; :class:`icl_aif.games.base.Measure`).
+(docs/protocol.md, "Bad replies"). A clean turn has no ``flags`` key. A game may add one more
+flag, for information: a line that states no terms (the price game's ``no_price``: a line
+without a price is normal conversation; :class:`icl_aif.record_models.SilentLines`).
 
 ============== ===================================================================================
 flag           what the game does
@@ -25,7 +25,8 @@ flag           what the game does
 ``moves_disagree`` ``moves: structured`` only, set when the round is recorded: the moderator read
                the window that ends with this line otherwise than the moves decided it (another
                state, or a deal on other terms); the turn's ``text_verdict`` holds its reading
-``no_price``   summary only, the price game's: the line names no price; normal, for information
+``no_price``   the game's silent flag (``no_offer`` in the splits), when it has one: the line
+               states no terms; normal conversation, counted in the summary for information
 ============== ===================================================================================
 
 Every pattern is compiled once; a clean line costs four regular-expression searches, each
@@ -36,9 +37,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from icl_aif.record_models import SilentLines
 from icl_aif.transcript import Seat, Turn
 
 __all__ = [
@@ -47,7 +49,6 @@ __all__ = [
     "Screened",
     "screen",
     "screened_turn",
-    "turn_flags",
 ]
 
 FLAGS = ("empty", "truncated", "to_moderator", "as_rival", "out_of_role", "moves_disagree")
@@ -158,17 +159,6 @@ def _cut_at_authority(text: str) -> str | None:
     return text[:start]
 
 
-def turn_flags(
-    turn: Turn, silent_flag: str | None = None, states: Callable[[str], bool] | None = None
-) -> list[str]:
-    """What ``summary.json`` counts for a generated turn: its flags, and ``silent_flag`` (the
-    price game's ``no_price``) when the line is not empty and ``states`` finds no terms in it."""
-    flags = list(turn.get("flags", ()))
-    if silent_flag and states is not None and "empty" not in flags and not states(turn["text"]):
-        flags.append(silent_flag)
-    return flags
-
-
 def screen(text: str, rival: Sequence[str], *, max_chars: int | None = None) -> Screened:
     """What a reply ``text`` puts on the table, and its flags (see the module doc).
 
@@ -199,11 +189,20 @@ def screen(text: str, rival: Sequence[str], *, max_chars: int | None = None) -> 
 
 
 def screened_turn(
-    side: Seat, text: str, rival: Sequence[str], *, max_chars: int | None = None
+    side: Seat,
+    text: str,
+    rival: Sequence[str],
+    *,
+    max_chars: int | None = None,
+    silent: SilentLines | None = None,
 ) -> Turn:
     """The turn ``side`` adds with reply ``text`` (``rival``: the labels of the other seat's
-    lines, :func:`screen`): ``flags`` only when there are some."""
+    lines, :func:`screen`; ``silent``: the game's flag of a line that states no terms):
+    ``flags`` only when there are some."""
     screened = screen(text, rival, max_chars=max_chars)
-    if screened.flags:
-        return Turn(speaker=side, text=screened.text, flags=list(screened.flags))
+    flags = list(screened.flags)
+    if silent is not None:
+        flags = silent.flags(flags, screened.text)
+    if flags:
+        return Turn(speaker=side, text=screened.text, flags=flags)
     return Turn(speaker=side, text=screened.text)

@@ -1,8 +1,8 @@
 """Per-round tables for people: a rich table in the terminal and Markdown for ``summary.md``.
 
 The tables show the game's measure (``summary.json``'s ``measure``: its ``name`` keys the
-columns, ``label`` words the legends, ``money`` formats it as dollars). A summary written before
-games had measures has none: it is read as the price game's deal price (:data:`PRICE`).
+columns, ``label`` words the legends, ``money`` formats it as dollars; a summary of an earlier
+record format names it once read, :func:`icl_aif.records.read_summary`).
 """
 
 from __future__ import annotations
@@ -39,20 +39,19 @@ class MeasureInfo:
     money: bool = False
 
 
-PRICE = MeasureInfo(name="price", label="deal price", money=True)
-"""The measure of a summary without ``measure`` (written before games had measures)."""
-
-
 def summary_measure(summary: dict[str, Any], default: MeasureLike | None = None) -> MeasureLike:
-    """The measure ``summary`` (or a sweep's cell) names; ``default`` (else :data:`PRICE`) when
-    it names none."""
+    """The measure ``summary`` (or a sweep's cell) names; ``default`` (a sweep's own) when it
+    names none. A summary that names none and has no default is a :class:`ValueError`: every
+    summary names its measure once read (:func:`icl_aif.records.read_summary`)."""
     entry = summary.get("measure")
     if isinstance(entry, dict) and entry.get("name"):
         name = str(entry["name"])
         return MeasureInfo(
             name=name, label=str(entry.get("label") or name), money=bool(entry.get("money"))
         )
-    return default if default is not None else PRICE
+    if default is None:
+        raise ValueError("the summary names no measure: read it with icl_aif.records.read_summary")
+    return default
 
 
 def measure_header(measure: MeasureLike) -> str:
@@ -99,9 +98,7 @@ def _with_no_moves(
     return (*columns[:at], NO_MOVE_COLUMN, *columns[at:])
 
 
-def round_columns(
-    measure: MeasureLike = PRICE, *, no_moves: bool = False
-) -> tuple[tuple[str, str], ...]:
+def round_columns(measure: MeasureLike, *, no_moves: bool = False) -> tuple[tuple[str, str], ...]:
     """The per-round table's (header, ``summary.json`` key) of ``measure``; with ``no_moves``
     the column of rounds without a valid move too (:func:`has_no_moves`)."""
     n = measure.name
@@ -125,7 +122,7 @@ def _round_columns(measure: MeasureLike, n: str) -> tuple[tuple[str, str], ...]:
 
 
 def terminal_columns(
-    measure: MeasureLike = PRICE, *, no_moves: bool = False
+    measure: MeasureLike, *, no_moves: bool = False
 ) -> tuple[tuple[str, str], ...]:
     """The terminal's per-round table: 80 columns wide (a little wider with ``no_moves``); the
     median is in summary.md and summary.json."""
@@ -133,10 +130,6 @@ def terminal_columns(
     return tuple(c for c in columns if c[1] != f"median_{measure.name}")
 
 
-COLUMNS = round_columns(PRICE)
-"""The per-round columns of a price-game summary (:func:`round_columns` of another measure)."""
-TERMINAL_COLUMNS = terminal_columns(PRICE)
-"""The terminal's per-round table: 80 columns wide; the median is in summary.md and summary.json."""
 _LEGEND = (
     "deal rate: deals over the rounds that ended in a deal or no deal; cap: no-deal rounds the "
     "exchange cap ended, truncated (- in a summary written before this count); errors: rounds "
@@ -153,7 +146,7 @@ NO_MOVE_LEGEND = (
 )
 
 
-def legend(measure: MeasureLike = PRICE, *, terminal: bool = False, no_moves: bool = False) -> str:
+def legend(measure: MeasureLike, *, terminal: bool = False, no_moves: bool = False) -> str:
     """The per-round table's legend (``terminal``: the table without the median; ``no_moves``:
     with the column of rounds without a valid move)."""
     median = " (summary.md also has the median)" if terminal else ""
@@ -161,15 +154,13 @@ def legend(measure: MeasureLike = PRICE, *, terminal: bool = False, no_moves: bo
     return text + (NO_MOVE_LEGEND.format(label=measure.label) if no_moves else "")
 
 
-LEGEND = legend(PRICE)
-TERMINAL_LEGEND = legend(PRICE, terminal=True)
 MAX_ERROR_KINDS = 3
 """Kinds of error whose first message the failed-games line quotes (it lists every kind)."""
 EXAMPLE_SHOWN = 80
 """Characters of a kind's first message the failed-games line shows."""
 
 
-def cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
+def cell(key: str, value: Any, measure: MeasureLike) -> str:
     """One formatted table cell (``measure``: the summary's)."""
     if value is None:
         return "-"
@@ -188,12 +179,11 @@ def cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
 
 def rows(
     per_round: Sequence[dict[str, Any]],
-    columns: Sequence[tuple[str, str]] | None = None,
-    measure: MeasureLike = PRICE,
+    columns: Sequence[tuple[str, str]],
+    measure: MeasureLike,
 ) -> list[list[str]]:
-    """The table body (default columns: :func:`round_columns` of ``measure``)."""
-    shown = round_columns(measure) if columns is None else columns
-    return [[cell(key, r.get(key), measure) for _, key in shown] for r in per_round]
+    """The table body: ``columns`` (:func:`round_columns` of ``measure``, say) of each round."""
+    return [[cell(key, r.get(key), measure) for _, key in columns] for r in per_round]
 
 
 def round_table(
@@ -472,7 +462,7 @@ def game_figures_table(summary: dict[str, Any], title: str | None = None) -> Tab
 # --- paired arms and sweeps --------------------------------------------------------------------
 
 
-def arm_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
+def arm_columns(measure: MeasureLike) -> tuple[tuple[str, str], ...]:
     """Table 1's (header, key) of ``measure``: one row per arm."""
     n = measure.name
     return (
@@ -491,15 +481,13 @@ def arm_columns(measure: MeasureLike = PRICE) -> tuple[tuple[str, str], ...]:
     )
 
 
-def terminal_arm_keys(measure: MeasureLike = PRICE) -> tuple[str, ...]:
+def terminal_arm_keys(measure: MeasureLike) -> tuple[str, ...]:
     """The keys of the terminal's Table 1 (summary.md has every column)."""
     return tuple(
         k for _, k in arm_columns(measure) if k not in ("games", "score_delta", "vs_none_delta")
     )
 
 
-ARM_COLUMNS = arm_columns(PRICE)
-TERMINAL_ARM_KEYS = terminal_arm_keys(PRICE)
 ARM_LEGEND = (
     "before/after: mean {label} over deals in rounds {b} and {a}; paired Δ: mean after-minus-"
     "before {header} over the games that dealt in both rounds (pairs), 95% paired bootstrap CI; "
@@ -519,9 +507,7 @@ TERMINAL_ARM_LEGEND = (
 )
 
 
-def sweep_columns(
-    measure: MeasureLike = PRICE, *, no_moves: bool = False
-) -> tuple[tuple[str, str], ...]:
+def sweep_columns(measure: MeasureLike, *, no_moves: bool = False) -> tuple[tuple[str, str], ...]:
     """The combined table of a sweep: (header, key) after the cell's settings and arm; with
     ``no_moves`` the column of rounds without a valid move too."""
     n = measure.name
@@ -543,7 +529,6 @@ def _sweep_columns(measure: MeasureLike, n: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-SWEEP_COLUMNS = sweep_columns(PRICE)
 _SWEEP_LEGEND = (
     "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
     "no deal; cap: no-deal rounds the exchange cap ended (truncated); errors: rounds ended by an "
@@ -553,17 +538,14 @@ _SWEEP_LEGEND = (
 )
 
 
-def sweep_legend(measure: MeasureLike = PRICE, *, no_moves: bool = False) -> str:
+def sweep_legend(measure: MeasureLike, *, no_moves: bool = False) -> str:
     """The legend of the combined table of a sweep (``no_moves``: with the column of rounds
     without a valid move)."""
     text = _SWEEP_LEGEND.format(header=measure_header(measure))
     return text + (NO_MOVE_LEGEND.format(label=measure.label) if no_moves else "")
 
 
-SWEEP_LEGEND = sweep_legend(PRICE)
-
-
-def arm_cell(key: str, value: Any, measure: MeasureLike = PRICE) -> str:
+def arm_cell(key: str, value: Any, measure: MeasureLike) -> str:
     """One formatted cell of the arms table."""
     if value is None:
         return "-"
@@ -633,12 +615,7 @@ def _arm_counts(row: dict[str, Any], before: int, counted: str) -> str:
     return f"{row['arm']} {', '.join(shown)}" if shown else ""
 
 
-def usd_short(value: float | None) -> str:
-    """``$8.00``, or ``-``."""
-    return "-" if value is None else f"${value:,.2f}"
-
-
-def short_value(value: float | None, measure: MeasureLike = PRICE) -> str:
+def short_value(value: float | None, measure: MeasureLike) -> str:
     """A value of ``measure`` (``$8.00`` in money, else ``0.500``), or ``-``."""
     return "-" if value is None else value_text(value, measure)
 
@@ -709,7 +686,7 @@ def sweep_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             lead = [cell_id or "-", *(str(settings.get(p, "-")) for p in paths)]
             lead += [arm or "-"] if with_arms else []
             values = [
-                cell("deal_rate", r.get(key))
+                cell("deal_rate", r.get(key), measure)
                 if key == "deal_rate_all_runs"
                 else short_value(r.get(key), measure)
                 if key == "mean_score"
@@ -763,7 +740,7 @@ def cross_play_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
         for number in (first, last):
             r = by_round.get(number, {})
             row += [
-                cell("deal_rate", r.get("deal_rate")),
+                cell("deal_rate", r.get("deal_rate"), measure),
                 cell(f"mean_{n}", r.get(f"mean_{n}"), measure),
                 cell(f"{n}_ci95", r.get(f"{n}_ci95"), measure),
             ]

@@ -29,7 +29,7 @@ from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.executors import Executor
-from icl_aif.games.registry import game_of
+from icl_aif.games.registry import game_of, silent_lines
 from icl_aif.graphs import build_pausable_run_graph
 from icl_aif.play import AskHuman, play_game, play_recorded
 from icl_aif.preflight import preflight
@@ -186,7 +186,9 @@ async def _run_locked(
     if resume:
         lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
         try:
-            done, kept_cost = repair_records(directory, lines.get, config.seats.ids, dropped)
+            done, kept_cost = repair_records(
+                directory, lines.get, config.seats.ids, dropped, silent_lines(config)
+            )
         except OSError as exc:
             raise directory_error(directory, exc) from None
     probes: list[dict[str, Any]] = []

@@ -4,11 +4,10 @@ and ``summary.md``, computed from the run's records.
 The statistics are of the game's measure (:meth:`icl_aif.games.base.Game.measure`: the price
 game's deal price, the pie split's payoff); ``summary.json`` names it under ``measure``
 (``name``, ``label``, ``money``) for the readers (``summary.md``, ``icl-aif report``, the HTML
-report). A summary without ``measure`` was written before games had measures: its measure is
-the deal price.
+report).
 
 :func:`icl_aif.runner.run_experiment` calls :func:`summarize_run` once the games are written; the
-runner itself computes and renders nothing (the package wires this in: ``icl_aif/__init__.py``).
+runner itself computes and renders nothing (:func:`icl_aif.experiment.run_experiment` passes it).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from typing import Any
 from icl_aif.cache import cache_counts
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.games.base import Measure
-from icl_aif.games.registry import game_of
+from icl_aif.games.registry import game_of, silent_lines
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.records import read_calls, read_games
 from icl_aif.report import experiment_markdown
@@ -32,7 +31,8 @@ def summarize_run(
 ) -> tuple[dict[str, Any], str]:
     """``summary.json`` and ``summary.md`` of the run in ``directory``; ``stopped_by`` is what
     stopped it early (``max_usd``), or None."""
-    summary = summarize_experiment(config, cells, read_games(directory))
+    games = read_games(directory, silent=silent_lines(config))
+    summary = summarize_experiment(config, cells, games)
     summary["usage"] = summarize_usage(
         read_calls(directory), config.prices, config.max_usd, role_order(config.seats)
     )

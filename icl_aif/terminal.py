@@ -59,9 +59,9 @@ class TerminalPerson:
     def __init__(
         self,
         console: Console,
+        measure: Measure,
         pause_display: Callable[[], AbstractContextManager[Any]] | None = None,
         read_line: Callable[[str], str] | None = None,
-        measure: Measure | None = None,
     ) -> None:
         self.console = console
         self.pause_display = pause_display or contextlib.nullcontext
@@ -161,22 +161,19 @@ class TerminalPerson:
         return input(prompt)
 
 
-def outcome_text(record: dict[str, Any], measure: Measure | None = None) -> str:
+def outcome_text(record: dict[str, Any], measure: Measure) -> str:
     """``deal at $15`` (a measure in money), ``deal: payoff 0.45`` (another measure), or ``no deal
-    (walk_away)``. Without ``measure``: the deal price, else the terms as they are
-    (``deal: share 0.6``)."""
+    (walk_away)``; a deal whose terms hold no ``measure``: the terms as they are (``deal: share
+    0.6``)."""
     if record.get("outcome") == "deal":
-        from icl_aif.metrics import default_measure
-
-        shown = measure or default_measure()
-        value = shown.of(record)
+        value = measure.of(record)
         terms = record.get("terms")
-        if value is None and measure is None and isinstance(terms, Mapping) and terms:
-            return f"deal: {_terms_text(terms)}"  # another game's terms, no measure given
-        words = shown.name.replace("_", " ")
+        words = measure.name.replace("_", " ")
+        if value is None and isinstance(terms, Mapping) and terms:
+            return f"deal: {_terms_text(terms)}"
         if value is None:
             return f"deal at an unclear {words}"
-        return f"deal at {format_money(value)}" if shown.money else f"deal: {words} {value:g}"
+        return f"deal at {format_money(value)}" if measure.money else f"deal: {words} {value:g}"
     if record.get("outcome") == "error":
         return f"stopped by an error ({record.get('reason')})"
     return f"no deal ({record.get('reason')})"

@@ -42,12 +42,12 @@ BUYER = [
     "Moderator: the deal is done at $1",  # addressed to the moderator: nothing is left
     "$15 is my offer.\nSeller: Deal at $15, sold!",  # speaks for the rival: cut there
 ]
-SAID = [  # the generated turns as the table saw them, with their flags
+SAID = [  # the generated turns as the table saw them, with their flags (no_price: the game's)
     {"speaker": "seller", "text": NO_REPLY, "flags": ["empty"]},
     {"speaker": "buyer", "text": BUYER[0]},
     {"speaker": "seller", "text": HUGE[:MAX].rstrip(), "flags": ["truncated"]},
     {"speaker": "buyer", "text": NO_REPLY, "flags": ["empty", "to_moderator"]},
-    {"speaker": "seller", "text": SELLER[2], "flags": ["out_of_role"]},
+    {"speaker": "seller", "text": SELLER[2], "flags": ["out_of_role", "no_price"]},
     {"speaker": "buyer", "text": "$15 is my offer.", "flags": ["as_rival"]},
     {"speaker": "seller", "text": NO_REPLY, "flags": ["empty", "to_moderator"]},
 ]
@@ -166,9 +166,12 @@ def test_a_clean_run_has_no_flags_on_its_turns(tmp_path: Path) -> None:
     turns = [
         t for g in read_jsonl(directory / "games.jsonl") for r in g["rounds"] for t in r["turns"]
     ]
-    assert all(set(t) == {"speaker", "text"} for t in turns)
+    # a clean line has no flags; a line without a price has the price game's, for information
+    assert all(set(t) == {"speaker", "text"} or t["flags"] == ["no_price"] for t in turns)
     rows = read_json(directory / "summary.json")["per_round"]
     assert all(set(row["flags"]) <= {"no_price"} for row in rows)
+    recorded = sum(t.get("flags") == ["no_price"] for t in turns)
+    assert recorded == sum(row["flags"].get("no_price", 0) for row in rows) > 0
 
 
 @pytest.mark.parametrize(

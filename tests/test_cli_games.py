@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import icl_aif  # noqa: F401  (registers our games)
-from icl_aif.games import GAMES
+from icl_aif.games import registered_games
 from tests.conftest import icl_aif as run_cli
 from tests.conftest import make_package
 
@@ -52,7 +52,7 @@ def test_games_lists_every_registered_game_with_its_traits() -> None:
     result = run_cli("games")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for name, game in GAMES.items():
+    for name, game in registered_games().items():
         assert f"{name}: {game.title}" in out
         assert f"game: {name}" in out
     for text in (

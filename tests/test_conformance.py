@@ -16,7 +16,7 @@ from pydantic import field_serializer
 
 import icl_aif  # noqa: F401  (wires the games registry into the config)
 from icl_aif.config import ExperimentConfig, Scenario
-from icl_aif.games import GAMES
+from icl_aif.games import GAMES, registered_games
 from icl_aif.games.base import Judge, ModelFor, SimulatorRequest
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
@@ -28,7 +28,7 @@ from icl_aif.transcript import Seat, Turn, Verdict
 pytest_plugins = ["pytester"]
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(registered_games()))
 def test_every_registered_game_conforms(name: str, tmp_path: Path) -> None:
     check_game(name, tmp_path)
 

@@ -15,7 +15,6 @@ from icl_aif.games.registry import get_game
 from icl_aif.html_report import render_html
 from icl_aif.metrics import (
     arm_row,
-    default_measure,
     error_kind,
     error_kinds,
     round_metrics,
@@ -24,12 +23,14 @@ from icl_aif.metrics import (
 from icl_aif.report import (
     arm_legend,
     failure_line,
+    round_columns,
     round_table,
     rows,
     runs_line,
     summary_markdown,
 )
-from tests.conftest import QUICKSTART, icl_aif
+from icl_aif.summary import measure_entry
+from tests.conftest import PRICE_MEASURE, QUICKSTART, icl_aif
 
 FAILED_LINE = re.compile(r'^(\d+) of (\d+) games failed(: .+)?; see games.jsonl "error"$')
 WIDE = {"COLUMNS": "200"}  # every column of the table on its line
@@ -79,13 +80,17 @@ GAMES = [
 
 
 def test_round_metrics_leave_error_rounds_out_of_the_deal_rate() -> None:
-    first = round_metrics(GAMES, 1, total_runs=5, improve="seller", openers=3, seed=0)
+    first = round_metrics(
+        GAMES, 1, total_runs=5, improve="seller", openers=3, seed=0, measure=PRICE_MEASURE
+    )
     assert (first["games"], first["deals"], first["no_deals"], first["errors"]) == (5, 3, 1, 1)
     assert first["deal_rate"] == 0.75  # 3 / (5 - 1), not 3 / 5
     assert first["deal_rate_all_runs"] == 0.6  # failed runs counted as no deal
     assert first["mean_price"] == 14.0
     assert first["mean_exchanges"] == round((3 + 3 + 10 + 3) / 4, 4)  # the error round left out
-    second = round_metrics(GAMES, 2, total_runs=5, improve="seller", openers=3, seed=0)
+    second = round_metrics(
+        GAMES, 2, total_runs=5, improve="seller", openers=3, seed=0, measure=PRICE_MEASURE
+    )
     assert (second["games"], second["deals"], second["errors"]) == (4, 2, 1)
     assert second["deal_rate"] == 0.6667  # 2 / (4 - 1)
     assert second["deal_rate_all_runs"] == 0.4
@@ -93,7 +98,9 @@ def test_round_metrics_leave_error_rounds_out_of_the_deal_rate() -> None:
 
 
 def test_a_round_with_only_errors_has_no_deal_rate() -> None:
-    only = round_metrics([GAMES[3]], 1, total_runs=1, improve="seller", openers=3, seed=0)
+    only = round_metrics(
+        [GAMES[3]], 1, total_runs=1, improve="seller", openers=3, seed=0, measure=PRICE_MEASURE
+    )
     assert (only["games"], only["errors"], only["deal_rate"]) == (1, 1, None)
     assert only["deal_rate_all_runs"] == 0.0 and only["mean_exchanges"] is None
 
@@ -104,7 +111,10 @@ def test_summary_counts_the_failed_games_by_kind() -> None:
         game("g5", record(1, "error"), error="buyer model failed: InjectedTimeout: chaos: timeout"),
         game("g6", error="KeyError: 'rounds'"),
     ]
-    summary = summarize(games, rounds=2, runs=7, improve="seller", openers=3, seed=0)
+    summary = summarize(
+        games, rounds=2, runs=7, improve="seller", openers=3, seed=0, measure=PRICE_MEASURE
+    )
+    summary["measure"] = measure_entry(PRICE_MEASURE)
     assert summary["errored_runs"] == 4
     assert summary["error_kinds"] == [
         {"kind": "seller APIConnectionError", "games": 2, "example": "Connection error."},
@@ -167,8 +177,12 @@ def test_an_old_summary_still_renders() -> None:
     old: dict[str, Any] = {"runs": 4, "finished_runs": 4, "errored_runs": 1, "effective_runs": 0}
     old |= {"improve": "seller", "per_round": [{"round": 1, "games": 4, "deals": 2}]}
     old["per_round_effective"] = []
+    old["measure"] = measure_entry(PRICE_MEASURE)  # as read_summary names it for format 0
     assert failure_line(old) == '1 of 4 games failed; see games.jsonl "error"'
-    assert rows(old["per_round"]) == [["1", "4", "2", "-", "-", "-", "-", "-", "-", "-", "-"]]
+    columns = round_columns(PRICE_MEASURE)
+    assert rows(old["per_round"], columns, PRICE_MEASURE) == [
+        ["1", "4", "2", "-", "-", "-", "-", "-", "-", "-", "-"]
+    ]
     assert round_table(old).row_count == 1
     assert "Finished runs: 3 of 4; 1 failed" in summary_markdown(old, "old")
 
@@ -182,7 +196,7 @@ def test_sweep_cells_add_up() -> None:
 
 
 def test_arm_deal_rates_leave_error_rounds_out() -> None:
-    row = arm_row("ai", GAMES, branch_after=1, no_deal_value=8.0, seed=0)
+    row = arm_row("ai", GAMES, branch_after=1, no_deal_value=8.0, seed=0, measure=PRICE_MEASURE)
     assert (row["deal_rate_before"], row["errors_before"]) == (0.75, 1)
     assert (row["deal_rate_after"], row["errors_after"]) == (0.6667, 1)
 
@@ -193,11 +207,14 @@ def test_the_arms_legend_names_the_error_rounds() -> None:
         {"arm": "none", "errors_before": 1, "errors_after": 2},
         {"arm": "old"},  # a summary written before these counts
     ]
-    legend = arm_legend({"branch_after": 1, "arms": arms, "no_deal_value": 8.0})
+    legend = arm_legend(
+        {"branch_after": 1, "arms": arms, "no_deal_value": 8.0}, measure=PRICE_MEASURE
+    )
     assert legend.endswith(
         " Rounds ended by an error (not in DR): ai 1 in round 1; none 1 in round 1, 2 in round 2."
     )
-    assert "Rounds ended" not in arm_legend({"branch_after": 1, "arms": arms[2:]})
+    legend = arm_legend({"branch_after": 1, "arms": arms[2:]}, measure=PRICE_MEASURE)
+    assert "Rounds ended" not in legend
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +261,7 @@ def test_a_run_whose_games_fail_says_so_and_exits_3(unreachable_run: tuple[Path,
         games=[],
         pngs={},
         game=get_game("price"),
-        measure=default_measure(),
+        measure=PRICE_MEASURE,
     )
     assert '<th class="">errors</th>' in page
     assert f'<p id="failed">{line.replace(chr(34), "&quot;")}</p>' in page

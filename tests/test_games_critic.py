@@ -10,12 +10,12 @@ import pytest
 
 from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
-from icl_aif.games import GAMES
+from icl_aif.games import registered_games
 from icl_aif.graphs import build_run_graph
 from icl_aif.protocol import critic_messages, initial_history, turns_as_messages
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(registered_games()))
 def test_the_critic_and_the_improved_player_in_round_2(name: str) -> None:
     config = config_from_dict({"name": "critic", "game": name, "runs": 1, "rounds": 3})
     ctx = GameContext(config=config)

@@ -10,11 +10,10 @@ import pytest
 
 from icl_aif.games.registry import get_game
 from icl_aif.html_report import render_html, write_html_report
-from icl_aif.metrics import default_measure
 from icl_aif.plots import PLOT_FILES
 from icl_aif.records import read_games
 from icl_aif.runner import RunResult
-from tests.conftest import headless_chromium
+from tests.conftest import PRICE_MEASURE, headless_chromium
 from tests.conftest import icl_aif as cli
 
 
@@ -88,7 +87,7 @@ def test_html_report_escapes_record_text(small_run: RunResult, tmp_path: Path) -
         games=[game],
         pngs={},
         game=price,
-        measure=default_measure(),
+        measure=PRICE_MEASURE,
     )
     assert "<script>" not in page and "<b>bold</b>" not in page and "<i>x</i>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page

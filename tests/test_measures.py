@@ -23,7 +23,6 @@ from icl_aif.games.registry import get_game
 from icl_aif.html_report import render_html
 from icl_aif.metrics import (
     arm_row,
-    default_measure,
     round_metrics,
     round_score,
     summarize,
@@ -31,8 +30,8 @@ from icl_aif.metrics import (
     with_scores,
 )
 from icl_aif.plots import histogram_figure, price_deal_rate_figure, series_of
+from icl_aif.records import read_summary
 from icl_aif.report import (
-    PRICE,
     MeasureInfo,
     experiment_markdown,
     round_columns,
@@ -40,6 +39,7 @@ from icl_aif.report import (
     summary_tables,
 )
 from icl_aif.terminal import outcome_text
+from tests.conftest import PRICE_MEASURE
 
 ROOT = Path(__file__).resolve().parents[1]
 V0 = ROOT / "tests" / "data" / "run_v0"
@@ -97,7 +97,7 @@ def test_round_metrics_are_named_after_the_measure() -> None:
     assert (first["deals"], first["deal_rate"]) == (3, 0.75)
     assert not [k for k in first if "price" in k]
     # the same records read with the price game's measure: no price in their terms
-    price = round_metrics(GAMES, 1, total_runs=4, **OPTIONS)
+    price = round_metrics(GAMES, 1, total_runs=4, measure=PRICE_MEASURE, **OPTIONS)
     assert price["mean_price"] is None and price["deals_without_price"] == 3
 
 
@@ -188,12 +188,13 @@ def test_arm_and_sweep_tables_of_the_measure() -> None:
         assert "price" not in legend
 
 
-def test_a_summary_without_measure_renders_as_the_deal_price() -> None:
-    old = json.loads((V0 / "summary.json").read_text(encoding="utf-8"))
-    assert "measure" not in old
-    assert summary_measure(old) == PRICE
-    named = {**old, "measure": {"name": "price", "label": "deal price", "money": True}}
-    assert experiment_markdown(old, "old") == experiment_markdown(named, "old")
+def test_a_summary_without_measure_is_read_as_the_deal_price() -> None:
+    raw = json.loads((V0 / "summary.json").read_text(encoding="utf-8"))
+    assert "measure" not in raw
+    with pytest.raises(ValueError, match="names no measure"):
+        summary_measure(raw)
+    old = read_summary(V0)  # the upgrade step names the measure of formats 0 and 1
+    assert summary_measure(old) == MeasureInfo(name="price", label="deal price", money=True)
     markdown = experiment_markdown(old, "old")
     assert "| price | 95% CI | median |" in markdown and "| $15.00 |" in markdown
     assert "Prices are over deals" in markdown
@@ -234,11 +235,10 @@ def test_frames_compare_outcomes_and_html_of_the_measure() -> None:
 
     deal = GAMES[0]["rounds"][0]
     assert outcome_text(deal, PAYOFF) == "deal: payoff 0.4"
-    assert outcome_text(deal) == "deal: payoff 0.4, share 0.5"  # no measure: the terms
-    assert outcome_text({"outcome": "deal", "terms": {"price": 15.0}, "price": 15.0}) == (
-        "deal at $15"
-    )
-    assert outcome_text({"outcome": "deal", "price": 15.0}) == "deal at $15"  # before terms
+    assert outcome_text(deal, PRICE_MEASURE) == "deal: payoff 0.4, share 0.5"  # terms, no price
+    priced = {"outcome": "deal", "terms": {"price": 15.0}, "price": 15.0}
+    assert outcome_text(priced, PRICE_MEASURE) == "deal at $15"
+    assert outcome_text({"outcome": "deal", "price": 15.0}, PRICE_MEASURE) == "deal at $15"
 
     page = render_html(
         manifest={"name": "pie"},
@@ -253,14 +253,14 @@ def test_frames_compare_outcomes_and_html_of_the_measure() -> None:
     assert '<th class="">payoff</th>' in page and "$" not in page
 
 
-def test_the_default_measure_is_the_deal_price() -> None:
-    measure = default_measure()
+def test_the_price_games_measure_is_the_deal_price() -> None:
+    measure = PRICE_MEASURE
     assert (measure.name, measure.label, measure.money) == ("price", "deal price", True)
     assert measure.of({"outcome": "deal", "terms": {"price": 15}, "price": 15}) == 15.0
     assert measure.of({"outcome": "deal", "price": 14.0}) == 14.0  # a record before terms
 
 
-def test_runs_without_a_config_compare_as_the_deal_price(tmp_path: Path) -> None:
+def test_runs_without_a_config_compare_as_the_default_game(tmp_path: Path) -> None:
     from icl_aif.compare import compared_measure
 
     for name in ("a", "b"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from icl_aif.metrics import bootstrap_ci, summarize
+from tests.conftest import PRICE_MEASURE
 
 
 def game(*rounds: tuple[str, float | None, int]) -> dict[str, Any]:
@@ -37,7 +38,9 @@ def test_deal_rate_price_and_effective_runs() -> None:
         game(("no_deal", None, 20), ("deal", 18.0, 6)),
         {"game_id": "e", "status": "error", "rounds": [game(("deal", 12.0, 4))["rounds"][0]]},
     ]
-    summary = summarize(games, rounds=2, runs=4, improve="seller", openers=3, seed=0)
+    summary = summarize(
+        games, rounds=2, runs=4, improve="seller", openers=3, seed=0, measure=PRICE_MEASURE
+    )
     first, second = summary["per_round"]
     assert (first["games"], first["deals"], first["deal_rate"]) == (4, 3, 0.75)
     assert first["mean_price"] == round((14 + 15 + 12) / 3, 4)

@@ -20,10 +20,11 @@ import pytest
 from icl_aif.metrics import no_move_counts, round_metrics, round_score, summarize
 from icl_aif.records import read_games, read_json
 from icl_aif.report import experiment_markdown, no_move_line
+from icl_aif.summary import measure_entry
 from icl_aif.testing import FAKE_KEY
 from icl_aif.testing.plugin import StartStub
 from icl_aif.testing.stubs import VendorStub
-from tests.conftest import QUICKSTART, cli_env
+from tests.conftest import PRICE_MEASURE, QUICKSTART, cli_env
 
 CLI = Path(sys.executable).parent / "icl-aif"
 PLAIN = "Okay, $10 works for me. Deal."
@@ -187,13 +188,15 @@ def test_a_round_without_a_valid_move_is_neither_a_deal_nor_a_no_deal() -> None:
             [round_of("deal", "acceptance"), round_of("no_deal", "walk_away"), UNMOVED, UNMOVED]
         )
     ]
-    row = round_metrics(games, 1, total_runs=4, improve="seller", openers=0, seed=1)
+    row = round_metrics(
+        games, 1, total_runs=4, improve="seller", openers=0, seed=1, measure=PRICE_MEASURE
+    )
     assert (row["deals"], row["no_deals"], row["errors"], row["no_moves"]) == (1, 1, 0, 2)
     assert row["deal_rate"] == 0.5  # one deal over the two rounds that ended in a deal or no deal
     assert row["deal_rate_all_runs"] == 0.5  # the rounds nobody played left out
     assert row["no_deal_reasons"] == {"walk_away": 1}
     assert row["mean_exchanges"] == 1.0
-    assert round_score(UNMOVED, no_deal_value=0.0) is None
+    assert round_score(UNMOVED, 0.0, PRICE_MEASURE) is None
     assert no_move_counts(games) == {
         "no_move_rounds": 2,
         "no_move_kinds": [{"side": "buyer", "kind": "refused", "rounds": 2, "example": "No."}],
@@ -202,7 +205,10 @@ def test_a_round_without_a_valid_move_is_neither_a_deal_nor_a_no_deal() -> None:
 
 def test_a_summary_without_such_rounds_shows_no_column_and_no_line() -> None:
     games = [{"game_id": "0", "status": "complete", "rounds": [round_of("deal", "acceptance")]}]
-    summary = summarize(games, rounds=1, runs=1, improve="seller", openers=0, seed=1)
+    summary = summarize(
+        games, rounds=1, runs=1, improve="seller", openers=0, seed=1, measure=PRICE_MEASURE
+    )
+    summary["measure"] = measure_entry(PRICE_MEASURE)
     assert no_move_line(summary) is None
     assert "no move" not in experiment_markdown(summary, "x")
     with_one = summarize(
@@ -212,7 +218,9 @@ def test_a_summary_without_such_rounds_shows_no_column_and_no_line() -> None:
         improve="seller",
         openers=0,
         seed=1,
+        measure=PRICE_MEASURE,
     )
+    with_one["measure"] = measure_entry(PRICE_MEASURE)
     assert "| no move |" in experiment_markdown(with_one, "x")
     assert no_move_line(with_one) == (
         "1 round ended because a side made no valid move (left out of deal rates): buyer x1: "

@@ -17,8 +17,8 @@ from icl_aif.export import chat_examples, export_run, preference_pairs
 from icl_aif.plots import PLOT_FILES, PLOTS, plots_for_run
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.runner import RunResult
+from tests.conftest import PRICE_MEASURE, quickstart, run
 from tests.conftest import icl_aif as cli
-from tests.conftest import quickstart, run
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -133,7 +133,7 @@ def test_compare_deltas_by_hand() -> None:
         _game("g3", ("no_deal", None)),
     ]
     games_b = [_game(f"g{i}", ("deal", p)) for i, p in enumerate((13.0, 15.0, 17.0))]
-    (row,) = compare_games(games_a, games_b)
+    (row,) = compare_games(games_a, games_b, PRICE_MEASURE)
     assert (row.games_a, row.games_b, row.deals_a, row.deals_b) == (4, 3, 2, 3)
     assert row.price_a == 11.0 and row.price_b == 15.0 and row.price_delta == 4.0
     assert row.deal_rate_a == 0.5 and row.deal_rate_b == 1.0 and row.deal_rate_delta == 0.5
@@ -148,7 +148,7 @@ def test_compare_deltas_by_hand() -> None:
     assert row.price_delta_ci is not None
     low_p, high_p = row.price_delta_ci
     assert 1.0 <= low_p < 4.0 < high_p <= 7.0
-    assert compare_games(games_a, games_b)[0].price_delta_ci == row.price_delta_ci
+    assert compare_games(games_a, games_b, PRICE_MEASURE)[0].price_delta_ci == row.price_delta_ci
     assert newcombe_interval(0, 0, 1, 1) is None
 
 
@@ -159,7 +159,7 @@ def test_compare_leaves_rounds_stopped_by_an_error_out_of_the_deal_rate() -> Non
         _game("g2", ("error", None)),
     ]
     games_b = [_game("g0", ("deal", 12.0)), _game("g1", ("deal", 14.0))]
-    (row,) = compare_games(games_a, games_b)
+    (row,) = compare_games(games_a, games_b, PRICE_MEASURE)
     assert (row.games_a, row.deals_a, row.deal_rate_a) == (2, 1, 0.5)  # 1 of 2, not 1 of 3
     assert row.deal_rate_delta_ci == newcombe_interval(1, 2, 2, 2)
 
@@ -207,7 +207,7 @@ def test_compare_takes_one_arm_or_cell_of_a_run_that_has_several(tmp_path: Path)
     rows = compare_runs(plain, arms, arm="none")
     assert [(r.games_a, r.games_b) for r in rows] == [(4, 4), (4, 4)]  # each game once
     none_only = [g for g in read_jsonl(arms / "games.jsonl") if g["arm"] == "none"]
-    assert rows == compare_games(list(read_jsonl(plain / "games.jsonl")), none_only)
+    assert rows == compare_games(list(read_jsonl(plain / "games.jsonl")), none_only, PRICE_MEASURE)
     with pytest.raises(UsageError, match=r"no arm 'critic'; allowed: ai, none"):
         compare_runs(plain, arms, arm="critic")
     with pytest.raises(UsageError, match=r"neither run has arms: drop --arm"):

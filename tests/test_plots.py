@@ -21,6 +21,7 @@ from icl_aif.plots import (
     response_chars_figure,
     series_of,
 )
+from tests.conftest import PRICE_MEASURE
 
 PRICE_RANGE = (10.0, 20.0)
 
@@ -61,7 +62,9 @@ def _texts(axis: Axes) -> list[str]:
 
 
 def test_histogram_bars_are_centred_on_whole_dollars() -> None:
-    figure = histogram_figure([_series((15.0, 15.0, 12.0), (18.0,))], PRICE_RANGE, "t")
+    figure = histogram_figure(
+        [_series((15.0, 15.0, 12.0), (18.0,))], PRICE_RANGE, "t", PRICE_MEASURE
+    )
     before, after = figure.axes
     assert _bars(before) == {12.0: 1.0, 15.0: 2.0}
     assert _bars(after) == {18.0: 1.0}
@@ -74,6 +77,7 @@ def test_histogram_bins_of_two_series_and_prices_outside_the_range() -> None:
         [_series((9.0, 10.4), (21.0,), label="a"), _series((19.6,), (20.0,), label="b")],
         PRICE_RANGE,
         "t",
+        PRICE_MEASURE,
     )
     before, after = figure.axes
     assert _bars(before) == {10.0: 2.0, 20.0: 1.0}  # $9 counted at the $10 edge
@@ -81,7 +85,7 @@ def test_histogram_bins_of_two_series_and_prices_outside_the_range() -> None:
 
 
 def test_histogram_panels_share_one_y_scale() -> None:
-    figure = histogram_figure([_series((15.0,) * 5, (16.0,))], PRICE_RANGE, "t")
+    figure = histogram_figure([_series((15.0,) * 5, (16.0,))], PRICE_RANGE, "t", PRICE_MEASURE)
     before, after = figure.axes
     assert before.get_ylim() == after.get_ylim()
     assert before.get_ylim()[0] == 0 and before.get_ylim()[1] >= 5
@@ -93,7 +97,7 @@ def test_histogram_panels_share_one_y_scale() -> None:
 
 
 def test_a_one_round_run_has_one_histogram_panel() -> None:
-    figure = histogram_figure([_series((14.0, 15.0))], PRICE_RANGE, "t")
+    figure = histogram_figure([_series((14.0, 15.0))], PRICE_RANGE, "t", PRICE_MEASURE)
     (axis,) = figure.axes
     assert axis.get_title() == "round 1: 2 deals"
     assert _bars(axis) == {14.0: 1.0, 15.0: 1.0}
@@ -105,19 +109,19 @@ def _all_limits(figure: Figure) -> list[tuple[float, float]]:
 
 def test_no_deal_at_all_draws_a_readable_empty_state() -> None:
     series = [_series((), (), ())]
-    histogram = histogram_figure(series, PRICE_RANGE, "t")
+    histogram = histogram_figure(series, PRICE_RANGE, "t", PRICE_MEASURE)
     for axis, number in zip(histogram.axes, (1, 3), strict=True):
         assert axis.get_xlim() == (9.5, 20.5) and axis.get_ylim() == (0.0, 1.0)
         assert _texts(axis) == [f"no deals in round {number}"]
         assert list(axis.get_yticks()) == [0, 1]  # whole deals, no fake scale
-    price_axis, rate_axis = price_deal_rate_figure(series, "t", PRICE_RANGE).axes
+    price_axis, rate_axis = price_deal_rate_figure(series, "t", PRICE_RANGE, PRICE_MEASURE).axes
     assert price_axis.get_ylim() == PRICE_RANGE and _texts(price_axis) == ["no deals"]
     assert price_axis.get_xlim() == (0.5, 3.5) and rate_axis.get_ylim() == (0.0, 100.0)
-    (versus,) = price_vs_deal_rate_figure(series, "t", PRICE_RANGE).axes
+    (versus,) = price_vs_deal_rate_figure(series, "t", PRICE_RANGE, PRICE_MEASURE).axes
     assert versus.get_ylim() == PRICE_RANGE and _texts(versus) == ["no deals"]
-    figures = [histogram, price_deal_rate_figure(series, "t", PRICE_RANGE)]
+    figures = [histogram, price_deal_rate_figure(series, "t", PRICE_RANGE, PRICE_MEASURE)]
     figures += [
-        price_vs_deal_rate_figure(series, "t", PRICE_RANGE),
+        price_vs_deal_rate_figure(series, "t", PRICE_RANGE, PRICE_MEASURE),
         response_chars_figure(series, "t"),
     ]
     for figure in figures:
@@ -125,11 +129,13 @@ def test_no_deal_at_all_draws_a_readable_empty_state() -> None:
 
 
 def test_deals_in_one_round_only_keep_the_data_scale() -> None:
-    figure = histogram_figure([_series((), (15.0, 15.0, 15.0))], PRICE_RANGE, "t")
+    figure = histogram_figure([_series((), (15.0, 15.0, 15.0))], PRICE_RANGE, "t", PRICE_MEASURE)
     before, after = figure.axes
     assert _texts(before) == ["no deals in round 1"] and _texts(after) == []
     assert before.get_ylim() == after.get_ylim() and after.get_ylim()[1] >= 3
-    price_axis, _ = price_deal_rate_figure([_series((), (15.0,))], "t", PRICE_RANGE).axes
+    price_axis, _ = price_deal_rate_figure(
+        [_series((), (15.0,))], "t", PRICE_RANGE, PRICE_MEASURE
+    ).axes
     assert _texts(price_axis) == []
 
 
@@ -154,11 +160,16 @@ def test_the_plotted_deal_rate_is_the_summarys_error_rounds_alike(from_summary: 
         _game(2, ("error", None), ("deal", 17.0)),
         _game(3, ("deal", 14.0), ("no_deal", None)),
     ]
-    options: dict[str, Any] = {"improve": "seller", "openers": 0, "seed": 7}
+    options: dict[str, Any] = {
+        "improve": "seller",
+        "openers": 0,
+        "seed": 7,
+        "measure": PRICE_MEASURE,
+    }
     summary = summarize(games, rounds=2, runs=4, **options)
     per_round = summary["per_round"] if from_summary else None
     series = series_of(games, label="run", rounds=2, per_round=per_round, **options)
-    _, rate_axis = price_deal_rate_figure([series], "t", PRICE_RANGE).axes
+    _, rate_axis = price_deal_rate_figure([series], "t", PRICE_RANGE, PRICE_MEASURE).axes
     (line,) = rate_axis.get_lines()
     expected = [100 * r["deal_rate"] for r in summary["per_round"]]
     assert np.asarray(line.get_ydata(), dtype=float).tolist() == pytest.approx(expected)

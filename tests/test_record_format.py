@@ -25,6 +25,7 @@ from icl_aif.compare import compare_runs
 from icl_aif.configs import load_config
 from icl_aif.errors import UsageError
 from icl_aif.export import export_run
+from icl_aif.games.registry import silent_lines
 from icl_aif.html_report import write_html_report
 from icl_aif.metrics import round_metrics
 from icl_aif.records import (
@@ -39,7 +40,7 @@ from icl_aif.records import (
     record_order,
 )
 from icl_aif.resume import resume_config
-from tests.conftest import ROOT, icl_aif, quickstart, resume_without_first_game, run
+from tests.conftest import PRICE_MEASURE, ROOT, icl_aif, quickstart, resume_without_first_game, run
 
 V0 = ROOT / "tests" / "data" / "run_v0"
 V0_ARMS = ROOT / "tests" / "data" / "run_v0_arms"
@@ -50,13 +51,25 @@ def without_times(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in g.items() if k not in ("started_at", "finished_at")} for g in games]
 
 
+def without_silent_flag(turn: dict[str, Any]) -> dict[str, Any]:
+    """A turn without the price game's ``no_price`` flag (recorded on turns since format 4)."""
+    flags = [f for f in turn.get("flags", ()) if f != "no_price"]
+    kept = {k: v for k, v in turn.items() if k != "flags"}
+    return {**kept, "flags": flags} if flags else kept
+
+
 def as_format_0(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records as format 0 wrote them: no ``format_version``, no ``truncated``, no ``terms``."""
+    """Records as format 0 wrote them: no ``format_version``, no ``truncated``, no ``terms``, no
+    ``no_price`` flag on turns."""
     out = []
     for game in without_times(games):
         game.pop("format_version")
         game["rounds"] = [
-            {k: v for k, v in r.items() if k not in ("truncated", "terms")} for r in game["rounds"]
+            {
+                **{k: v for k, v in r.items() if k not in ("truncated", "terms")},
+                "turns": [without_silent_flag(t) for t in r["turns"]],
+            }
+            for r in game["rounds"]
         ]
         out.append(game)
     return out
@@ -74,9 +87,9 @@ def test_every_line_and_the_manifest_carry_the_format_and_validate(v1: Path) -> 
     games = list(read_jsonl(v1 / "games.jsonl"))
     calls = list(read_jsonl(v1 / "calls.jsonl"))
     manifest = read_json(v1 / "manifest.json")
-    assert FORMAT_VERSION == 3
-    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 3
-    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {3}
+    assert FORMAT_VERSION == 4
+    assert next(iter(manifest)) == "format_version" and manifest["format_version"] == 4
+    assert {g["format_version"] for g in games} == {c["format_version"] for c in calls} == {4}
     assert all(list(g)[-1] == "format_version" for g in games)  # game_id (and cell) lead
     for game in games:  # a line is its model's dump: every key typed, none lost
         assert GameRecord.model_validate(game).model_dump(exclude_unset=True) == game
@@ -93,7 +106,8 @@ def test_the_same_seed_gives_the_games_of_format_0_with_truncated_on_the_cap(v1:
     def unversioned(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{k: v for k, v in g.items() if k != "format_version"} for g in without_times(games)]
 
-    assert unversioned(read_games(V0)) == unversioned(new)  # read through the upgrade step
+    silent = silent_lines(load_config(V0 / "config.yaml"))  # what a summary reads them with
+    assert unversioned(read_games(V0, silent=silent)) == unversioned(new)  # the upgrade step
     # same keys in the same order, the new ones aside
     for a, b in zip(old, new, strict=True):
         assert [k for k in b if k != "format_version"] == list(a)
@@ -111,8 +125,12 @@ def test_the_same_seed_gives_the_games_of_format_0_with_truncated_on_the_cap(v1:
 def test_truncations_are_counted_for_both_formats(v1: Path) -> None:
     for directory in (V0, v1):
         games = read_games(directory)
-        first = round_metrics(games, 1, total_runs=3, improve="seller", openers=3, seed=7)
-        second = round_metrics(games, 2, total_runs=3, improve="seller", openers=3, seed=7)
+        first = round_metrics(
+            games, 1, total_runs=3, improve="seller", openers=3, seed=7, measure=PRICE_MEASURE
+        )
+        second = round_metrics(
+            games, 2, total_runs=3, improve="seller", openers=3, seed=7, measure=PRICE_MEASURE
+        )
         assert (first["truncations"], first["no_deal_reasons"].get("cap")) == (1, 1)
         assert second["truncations"] == 0
     summary = read_json(v1 / "summary.json")
@@ -178,9 +196,9 @@ def test_resume_of_a_format_0_run_upgrades_its_lines(tmp_path: Path, v1: Path) -
     resume_without_first_game(V0, out)
     assert without_times(read_games(out)) == without_times(read_games(v1))
     calls = list(read_jsonl(out / "calls.jsonl"))
-    assert {c["format_version"] for c in calls} == {3}
+    assert {c["format_version"] for c in calls} == {4}
     manifest = read_json(out / "manifest.json")
-    assert manifest["format_version"] == 3 and manifest["game"] == "price"
+    assert manifest["format_version"] == 4 and manifest["game"] == "price"
     # the old prompt paths are rewritten as today's: a second resume checks them as they are now
     assert all(
         p.startswith("prompts/price/") for p in manifest["prompts"] if p.startswith("prompts/")
@@ -200,7 +218,7 @@ def newer(directory: Path, tmp_path: Path) -> Path:
     return out
 
 
-UPGRADE = r"format_version 99; this icl-aif reads up to 3: upgrade icl-aif"
+UPGRADE = r"format_version 99; this icl-aif reads up to 4: upgrade icl-aif"
 
 
 def test_a_newer_format_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -7,7 +7,10 @@ resuming, read through the one upgrade step (``icl_aif.records.upgraded``).
   of format 1) with ``icl-aif run experiments/quickstart.yaml --set runs=3 --set rounds=2``;
 - ``tests/data/run_v2_dond`` and ``run_v2_pie_split``: format 2 (seats named seller and buyer in
   every game), written with ``icl-aif run experiments/<game>.yaml --set runs=3 --set rounds=2``
-  before format 3 named each game's seats.
+  before format 3 named each game's seats;
+- ``tests/data/run_v3``: format 3, the price game, written at b6d649b (the last commit of format
+  3, before lines recorded the game's ``no_price`` flag) with ``icl-aif run
+  experiments/quickstart.yaml --set runs=3 --set rounds=2``.
 
 Plots and run locks are left out of all of them.
 """
@@ -23,8 +26,12 @@ import pytest
 
 from icl_aif.analysis import load_run
 from icl_aif.compare import compare_runs
+from icl_aif.configs import load_run_config
 from icl_aif.export import export_run
+from icl_aif.games.registry import game_of, silent_lines
+from icl_aif.metrics import round_metrics
 from icl_aif.records import (
+    FORMAT_VERSION,
     read_calls,
     read_games,
     read_json,
@@ -43,6 +50,7 @@ EVERY_FORMAT = {
     "v1": (DATA / "run_v1", 3, 2),
     "v2_dond": (DATA / "run_v2_dond", 3, 2),
     "v2_pie_split": (DATA / "run_v2_pie_split", 3, 2),
+    "v3": (DATA / "run_v3", 3, 2),
 }
 """Each run: its directory, games and rounds."""
 RUNS = list(EVERY_FORMAT)
@@ -149,6 +157,32 @@ def test_the_v1_run_is_of_format_1() -> None:
 
 
 @pytest.mark.parametrize("name", RUNS)
+def test_the_lines_without_terms_are_counted_as_the_run_counted_them(name: str) -> None:
+    """Before format 4 the summary found the lines that state no terms by parsing them; read
+    with the game's silent flag, the older lines carry it where that count found them."""
+    directory = EVERY_FORMAT[name][0]
+    config = load_run_config(directory)
+    games = read_games(directory, silent=silent_lines(config))
+    stored = read_summary(directory)
+    if "per_arm" in stored:
+        pytest.skip("a paired-arms summary keeps its flags per arm")
+    for row in stored["per_round"]:
+        counted = round_metrics(
+            games,
+            row["round"],
+            total_runs=len(games),
+            improve=config.improve,
+            openers=len(config.scenario.openers),
+            seed=config.bootstrap_seed,
+            measure=game_of(config).measure(config),
+        )
+        assert (counted["flags"], counted["flags_improved"]) == (
+            row["flags"],
+            row["flags_improved"],
+        )
+
+
+@pytest.mark.parametrize("name", RUNS)
 def test_load_run_reads_it(name: str) -> None:
     directory, runs, rounds = EVERY_FORMAT[name]
     loaded = load_run(directory)
@@ -204,10 +238,11 @@ def test_a_lost_game_is_played_again_on_resume(name: str, tmp_path: Path) -> Non
     directory = EVERY_FORMAT[name][0]
     out = tmp_path / "run"
     resume_without_first_game(directory, out)
-    assert played(read_games(out)) == played(read_games(directory))
+    silent = silent_lines(load_run_config(directory))  # the lines a resume flags
+    assert played(read_games(out)) == played(read_games(directory, silent=silent))
     rewritten = [*read_jsonl(out / "games.jsonl"), *read_jsonl(out / "calls.jsonl")]
-    assert {line["format_version"] for line in rewritten} == {3}
-    assert read_json(out / "manifest.json")["format_version"] == 3
+    assert {line["format_version"] for line in rewritten} == {FORMAT_VERSION}
+    assert read_json(out / "manifest.json")["format_version"] == FORMAT_VERSION
 
 
 @pytest.mark.parametrize("game", GAMES)

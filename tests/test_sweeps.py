@@ -16,7 +16,7 @@ from icl_aif.estimate import estimate_cells, estimate_usage
 from icl_aif.metrics import holm, round_score, sign_flip_p
 from icl_aif.models.registry import split_model_string
 from icl_aif.records import read_games, read_jsonl
-from tests.conftest import QUICKSTART, ROOT, icl_aif, quickstart, run
+from tests.conftest import PRICE_MEASURE, QUICKSTART, ROOT, icl_aif, quickstart, run
 
 SWEEP = ("roles.seller.model=[scripted:linear, scripted:boulware]", "improve=[seller, buyer]")
 
@@ -178,9 +178,9 @@ def test_estimate_covers_every_cell_and_every_arm() -> None:
 
 
 def test_scores_holm_and_the_sign_flip_test() -> None:
-    assert round_score({"outcome": "deal", "price": 15.0}, 8.0) == 15.0
-    assert round_score({"outcome": "no_deal", "price": None}, 8.0) == 8.0
-    assert round_score({"outcome": "error", "price": None}, 8.0) is None
+    assert round_score({"outcome": "deal", "price": 15.0}, 8.0, PRICE_MEASURE) == 15.0
+    assert round_score({"outcome": "no_deal", "price": None}, 8.0, PRICE_MEASURE) == 8.0
+    assert round_score({"outcome": "error", "price": None}, 8.0, PRICE_MEASURE) is None
     assert holm([0.01, 0.04, None, 0.03]) == [0.03, 0.06, None, 0.06]
     assert sign_flip_p([1.0, 1.0, 1.0, 1.0, 1.0], seed=0) == 2 / 32  # exact: all + or all -
     assert sign_flip_p([0.0, 0.0], seed=0) == 1.0

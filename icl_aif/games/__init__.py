@@ -7,28 +7,21 @@ registered by name (``game:`` in an experiment; ``icl-aif games`` lists them).
 - ``resource_split``: two players divide three resources they value differently (seed 003);
 - ``size_price``: a seller and a buyer agree on a quantity and a unit price (seed 004).
 
-Another package adds a game through the ``icl_aif.games`` entry point (see docs/games.md).
+Every game, ours too, comes in through the ``icl_aif.games`` entry point group
+(:mod:`icl_aif.games.registry`; another package adds its own the same way, see docs/games.md):
+importing this package registers none.
 """
 
-from icl_aif.games import price  # the default game: registered, and listed, first
-
-# isort: split
-from icl_aif.games import dond, pie_split, resource_split, simulators, size_price
 from icl_aif.games.base import Game, Judge, Measure
-from icl_aif.games.registry import GAMES, find_game, get_game, register_game
+from icl_aif.games.registry import GAMES, find_game, get_game, register_game, registered_games
 
 __all__ = [
     "GAMES",
     "Game",
     "Judge",
     "Measure",
-    "dond",
     "find_game",
     "get_game",
-    "pie_split",
-    "price",
     "register_game",
-    "resource_split",
-    "simulators",
-    "size_price",
+    "registered_games",
 ]

@@ -32,6 +32,7 @@ from icl_aif.config import (
     Scenario,
 )
 from icl_aif.errors import UsageError
+from icl_aif.record_models import SilentLines
 from icl_aif.templates import PromptLibrary, render_strict
 from icl_aif.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
 
@@ -134,9 +135,10 @@ class Measure:
     game's ``name`` is ``price``: the keys every earlier summary has). ``of`` reads it from a round
     that ended in an agreement (None when the terms hold none); ``no_deal_value`` is what a round
     without an agreement scores in the unconditional score. ``money`` formats it as dollars.
-    ``silent_flag`` names the summary flag that counts the generated lines that state no terms
-    (the price game's ``no_price``; for information, never stored on turns) and ``states`` says
-    whether a line states terms; a game without them counts no such flag.
+    ``silent_flag`` names the flag of a generated line that states no terms (the price game's
+    ``no_price``: normal conversation, counted in the summary for information) and ``states``
+    says whether a line states terms; the engine records the flag on the line as it is said
+    (:meth:`silent_lines`). A game without them has no such flag.
     """
 
     name: str
@@ -149,6 +151,13 @@ class Measure:
     span: tuple[float, float] | None = None
     """The range the figures of a money measure span in the config's scenario (the price game's
     buyer's opening offer to its list price); None: the values' own range."""
+
+    def silent_lines(self, openers: int = 0) -> SilentLines | None:
+        """How the lines that state no terms are flagged in a round that opens with ``openers``
+        scripted lines; None for a game without a silent flag."""
+        if self.silent_flag is None or self.states is None:
+            return None
+        return SilentLines(flag=self.silent_flag, states=self.states, openers=openers)
 
 
 class Game(ABC, Generic[ScenarioT, GameTermsT]):

@@ -1,8 +1,10 @@
 """How a game registers: the :func:`register_game` decorator and the lookup of games by name.
 
-Ours register in :mod:`icl_aif.games` (one line each). Another package adds its own from a module
-named in its ``icl_aif.games`` entry point; such modules are imported on the first lookup of a
-name that is not registered::
+Every game, ours included, comes in through the ``icl_aif.games`` entry point group: ours are
+named in icl-aif's own ``pyproject.toml`` (one line each, ``price =
+"icl_aif.games.price.game:PriceGame"``), and another package names its module or class in its
+own. The group is loaded on the first lookup of a name that is not registered (or by
+:func:`registered_games`); nothing is registered at import time::
 
     from icl_aif.games.base import Game
     from icl_aif.games.registry import register_game
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 from icl_aif.config import ExperimentConfig
 from icl_aif.games.base import Game
 from icl_aif.plugins import claim, load_entry_points
+from icl_aif.record_models import SilentLines
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -33,13 +36,15 @@ __all__ = [
     "get_game",
     "load_plugins",
     "register_game",
+    "registered_games",
+    "silent_lines",
 ]
 
 ENTRY_POINT_GROUP = "icl_aif.games"
 """The entry point group through which another package adds games."""
 
 GAMES: dict[str, Game[Any, Any]] = {}
-"""The registered games by name: ours first, then plugins' as they are loaded."""
+"""The registered games by name, as they are loaded (:func:`registered_games` loads them all)."""
 
 GameT = TypeVar("GameT", bound=type[Game[Any, Any]])
 
@@ -72,9 +77,23 @@ def load_plugins() -> list[str]:
         if _plugin_failures is None:
             before = set(GAMES)
             _plugin_failures = []
-            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "game"))
+            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "game", _registered))
             _plugin_names.update(set(GAMES) - before)
         return list(_plugin_failures)
+
+
+def _registered(target: Any) -> None:
+    """Register a :class:`Game` subclass an entry point names, unless its module's import did
+    (a module an entry point names registers its games itself)."""
+    if isinstance(target, type) and issubclass(target, Game) and target.name not in GAMES:
+        register_game(target)
+
+
+def registered_games() -> dict[str, Game[Any, Any]]:
+    """Every game: ours and the installed plugins', in the order they were loaded (by entry
+    point name). A plugin that failed to load is left out (:func:`load_plugins` says why)."""
+    load_plugins()
+    return dict(GAMES)
 
 
 def forget_plugins() -> None:
@@ -110,6 +129,12 @@ def get_game(name: str) -> Game[Any, Any]:
     if found is None:
         raise ValueError(game_problem(name))
     return found
+
+
+def silent_lines(config: ExperimentConfig) -> SilentLines | None:
+    """How ``config``'s game flags a generated line that states no terms, past the scenario's
+    openers (:meth:`~icl_aif.games.base.Measure.silent_lines`), for a reader of older records."""
+    return game_of(config).measure(config).silent_lines(len(config.scenario.openers))
 
 
 def game_of(config: ExperimentConfig) -> Game[Any, Any]:
