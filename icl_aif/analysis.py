@@ -34,7 +34,7 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.configs import load_run_config
 from icl_aif.errors import UsageError
 from icl_aif.games.base import Measure
-from icl_aif.games.registry import game_of
+from icl_aif.games.registry import measure_of
 from icl_aif.records import (
     CALLS,
     CONFIG,
@@ -202,7 +202,7 @@ def run_config(directory: Path) -> ExperimentConfig:
 def run_measure(config: ExperimentConfig) -> Measure:
     """The measure of the game a run's ``config`` names (a config written before games: the
     price game's deal price)."""
-    return game_of(config).measure(config)
+    return measure_of(config)
 
 
 def _deal_value(record: dict[str, Any], measure: Measure) -> float | None:

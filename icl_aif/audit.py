@@ -442,7 +442,7 @@ def _jobs(
         cell_config = cells.get(cell)
         if cell_config is None:
             raise UsageError(f"{record['game_id']}: cell {cell!r} is not in the run's config")
-        scenario = game.game_scenario(cell_config, record)
+        scenario = game.game_scenario(game.scenario_of(cell_config), record)
         judge = _judge(game, cell_config, scenario, record, shared_judges, cell, prompts)
         moderator = cell_config.roles.moderator
         for round_record in record.get("rounds", []):

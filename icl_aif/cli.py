@@ -480,9 +480,9 @@ def _check_run_dir(directory: Path, resume: bool) -> None:
 
 def _measure_of(experiment: ExperimentConfig) -> Measure:
     """The per-round figure of ``experiment``'s game, as a person at the terminal reads results."""
-    from icl_aif.games.registry import game_of
+    from icl_aif.games.registry import measure_of
 
-    return game_of(experiment).measure(experiment)
+    return measure_of(experiment)
 
 
 def _check_terminal(experiment: ExperimentConfig) -> None:

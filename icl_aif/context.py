@@ -20,7 +20,7 @@ from icl_aif.calls import ModelCallError
 from icl_aif.calls import call_model as call_and_record
 from icl_aif.config import ConfigChecks, ExperimentConfig, RoleConfig, config_from_dict
 from icl_aif.errors import UsageError
-from icl_aif.games.base import Game, Judge
+from icl_aif.games.base import Game, Judge, Setup
 from icl_aif.games.moves import TOOL_NAME, move_schema
 from icl_aif.games.registry import game_of
 from icl_aif.games.simulators import simulator_builder
@@ -258,10 +258,15 @@ class GameContext:
         return self.game.opening_moves(self.config.scenario)
 
     @cached_property
+    def setup(self) -> Setup[Any]:
+        """What the game's methods read of the config (:meth:`~icl_aif.games.base.Game.setup`)."""
+        return self.game.setup(self.config)
+
+    @cached_property
     def silent_lines(self) -> SilentLines | None:
         """How a generated line that states no terms is flagged as it is said (the game's
         measure's :meth:`~icl_aif.games.base.Measure.silent_lines`), or None."""
-        return self.game.measure(self.config).silent_lines()
+        return self.game.measure(self.setup).silent_lines()
 
     def _max_tokens(self, role: str, model: Any) -> int | None:
         """The reply budget of a call: the role's ``max_tokens``, else the built model's, else

@@ -60,11 +60,12 @@ def side_score(config: ExperimentConfig, side: Side) -> Score:
     round without an agreement), None for an error or an agreement whose terms were not bound;
     in the scenario the game played (drawn per game by some games: ``Game.game_scenario``)."""
     game = game_of(config)
+    scenario = game.scenario_of(config)
 
     def score(played: dict[str, Any], record: dict[str, Any]) -> float | None:
         if record["outcome"] not in ("deal", "no_deal"):
             return None
-        payoff = game.payoff(game.game_scenario(config, played), side, record)
+        payoff = game.payoff(game.game_scenario(scenario, played), side, record)
         return float(payoff) if payoff is not None else None
 
     return score

@@ -55,7 +55,7 @@ the round (``__end__``). The round graph declares the destinations of its game's
 async def open_round(state: RoundState, runtime: Runtime[GameContext]) -> Command[NextTurn]:
     """Put the scripted opening lines on the table; the other side of the last opener speaks."""
     ctx = context_of(runtime.context)
-    update = {"turns": protocol.opening_turns(ctx.config), "status": "ongoing"}
+    update = {"turns": ctx.game.opening_turns(ctx.setup.scenario), "status": "ongoing"}
     return routed(state, update, ctx.game.seats)
 
 
@@ -376,7 +376,8 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
     config = ctx.config
     rounds = state["rounds"]
     last = rounds[-1]
-    instruction = protocol.next_round_instruction(ctx.prompts, config, rounds, last.get("feedback"))
+    feedback = last.get("feedback")
+    instruction = ctx.game.next_round_instruction(ctx.prompts, ctx.setup, rounds, feedback)
     if config.acknowledgement == "generated":
         asked: list[Message] = [
             *protocol.improved_view(state["history"], config.improve, last["turns"]),
@@ -387,7 +388,7 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
         except ModelCallError as exc:
             return {"error": str(exc)}
     else:
-        acknowledgement = protocol.scripted_acknowledgement(ctx.prompts, config, rounds)
+        acknowledgement = ctx.game.scripted_acknowledgement(ctx.prompts, ctx.setup, rounds)
     record = RoundRecord(**last, instruction=instruction, acknowledgement=acknowledgement)
     played = [*rounds[:-1], record]
     brief = protocol.initial_history(ctx.prompts, config, config.improve)

@@ -239,9 +239,10 @@ def game_figures_figure(config: Any, games: Sequence[dict[str, Any]], title: str
     for spare in axes[len(columns) :]:
         spare.set_visible(False)
     rounds = range(1, config.rounds + 1)
+    setup = game.setup(config)
     for axis, column in zip(axes, columns, strict=False):
         for key, mine in groups.items():
-            points = [(n, game.round_metrics(config, mine, n).get(column.key)) for n in rounds]
+            points = [(n, game.round_metrics(setup, mine, n).get(column.key)) for n in rounds]
             xs = [n for n, v in points if v is not None]
             ys = [
                 float(v) * (100 if column.kind == "rate" else 1) for n, v in points if v is not None

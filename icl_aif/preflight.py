@@ -142,7 +142,7 @@ async def probe_moves(ctx: GameContext) -> list[dict[str, Any]]:
 
 async def _ask_move(ctx: GameContext, side: str) -> MoveReply:
     """``side``'s move on the round's opening lines (its own trailing lines left out)."""
-    turns = protocol.opening_turns(ctx.config)
+    turns = ctx.game.opening_turns(ctx.setup.scenario)
     while turns and turns[-1]["speaker"] == side:
         turns = turns[:-1]
     messages = protocol.rival_view(ctx.prompts, ctx.config, side, turns)

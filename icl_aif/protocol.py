@@ -1,7 +1,9 @@
 """The ICL-AIF protocol: who sees what, and when. Pure functions on plain data.
 
 This module decides which messages each role receives and in what order; the game words them
-(briefs, openers, the result and goal after a round, the critic's prompts: :mod:`icl_aif.games`).
+(briefs, openers, the result and goal after a round, the critic's prompts: :mod:`icl_aif.games`),
+and the game is the one the config carries (resolved once, when the config was validated:
+:func:`icl_aif.games.registry.game_of`).
 Tests pin it by the exact message lists. Messages are plain dicts ``{"role", "content"}``
 with roles ``system``, ``user`` and ``assistant``.
 
@@ -77,11 +79,6 @@ class RoundRecord(TypedDict, total=False):
 
 
 # --- player views ---------------------------------------------------------------------------
-
-
-def opening_turns(config: ExperimentConfig) -> list[Turn]:
-    """The scripted lines that open every round of ``config``'s game."""
-    return game_of(config).opening_turns(config.scenario)
 
 
 RANDOM_PERSONA = "random"
@@ -173,29 +170,6 @@ def moderator_window(turns: Sequence[Turn], size: int) -> list[Turn]:
 # --- between rounds -------------------------------------------------------------------------
 
 
-def next_round_instruction(
-    prompts: PromptLibrary,
-    config: ExperimentConfig,
-    rounds: Sequence[RoundRecord],
-    feedback: str | None,
-) -> str:
-    """The user turn the improved player receives after a round: the game words the result,
-    the feedback and the next goal."""
-    return game_of(config).next_round_instruction(prompts, config, rounds, feedback)
-
-
-def scripted_acknowledgement(
-    prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
-) -> str:
-    """The improved player's scripted reply to the feedback turn (the game's words)."""
-    return game_of(config).scripted_acknowledgement(prompts, config, rounds)
-
-
-def outcome_sentence(config: ExperimentConfig, record: RoundRecord) -> str:
-    """A round's outcome as the critic's transcript states it (the game's words)."""
-    return game_of(config).outcome_sentence(record, config.scenario)
-
-
 def carry_round(history: Sequence[Message], side: Seat, record: RoundRecord) -> list[Message]:
     """The improved player's history after a round: the round, the feedback turn, the acknowledgement."""
     return [*history, *turns_as_messages(side, record["turns"]), *feedback_turns(record)]
@@ -244,12 +218,12 @@ def carried_history(
 
 def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -> str:
     """The improved player's record with true speaker labels, outcomes and feedback marked as such."""
-    side = config.improve
+    game, side = game_of(config), config.improve
     blocks: list[str] = []
     for record in rounds:
         lines = [f"Round {record['round']}"]
         lines += [f"{t['speaker']}: {t['text']}" for t in record["turns"]]
-        lines.append(f"Outcome: {outcome_sentence(config, record)}.")
+        lines.append(f"Outcome: {game.outcome_sentence(record, config.scenario)}.")
         if record.get("feedback"):
             lines.append(f"Feedback the {side} received after round {record['round']}:")
             lines.append(str(record["feedback"]))
@@ -264,7 +238,8 @@ def critic_messages(
 ) -> list[Message]:
     """What the critic receives after a round: the game's prompts around the improved player's
     record (:func:`critic_transcript`)."""
-    return game_of(config).critic_messages(prompts, config, critic_transcript(config, rounds))
+    game = game_of(config)
+    return game.critic_messages(prompts, game.setup(config), critic_transcript(config, rounds))
 
 
 def human_feedback_request(

@@ -19,7 +19,7 @@ from typing import Any
 from icl_aif.cache import cache_counts
 from icl_aif.config import Cell, ExperimentConfig
 from icl_aif.games.base import Measure
-from icl_aif.games.registry import game_of, silent_lines
+from icl_aif.games.registry import game_of, measure_of, silent_lines
 from icl_aif.metrics import BOOTSTRAP_RESAMPLES, summarize, summarize_arms, with_scores
 from icl_aif.records import read_calls, read_games
 from icl_aif.report import experiment_markdown
@@ -44,7 +44,7 @@ def summarize_run(
 
 def config_measure(config: ExperimentConfig) -> Measure:
     """The measure of ``config``'s game for its improved side."""
-    return game_of(config).measure(config)
+    return measure_of(config)
 
 
 def measure_entry(measure: Measure) -> dict[str, Any]:
@@ -96,6 +96,7 @@ def add_game_figures(
     game = game_of(config)
     if not game.columns:
         return
+    setup = game.setup(config)
     summary["game_columns"] = [asdict(column) for column in game.columns]
     if config.arms:
         parts = [
@@ -105,7 +106,7 @@ def add_game_figures(
         parts = [(summary, games)]
     for part, mine in parts:
         for row in part["per_round"]:
-            row.update(game.round_metrics(config, mine, row["round"]))
+            row.update(game.round_metrics(setup, mine, row["round"]))
 
 
 def summarize_experiment(

@@ -20,7 +20,7 @@ from icl_aif.config import ExperimentConfig
 from icl_aif.configs import config_from_dict, load_config
 from icl_aif.experiment import run_experiment
 from icl_aif.games.base import Measure
-from icl_aif.games.registry import game_of
+from icl_aif.games.registry import measure_of
 from icl_aif.records import read_games, read_json, read_jsonl
 from icl_aif.runner import RunResult
 
@@ -67,9 +67,7 @@ def icl_aif(
 
 
 QUICKSTART = ROOT / "experiments" / "quickstart.yaml"
-PRICE_MEASURE: Measure = game_of(config_from_dict({"game": "price"}, "tests")).measure(
-    config_from_dict({"game": "price"}, "tests")
-)
+PRICE_MEASURE: Measure = measure_of(config_from_dict({"game": "price"}, "tests"))
 """The price game's measure, the deal price (what the tests of hand-written price games read)."""
 
 

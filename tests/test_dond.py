@@ -326,7 +326,7 @@ def test_round_metrics_score_each_game_on_its_own_context() -> None:
         ]},
         {"rounds": [{"round": 1, "outcome": "error", "reason": "boom", "turns": []}]},
     ]  # fmt: skip
-    metrics = GAME.round_metrics(config(scenario={"sample": False}), games, 1)
+    metrics = GAME.round_metrics(GAME.setup(config(scenario={"sample": False})), games, 1)
     assert metrics == {
         "alice_score": pytest.approx((10 + 6 + 0) / 3, abs=1e-4),
         "bob_score": pytest.approx((6 + 4 + 0) / 3, abs=1e-4),
@@ -339,7 +339,7 @@ def test_round_metrics_score_each_game_on_its_own_context() -> None:
 
 @pytest.mark.parametrize(("improve", "expected"), [("alice", 10), ("bob", 6)])
 def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float) -> None:
-    measure = GAME.measure(config(improve=improve, scenario={"sample": False}))
+    measure = GAME.measure(GAME.setup(config(improve=improve, scenario={"sample": False})))
     assert (measure.name, measure.money, measure.no_deal_value) == ("payoff", False, 0)
     assert measure.of(DEAL) == expected
 
@@ -521,7 +521,7 @@ def assert_finished(directory: Path, runs: int, rounds: int) -> list[dict[str, A
     for game in games:
         assert game["status"] == "complete"
         assert len(game["rounds"]) == rounds
-        scenario = GAME.game_scenario(config(), game)
+        scenario = GAME.game_scenario(GAME.scenario_of(config()), game)
         for record in game["rounds"]:
             assert record["outcome"] in ("deal", "no_deal")
             if record["outcome"] == "deal":

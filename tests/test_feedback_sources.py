@@ -19,7 +19,8 @@ from icl_aif import feedback_sources
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
 from icl_aif.feedback_sources import FEEDBACK_SOURCES, Feedback, feedback_source
-from icl_aif.protocol import RoundRecord, next_round_instruction
+from icl_aif.games.registry import game_of
+from icl_aif.protocol import RoundRecord
 from icl_aif.records import read_games, read_jsonl
 from icl_aif.templates import PromptLibrary
 from tests.conftest import make_package, quickstart, run
@@ -98,7 +99,9 @@ def improved_prompts_after_feedback(directory: Path, source: str) -> list[tuple[
             for c in calls
             if c["game_id"] == game["game_id"] and c["role"] == "seller" and c["round"] == 2
         ]
-        expected = next_round_instruction(PromptLibrary(), config, [first], first["feedback"])
+        game = game_of(config)
+        setup = game.setup(config)
+        expected = game.next_round_instruction(PromptLibrary(), setup, [first], first["feedback"])
         contents = [m["content"] for m in call["messages"] if m["role"] == "user"]
         assert expected in contents, (expected, contents)
         seen.append((first["feedback"], expected))

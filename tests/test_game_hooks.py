@@ -16,7 +16,7 @@ from icl_aif.config import ExperimentConfig, Scenario
 from icl_aif.configs import config_from_dict
 from icl_aif.context import GameContext
 from icl_aif.errors import UsageError
-from icl_aif.games.base import Column
+from icl_aif.games.base import Column, Setup
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import GAMES
@@ -46,7 +46,7 @@ class StrictPrice(PriceGame):
         return scenario.model_copy(update={"list_price": float(20 + seed % 10)})
 
     def round_metrics(
-        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+        self, setup: Setup[Any], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
         rounds = [r for g in games for r in g["rounds"] if r["round"] == number]
         dealt = sum(r["outcome"] == "deal" for r in rounds)
@@ -113,7 +113,8 @@ def test_too_many_invalid_moves_end_the_round(tmp_path: Path) -> None:
         "invalid_moves",
         2,
     )
-    assert record["turns"][-1] == {"speaker": "seller", "text": "still no"}
+    last = {"speaker": "seller", "text": "still no", "flags": ["no_price"]}  # no price in it
+    assert record["turns"][-1] == last
 
 
 def test_a_drawn_scenario_is_played_and_recorded_and_the_games_figures_summarised(

@@ -197,7 +197,7 @@ def test_payoffs_of_60_40_accepted_after_two_exchanges() -> None:
 
 @pytest.mark.parametrize(("improve", "expected"), [("proposer", 0.486), ("responder", 0.324)])
 def test_the_measure_is_the_improved_sides_payoff(improve: str, expected: float) -> None:
-    measure = GAME.measure(config(improve=improve))
+    measure = GAME.measure(GAME.setup(config(improve=improve)))
     assert (measure.name, measure.money, measure.no_deal_value) == ("payoff", False, -0.5)
     assert measure.label == "improved side's payoff (share x discount^t)"
     assert measure.of(DEAL) == pytest.approx(expected)

@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import pytest
 
+from icl_aif.config import ExperimentConfig
 from icl_aif.configs import config_from_dict
 from icl_aif.errors import UsageError
 from icl_aif.games.price.game import anchor_price
-from icl_aif.protocol import (
-    RoundRecord,
-    next_round_instruction,
-    parse_suggestions,
-    scripted_acknowledgement,
-)
+from icl_aif.games.registry import game_of
+from icl_aif.protocol import RoundRecord, parse_suggestions
 from icl_aif.templates import PromptLibrary, render_strict
 
 PROMPTS = PromptLibrary()
+
+
+def next_round_instruction(
+    prompts: PromptLibrary,
+    config: ExperimentConfig,
+    rounds: list[RoundRecord],
+    feedback: str | None,
+) -> str:
+    """The game's turn after ``rounds``, as the engine asks for it."""
+    game = game_of(config)
+    return game.next_round_instruction(prompts, game.setup(config), rounds, feedback)
+
+
+def scripted_acknowledgement(
+    prompts: PromptLibrary, config: ExperimentConfig, rounds: list[RoundRecord]
+) -> str:
+    """The game's scripted acknowledgement after ``rounds``."""
+    game = game_of(config)
+    return game.scripted_acknowledgement(prompts, game.setup(config), rounds)
 
 
 def rec(number: int, outcome: str, price: float | None, reason: str | None = None) -> RoundRecord:

@@ -28,7 +28,7 @@ from icl_aif.analysis import load_run
 from icl_aif.compare import compare_runs
 from icl_aif.configs import load_run_config
 from icl_aif.export import export_run
-from icl_aif.games.registry import game_of, silent_lines
+from icl_aif.games.registry import measure_of, silent_lines
 from icl_aif.metrics import round_metrics
 from icl_aif.records import (
     FORMAT_VERSION,
@@ -174,7 +174,7 @@ def test_the_lines_without_terms_are_counted_as_the_run_counted_them(name: str) 
             improve=config.improve,
             openers=len(config.scenario.openers),
             seed=config.bootstrap_seed,
-            measure=game_of(config).measure(config),
+            measure=measure_of(config),
         )
         assert (counted["flags"], counted["flags_improved"]) == (
             row["flags"],

@@ -287,7 +287,7 @@ def test_payoffs_bounds_and_the_measure() -> None:
     assert GAME.payoff(FIXED, "player2", {"outcome": "error", "reason": "boom"}) is None
     assert GAME.payoff_bounds(FIXED, "player1") == (0.0, 1.0)
     for improve, expected in (("player1", 0.61), ("player2", 0.65)):
-        measure = GAME.measure(config(improve=improve))
+        measure = GAME.measure(GAME.setup(config(improve=improve)))
         assert (measure.name, measure.money, measure.no_deal_value) == ("reward", False, -0.5)
         assert (measure.of(DEAL), measure.of(NO_DEAL)) == (expected, None)
 
@@ -360,7 +360,7 @@ def test_round_metrics_count_invalid_moves_aborts_rewards_and_wins() -> None:
         {"rounds": [{**NO_DEAL, "reason": "invalid_moves", "invalid_moves": 3}]},
         {"rounds": [{"round": 1, "outcome": "error", "reason": "boom", "invalid_moves": 9}]},
     ]
-    figures = GAME.round_metrics(config(), games, 1)
+    figures = GAME.round_metrics(GAME.setup(config()), games, 1)
     assert figures == {
         "invalid_moves": 5,
         "aborts": 1,

@@ -273,9 +273,9 @@ def test_payoffs_and_bargaining_power_of_a_worked_deal() -> None:
     assert GAME.payoff(SCENARIO, "buyer", deal) == pytest.approx(280.8333, abs=1e-4)
     agreed = SizePriceTerms(quantity=4, unit_price=60)
     assert bargaining_power(SCENARIO, "seller", agreed) == pytest.approx(80 / 360.8333, abs=1e-6)
-    buyer = GAME.measure(config(improve="buyer"))
+    buyer = GAME.measure(GAME.setup(config(improve="buyer")))
     assert buyer.of(deal) == pytest.approx(0.778291, abs=1e-6)
-    seller = GAME.measure(config(improve="seller"))
+    seller = GAME.measure(GAME.setup(config(improve="seller")))
     assert seller.of(deal) == pytest.approx(0.221709, abs=1e-6)
 
 
@@ -293,7 +293,7 @@ def test_no_deal_pays_nothing_and_the_measure_is_the_bargaining_power() -> None:
     assert GAME.payoff(SCENARIO, "seller", no_deal) == 0.0
     assert GAME.payoff(SCENARIO, "buyer", {"outcome": "error", "reason": "boom"}) is None
     assert GAME.payoff_bounds(SCENARIO, "buyer") == (0.0, pytest.approx(372.5))
-    measure = GAME.measure(config())
+    measure = GAME.measure(GAME.setup(config()))
     assert (measure.name, measure.money, measure.no_deal_value) == ("bargaining_power", False, 0)
     assert measure.of(no_deal) is None
     assert measure.states is not None and measure.states("OFFER: 3 units at $5 each")
@@ -313,7 +313,7 @@ def test_round_metrics_on_hand_written_games() -> None:
         {"round": 1, "outcome": "error", "reason": "boom", "terms": None, "turns": []},
     ]
     games = [{"game_id": f"g{i}", "rounds": [r]} for i, r in enumerate(rounds)]
-    figures = GAME.round_metrics(cfg, games, 1)
+    figures = GAME.round_metrics(GAME.setup(cfg), games, 1)
     assert figures == {
         "mean_quantity": 6.0,
         "mean_unit_price": pytest.approx(71.0417, abs=1e-4),
@@ -323,7 +323,7 @@ def test_round_metrics_on_hand_written_games() -> None:
         "efficiency": 0.5,
     }
     assert [c.key for c in GAME.columns] == list(figures)
-    assert GAME.round_metrics(cfg, games, 2)["mean_quantity"] is None
+    assert GAME.round_metrics(GAME.setup(cfg), games, 2)["mean_quantity"] is None
 
 
 def test_terms_are_a_whole_quantity_and_a_price() -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "Measure",
     "ModelFor",
     "Round",
+    "Setup",
     "SimulatorRequest",
     "acknowledgement_text",
     "anchor_label",
@@ -124,6 +125,25 @@ class Column:
     key: str
     header: str
     kind: Literal["rate", "number", "money", "count"] = "number"
+
+
+@dataclass(frozen=True)
+class Setup(Generic[ScenarioT]):
+    """What a game's methods read of an experiment, never the whole config
+    (:meth:`Game.setup`): the scenario (the game's type), the improved seat and the settings of
+    its rounds."""
+
+    scenario: ScenarioT
+    improve: Seat
+    """The seat the critic improves."""
+    anchor: Anchor
+    """Which earlier round the next-round goal names (``anchor``)."""
+    suggestions: int
+    """How many suggestions the critic is asked for (``feedback.suggestions``)."""
+    constraints: tuple[CriticConstraint, ...]
+    """The critic's rules that are on (``feedback.constraints``)."""
+    no_deal_value: float
+    """What a round without an agreement scores (``metrics.no_deal_value``, else the game's)."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +232,7 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[ScenarioT],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
@@ -220,13 +240,13 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
 
     @abstractmethod
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[ScenarioT], rounds: Sequence[Round]
     ) -> str:
         """The improved player's scripted reply to that turn (``acknowledgement: scripted``)."""
 
     @abstractmethod
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[ScenarioT], transcript: str
     ) -> list[Message]:
         """What the critic receives, around ``transcript`` (the improved player's record)."""
 
@@ -238,22 +258,23 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
         :class:`~icl_aif.errors.UsageError` line). The default renders the briefs, and on
         :meth:`sample_rounds` the next-round turn, the scripted acknowledgement and (``critic``:
         a feedback source calls the critic) the critic's prompt."""
-        scenario = self.scenario_of(config)
+        setup = self.setup(config)
+        scenario = setup.scenario
         for seat in self.seats:
             self.brief(prompts, scenario, seat)
         if config.rounds == 1 and not config.arms:
             return
         for rounds in self.sample_rounds(scenario):
-            self.next_round_instruction(prompts, config, rounds, "1. A suggestion.")
-            self.next_round_instruction(prompts, config, rounds, None)
+            self.next_round_instruction(prompts, setup, rounds, "1. A suggestion.")
+            self.next_round_instruction(prompts, setup, rounds, None)
             if config.acknowledgement == "scripted":
-                self.scripted_acknowledgement(prompts, config, rounds)
+                self.scripted_acknowledgement(prompts, setup, rounds)
             if critic:
                 transcript = "\n".join(
                     f"Round {r['round']}\nOutcome: {self.outcome_sentence(r, scenario)}."
                     for r in rounds
                 )
-                self.critic_messages(prompts, config, transcript)
+                self.critic_messages(prompts, setup, transcript)
 
     @abstractmethod
     def sample_rounds(self, scenario: ScenarioT) -> list[list[dict[str, Any]]]:
@@ -367,14 +388,15 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
         """The least and the most ``side`` can get from an agreement its simulator would make."""
 
     @abstractmethod
-    def measure(self, config: ExperimentConfig) -> Measure:
-        """The per-round figure of ``config``'s improved side that the tables report."""
+    def measure(self, setup: Setup[ScenarioT]) -> Measure:
+        """The per-round figure of the improved side (``setup.improve``) that the tables
+        report."""
 
     columns: ClassVar[tuple[Column, ...]] = ()
     """The per-round figures :meth:`round_metrics` adds, as the tables show them."""
 
     def round_metrics(
-        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+        self, setup: Setup[ScenarioT], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
         """The game's own figures of round ``number`` over ``games`` (``games.jsonl`` records,
         each with the ``scenario`` it played when the game draws one: :meth:`game_scenario`),
@@ -382,12 +404,21 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
         side's mean score. Rounds that ended in an error are left out. None by default."""
         return {}
 
-    def game_scenario(self, config: ExperimentConfig, game: Mapping[str, Any]) -> ScenarioT:
-        """The scenario a recorded game played: its own ``scenario`` (drawn per game), else the
-        config's."""
+    def game_scenario(self, scenario: ScenarioT, game: Mapping[str, Any]) -> ScenarioT:
+        """The scenario a recorded game played: its own ``scenario`` (drawn per game), else
+        ``scenario`` (the config's)."""
         drawn = game.get("scenario")
-        return (
-            self.scenario_of(config) if drawn is None else self.scenario_model.model_validate(drawn)
+        return scenario if drawn is None else self.scenario_model.model_validate(drawn)
+
+    def setup(self, config: ExperimentConfig) -> Setup[ScenarioT]:
+        """What this game's methods read of ``config`` (a config of this game)."""
+        return Setup(
+            scenario=self.scenario_of(config),
+            improve=config.improve,
+            anchor=config.anchor,
+            suggestions=config.feedback.suggestions,
+            constraints=tuple(config.feedback.constraints),
+            no_deal_value=config.no_deal_value,
         )
 
     def scenario_of(self, config: ExperimentConfig) -> ScenarioT:
@@ -555,16 +586,17 @@ def acknowledgement_text(
 def critic_prompt(
     prompts: PromptLibrary,
     game: str,
-    config: ExperimentConfig,
+    setup: Setup[Any],
     fields: dict[str, Any],
     transcript: str,
     **system: Any,
 ) -> list[Message]:
     """The critic's messages: ``<game>/critic/system.txt`` with ``fields``, ``system`` and the
-    constraints that are on (``<game>/critic/constraints.txt``, rendered with ``fields``), then
-    ``<game>/critic/request.txt`` with ``fields`` and the ``transcript``."""
+    constraints that are on (``setup.constraints``, worded by ``<game>/critic/constraints.txt``
+    and rendered with ``fields``), then ``<game>/critic/request.txt`` with ``fields`` and the
+    ``transcript``."""
     constraints = critic_constraints(
-        prompts, f"{game}/critic/constraints.txt", config.feedback.constraints, fields
+        prompts, f"{game}/critic/constraints.txt", setup.constraints, fields
     )
     text = prompts.render(f"{game}/critic/system.txt", **fields, **system, constraints=constraints)
     request = prompts.render(f"{game}/critic/request.txt", **fields, transcript=transcript)

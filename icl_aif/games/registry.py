@@ -6,7 +6,7 @@ named in icl-aif's own ``pyproject.toml`` (one line each, ``price =
 own. The group is loaded on the first lookup of a name that is not registered (or by
 :func:`registered_games`); nothing is registered at import time::
 
-    from icl_aif.games.base import Game
+    from icl_aif.games.base import Game, Measure
     from icl_aif.games.registry import register_game
 
     @register_game
@@ -23,7 +23,7 @@ import threading
 from typing import Any, TypeVar
 
 from icl_aif.config import ExperimentConfig
-from icl_aif.games.base import Game
+from icl_aif.games.base import Game, Measure
 from icl_aif.plugins import claim, load_entry_points
 from icl_aif.record_models import SilentLines
 
@@ -35,6 +35,7 @@ __all__ = [
     "game_problem",
     "get_game",
     "load_plugins",
+    "measure_of",
     "register_game",
     "registered_games",
     "silent_lines",
@@ -134,7 +135,13 @@ def get_game(name: str) -> Game[Any, Any]:
 def silent_lines(config: ExperimentConfig) -> SilentLines | None:
     """How ``config``'s game flags a generated line that states no terms, past the scenario's
     openers (:meth:`~icl_aif.games.base.Measure.silent_lines`), for a reader of older records."""
-    return game_of(config).measure(config).silent_lines(len(config.scenario.openers))
+    return measure_of(config).silent_lines(len(config.scenario.openers))
+
+
+def measure_of(config: ExperimentConfig) -> Measure:
+    """The measure of ``config``'s game for its improved side (:meth:`Game.measure`)."""
+    game = game_of(config)
+    return game.measure(game.setup(config))
 
 
 def game_of(config: ExperimentConfig) -> Game[Any, Any]:

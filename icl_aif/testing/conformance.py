@@ -325,7 +325,7 @@ def check_payoffs(game: Game[Any, Any], scenario: Scenario, played: _Played) -> 
     _limits(game, scenario)
     for label, config, result in played.runs:
         for record_of_game in result.games:
-            own = game.game_scenario(config, record_of_game)
+            own = game.game_scenario(game.scenario_of(config), record_of_game)
             bounds, walk_away = _limits(game, own)
             for record in record_of_game["rounds"]:
                 where = f"{label}, game {record_of_game['game_id']}, round {record['round']}"

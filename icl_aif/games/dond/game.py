@@ -35,6 +35,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    Setup,
     SimulatorRequest,
     acknowledgement_text,
     anchor_label,
@@ -219,13 +220,13 @@ class DondGame(Game[DondScenario, DondTerms]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[DondScenario],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = self.scenario_of(config)
-        side = config.improve
+        s = setup.scenario
+        side = setup.improve
         rival = SEATS.other(side)
         last = rounds[-1]
         terms = deal_terms(last)
@@ -245,43 +246,43 @@ class DondGame(Game[DondScenario, DondTerms]):
             result = prompts.render(
                 f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
             )
-        anchor = anchor_payoff(rounds, config.anchor, side, s)
+        anchor = anchor_payoff(rounds, setup.anchor, side, s)
         anchored = None
         if anchor is not None:
             anchored = {
                 "anchor": _number(anchor[0]),
-                "anchor_label": anchor_label(config.anchor, anchor[1]),
+                "anchor_label": anchor_label(setup.anchor, anchor[1]),
             }
         goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
         return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[DondScenario], rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        anchor = anchor_payoff(rounds, config.anchor, config.improve, self.scenario_of(config))
+        anchor = anchor_payoff(rounds, setup.anchor, setup.improve, setup.scenario)
         aim = None if anchor is None else {"anchor": _number(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[DondScenario], transcript: str
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = self.scenario_of(config)
+        s = setup.scenario
         values = {
-            "role": ROLE_NAMES[config.improve],
-            "seat": config.improve,
+            "role": ROLE_NAMES[setup.improve],
+            "seat": setup.improve,
             "items": items_text(s.counts),
-            "suggestions": config.feedback.suggestions,
+            "suggestions": setup.suggestions,
         }
         return critic_prompt(
             prompts,
             PROMPTS,
-            config,
+            setup,
             values,
             transcript,
-            values=values_text(s.values(config.improve)),
+            values=values_text(s.values(setup.improve)),
             weight=_number(s.objective_weight),
             mismatch=prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
         )
@@ -433,11 +434,11 @@ class DondGame(Game[DondScenario, DondTerms]):
         ]
         return (min(payoffs), max(payoffs))
 
-    def measure(self, config: ExperimentConfig) -> Measure:
+    def measure(self, setup: Setup[DondScenario]) -> Measure:
         """The improved side's payoff of a deal; a round without one scores
-        ``config.no_deal_value`` (0 by default)."""
-        side = config.improve
-        scenario = self.scenario_of(config)
+        ``setup.no_deal_value`` (0 by default)."""
+        side = setup.improve
+        scenario = setup.scenario
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -447,12 +448,12 @@ class DondGame(Game[DondScenario, DondTerms]):
             name="payoff",
             label="improved side's payoff (own score + lambda x other's score)",
             of=of,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=setup.no_deal_value,
             money=False,
         )
 
     def round_metrics(
-        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+        self, setup: Setup[DondScenario], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
         """Round ``number``'s mean own score of each seat (0 without a deal), the share of deals
         that are Pareto-optimal, the share of the players' tries the game refused as invalid
@@ -462,7 +463,7 @@ class DondGame(Game[DondScenario, DondTerms]):
         pareto: list[bool] = []
         invalid = tries = aborted = rounds = 0
         for game in games:
-            scenario = self.game_scenario(config, game)
+            scenario = self.game_scenario(setup.scenario, game)
             openers = len(scenario.openers)
             for record in game.get("rounds", ()):
                 if record.get("round") != number or record.get("outcome") == "error":

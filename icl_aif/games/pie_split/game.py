@@ -29,6 +29,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    Setup,
     SimulatorRequest,
     acknowledgement_text,
     anchor_label,
@@ -163,13 +164,13 @@ class PieSplitGame(Game[PieSplitScenario, PieSplitTerms]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[PieSplitScenario],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = self.scenario_of(config)
-        side = config.improve
+        s = setup.scenario
+        side = setup.improve
         last = rounds[-1]
         terms = deal_terms(last)
         if terms is not None:
@@ -192,40 +193,40 @@ class PieSplitGame(Game[PieSplitScenario, PieSplitTerms]):
             result = prompts.render(
                 f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
             )
-        anchor = anchor_payoff(rounds, config.anchor, side, s.discount)
+        anchor = anchor_payoff(rounds, setup.anchor, side, s.discount)
         anchored = None
         if anchor is not None:
             anchored = {
                 "anchor": _payoff_text(anchor[0]),
-                "anchor_label": anchor_label(config.anchor, anchor[1]),
+                "anchor_label": anchor_label(setup.anchor, anchor[1]),
             }
         goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
         return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[PieSplitScenario], rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        discount = self.scenario_of(config).discount
-        anchor = anchor_payoff(rounds, config.anchor, config.improve, discount)
+        discount = setup.scenario.discount
+        anchor = anchor_payoff(rounds, setup.anchor, setup.improve, discount)
         aim = None if anchor is None else {"anchor": _payoff_text(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[PieSplitScenario], transcript: str
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = self.scenario_of(config)
+        s = setup.scenario
         values = {
-            "role": ROLE_NAMES[config.improve],
-            "seat": config.improve,
+            "role": ROLE_NAMES[setup.improve],
+            "seat": setup.improve,
             "pie": format_amount(s.pie),
             "discount": f"{s.discount:g}",
             "no_deal_payoff": f"{s.no_deal_payoff:g}",
-            "suggestions": config.feedback.suggestions,
+            "suggestions": setup.suggestions,
         }
-        return critic_prompt(prompts, PROMPTS, config, values, transcript)
+        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
 
     def sample_rounds(self, scenario: PieSplitScenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
@@ -315,11 +316,11 @@ class PieSplitGame(Game[PieSplitScenario, PieSplitTerms]):
         """From nothing to the whole pie at once: (0, 1)."""
         return (0.0, 1.0)
 
-    def measure(self, config: ExperimentConfig) -> Measure:
+    def measure(self, setup: Setup[PieSplitScenario]) -> Measure:
         """The improved side's payoff of a deal; a round without one scores
-        ``config.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
-        side = config.improve
-        discount, pie = self.scenario_of(config).discount, self.scenario_of(config).pie
+        ``setup.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
+        side = setup.improve
+        discount, pie = setup.scenario.discount, setup.scenario.pie
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -329,7 +330,7 @@ class PieSplitGame(Game[PieSplitScenario, PieSplitTerms]):
             name="payoff",
             label="improved side's payoff (share x discount^t)",
             of=of,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=setup.no_deal_value,
             money=False,
             silent_flag="no_offer",
             states=lambda text: read_split(text, pie) is not None,

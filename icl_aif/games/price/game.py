@@ -22,6 +22,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    Setup,
     SimulatorRequest,
     acknowledgement_text,
     anchor_label,
@@ -151,54 +152,54 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[PriceScenario],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
         """The result (``price/round/result_*.txt``), the feedback and the price to beat."""
-        side = config.improve
+        side = setup.improve
         last = rounds[-1]
-        words = {**_trade_words(side), **scenario_values(self.scenario_of(config))}
+        words = {**_trade_words(side), **scenario_values(setup.scenario)}
         price = deal_price(last)
         if price is not None:
             result = prompts.render(
                 f"{PROMPTS}/round/result_deal.txt", **words, price=format_money(price)
             )
         else:
-            reason = no_deal_reason(last, config.scenario.max_exchanges)
+            reason = no_deal_reason(last, setup.scenario.max_exchanges)
             result = prompts.render(f"{PROMPTS}/round/result_no_deal.txt", reason=reason)
-        anchor = anchor_price(rounds, config.anchor, side)
+        anchor = anchor_price(rounds, setup.anchor, side)
         anchored = None
         if anchor is not None:
             anchored = {
                 **words,
                 "anchor": format_money(anchor[0]),
-                "anchor_label": anchor_label(config.anchor, anchor[1]),
+                "anchor_label": anchor_label(setup.anchor, anchor[1]),
             }
         goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
         return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[PriceScenario], rounds: Sequence[Round]
     ) -> str:
         """``price/round/acknowledgement.txt`` with the aim (the price to beat, if any)."""
-        words = _trade_words(config.improve)
-        anchor = anchor_price(rounds, config.anchor, config.improve)
+        words = _trade_words(setup.improve)
+        anchor = anchor_price(rounds, setup.anchor, setup.improve)
         aim = None if anchor is None else {**words, "anchor": format_money(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[PriceScenario], transcript: str
     ) -> list[Message]:
         """``price/critic/system.txt`` with the constraints that are on, then the request."""
-        side = config.improve
+        side = setup.improve
         values = {
             "role": side,
-            "item": self.scenario_of(config).item,
-            "suggestions": config.feedback.suggestions,
+            "item": setup.scenario.item,
+            "suggestions": setup.suggestions,
             "goal": "sell at a higher price" if side == "seller" else "buy at a lower price",
         }
-        return critic_prompt(prompts, PROMPTS, config, values, transcript)
+        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -311,17 +312,17 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
         s: PriceScenario = scenario
         return s.seller_cost if side == "seller" else s.buyer_ceiling
 
-    def measure(self, config: ExperimentConfig) -> Measure:
+    def measure(self, setup: Setup[PriceScenario]) -> Measure:
         """The deal price; a round without a deal scores :meth:`no_deal_value`."""
         return Measure(
             name="price",
             label="deal price",
             of=deal_price,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=setup.no_deal_value,
             money=True,
             silent_flag="no_price",
             states=names_a_price,
-            span=_span(self.scenario_of(config)),
+            span=_span(setup.scenario),
         )
 
     # --- simulators ----------------------------------------------------------------------

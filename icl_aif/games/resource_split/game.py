@@ -39,6 +39,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    Setup,
     SimulatorRequest,
     acknowledgement_text,
     anchor_label,
@@ -237,13 +238,13 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[ResourceSplitScenario],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the reward to beat."""
-        s = self.scenario_of(config)
-        side = config.improve
+        s = setup.scenario
+        side = setup.improve
         last = rounds[-1]
         terms = deal_terms(last)
         if terms is not None:
@@ -262,37 +263,37 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
                 reason=_no_deal_reason(last, s),
                 no_deal_payoff=f"{s.no_deal_payoff:g}",
             )
-        anchor = anchor_reward(rounds, config.anchor, side)
+        anchor = anchor_reward(rounds, setup.anchor, side)
         anchored = None
         if anchor is not None:
             anchored = {
                 "anchor": _reward_text(anchor[0]),
-                "anchor_label": anchor_label(config.anchor, anchor[1]),
+                "anchor_label": anchor_label(setup.anchor, anchor[1]),
             }
         goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
         return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[ResourceSplitScenario], rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the reward to beat, if any)."""
-        anchor = anchor_reward(rounds, config.anchor, config.improve)
+        anchor = anchor_reward(rounds, setup.anchor, setup.improve)
         aim = None if anchor is None else {"anchor": _reward_text(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[ResourceSplitScenario], transcript: str
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions."""
-        s = self.scenario_of(config)
+        s = setup.scenario
         values = {
-            "role": ROLE_NAMES[config.improve],
-            "seat": config.improve,
+            "role": ROLE_NAMES[setup.improve],
+            "seat": setup.improve,
             "no_deal_payoff": f"{s.no_deal_payoff:g}",
-            "suggestions": config.feedback.suggestions,
+            "suggestions": setup.suggestions,
         }
-        return critic_prompt(prompts, PROMPTS, config, values, transcript)
+        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -420,10 +421,10 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
         """From nothing to everything: (0, 1)."""
         return (0.0, 1.0)
 
-    def measure(self, config: ExperimentConfig) -> Measure:
+    def measure(self, setup: Setup[ResourceSplitScenario]) -> Measure:
         """The improved side's reward of a deal; a round without one scores
-        ``config.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
-        side = config.improve
+        ``setup.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
+        side = setup.improve
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -433,19 +434,19 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
             name="reward",
             label="improved side's reward (its worth of the split / worth of everything)",
             of=of,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=setup.no_deal_value,
             money=False,
             silent_flag="no_offer",
             states=lambda text: read_split(text) is not None,
         )
 
     def round_metrics(
-        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+        self, setup: Setup[ResourceSplitScenario], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
         """Round ``number``'s invalid moves (summed over games), aborts (rounds ended for
         invalid moves), each side's mean reward (no deal: ``no_deal_payoff``) and the improved
         side's win rate (a reward above the other side's, the paper's "games won")."""
-        improved, rival = config.improve, SEATS.other(config.improve)
+        improved, rival = setup.improve, SEATS.other(setup.improve)
         rewards: dict[Seat, list[float]] = {"player1": [], "player2": []}
         wins: list[bool] = []
         invalid = aborts = 0
@@ -455,7 +456,7 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
                     continue
                 invalid += int(record.get("invalid_moves") or 0)
                 aborts += record.get("reason") == "invalid_moves"
-                scenario = self.game_scenario(config, game)
+                scenario = self.game_scenario(setup.scenario, game)
                 got = {side: self.payoff(scenario, side, record) for side in rewards}
                 if got["player1"] is None or got["player2"] is None:
                     continue

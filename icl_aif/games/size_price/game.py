@@ -37,6 +37,7 @@ from icl_aif.games.base import (
     Measure,
     ModelFor,
     Round,
+    Setup,
     SimulatorRequest,
     acknowledgement_text,
     anchor_label,
@@ -177,13 +178,13 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
     def next_round_instruction(
         self,
         prompts: PromptLibrary,
-        config: ExperimentConfig,
+        setup: Setup[SizePriceScenario],
         rounds: Sequence[Round],
         feedback: str | None,
     ) -> str:
         """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = self.scenario_of(config)
-        side = config.improve
+        s = setup.scenario
+        side = setup.improve
         last = rounds[-1]
         terms = deal_terms(last)
         if terms is not None:
@@ -202,33 +203,33 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
                 reason=_no_deal_reason(last, s),
                 gain=GAIN[side],
             )
-        anchor = anchor_payoff(rounds, config.anchor, side, s)
+        anchor = anchor_payoff(rounds, setup.anchor, side, s)
         anchored = None
         if anchor is not None:
             anchored = {
                 "target": format_price(anchor[0]),
-                "anchor_label": anchor_label(config.anchor, anchor[1]),
+                "anchor_label": anchor_label(setup.anchor, anchor[1]),
             }
         goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored, gain=GAIN[side])
         return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
 
     def scripted_acknowledgement(
-        self, prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[Round]
+        self, prompts: PromptLibrary, setup: Setup[SizePriceScenario], rounds: Sequence[Round]
     ) -> str:
         """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        side = config.improve
-        anchor = anchor_payoff(rounds, config.anchor, side, self.scenario_of(config))
+        side = setup.improve
+        anchor = anchor_payoff(rounds, setup.anchor, side, setup.scenario)
         aim = None if anchor is None else {"target": format_price(anchor[0])}
         return acknowledgement_text(prompts, PROMPTS, rounds, aim)
 
     def critic_messages(
-        self, prompts: PromptLibrary, config: ExperimentConfig, transcript: str
+        self, prompts: PromptLibrary, setup: Setup[SizePriceScenario], transcript: str
     ) -> list[Message]:
         """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
         both ask for ``feedback.suggestions`` suggestions. The critic is told the improved
         side's own private value only."""
-        s = self.scenario_of(config)
-        side = config.improve
+        s = setup.scenario
+        side = setup.improve
         values = {
             **public_values(s),
             "role": ROLE_NAMES[side],
@@ -236,9 +237,9 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
             "seat": side,
             "gain": GAIN[side],
             "private": prompts.render(f"{PROMPTS}/critic/private_{side}.txt", **scenario_values(s)),
-            "suggestions": config.feedback.suggestions,
+            "suggestions": setup.suggestions,
         }
-        return critic_prompt(prompts, PROMPTS, config, values, transcript)
+        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
 
     def sample_rounds(self, scenario: SizePriceScenario) -> list[list[dict[str, Any]]]:
         """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
@@ -379,12 +380,12 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
         joint surplus (the other side accepts nothing that pays it less than 0)."""
         return (0.0, max_surplus(scenario))
 
-    def measure(self, config: ExperimentConfig) -> Measure:
+    def measure(self, setup: Setup[SizePriceScenario]) -> Measure:
         """The improved side's bargaining power ``alpha`` of a deal (seed 004's metric; None for
-        a deal without surplus); a round without a deal scores ``config.no_deal_value`` (0 by
+        a deal without surplus); a round without a deal scores ``setup.no_deal_value`` (0 by
         default)."""
-        side = config.improve
-        s = self.scenario_of(config)
+        side = setup.improve
+        s = setup.scenario
 
         def of(record: Round) -> float | None:
             terms = deal_terms(record)
@@ -397,7 +398,7 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
             name="bargaining_power",
             label="improved side's bargaining power alpha (generalized Nash, d = 0)",
             of=of,
-            no_deal_value=config.no_deal_value,
+            no_deal_value=setup.no_deal_value,
             money=False,
             silent_flag="no_offer",
             states=lambda text: read_line(text).offer is not None,
@@ -413,14 +414,14 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
     )
 
     def round_metrics(
-        self, config: ExperimentConfig, games: Sequence[Mapping[str, Any]], number: int
+        self, setup: Setup[SizePriceScenario], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
         """Round ``number``'s figures over the rounds that ended in a deal or no deal:
         ``mean_quantity`` and ``mean_unit_price`` over the deals; ``mean_seller_payoff``,
         ``mean_buyer_payoff``, ``normalised_earnings`` (the improved side's payoff over ``S*``)
         and ``efficiency`` (both payoffs together over ``S*``) over all of them, a no deal
         counting 0. None where no round counts."""
-        side = config.improve
+        side = setup.improve
         quantities: list[float] = []
         prices: list[float] = []
         seller: list[float] = []
@@ -428,7 +429,7 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
         normalised: list[float] = []
         efficiency: list[float] = []
         for game in games:
-            s = self.game_scenario(config, game)
+            s = self.game_scenario(setup.scenario, game)
             best = max_surplus(s)
             for record in game.get("rounds") or []:
                 if record.get("round") != number or record.get("outcome") == "error":
