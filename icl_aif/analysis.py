@@ -48,7 +48,7 @@ from icl_aif.records import (
 )
 
 
-def run_columns(name: str = "price") -> tuple[str, ...]:
+def run_columns(name: str) -> tuple[str, ...]:
     """The columns of ``Run.runs`` for the measure called ``name``."""
     return (
         "game_id",
@@ -66,13 +66,13 @@ def run_columns(name: str = "price") -> tuple[str, ...]:
     )
 
 
-def round_columns(name: str = "price") -> tuple[str, ...]:
+def round_columns(name: str) -> tuple[str, ...]:
     """The columns of ``Run.rounds`` for the measure called ``name``."""
-    return tuple(name if column == "price" else column for column in ROUND_COLUMNS)
+    return tuple(name if column == MEASURE_COLUMN else column for column in ROUND_COLUMNS)
 
 
-RUN_COLUMNS = run_columns()
-"""``Run.runs``' columns in the price game (:func:`run_columns` of another measure)."""
+MEASURE_COLUMN = "<measure>"
+"""The place of the measure's column in :data:`ROUND_COLUMNS` (``price`` in the price game)."""
 ROUND_COLUMNS: tuple[str, ...] = (
     "game_id",
     "cell",
@@ -80,7 +80,7 @@ ROUND_COLUMNS: tuple[str, ...] = (
     "round",
     "shared",
     "outcome",
-    "price",
+    MEASURE_COLUMN,
     "reason",
     "truncated",
     "decided_by",
@@ -96,7 +96,7 @@ ROUND_COLUMNS: tuple[str, ...] = (
     "improved_chars",
     "improved_mean_chars",
 )
-"""``Run.rounds``' columns in the price game (:func:`round_columns` of another measure)."""
+"""``Run.rounds``' columns, the measure's at :data:`MEASURE_COLUMN` (:func:`round_columns`)."""
 TURN_COLUMNS = (
     "game_id",
     "cell",

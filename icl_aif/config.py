@@ -33,6 +33,8 @@ from icl_aif.errors import UsageError
 from icl_aif.redaction import public_settings
 from icl_aif.transcript import Seat, Seats
 
+DEFAULT_GAME = "price"
+"""The game of a config that names none: single-item price bargaining (seed 002)."""
 PLAYER_DEFAULT = "scripted:linear"
 """The model of a seat the config's ``roles`` does not name."""
 NON_SEAT_ROLES = ("critic", "moderator")
@@ -472,7 +474,7 @@ class ExperimentConfig(_Strict):
         "end without a deal (seed 003).",
     )
     game: str = Field(
-        "price",
+        DEFAULT_GAME,
         description="The bargaining game (icl-aif games lists them); it picks the schema of "
         "scenario.",
     )
@@ -581,7 +583,7 @@ class ExperimentConfig(_Strict):
             return data
         if "sweep" in data or "sweep_base" in data:
             raise ValueError("sweep is not a config key: write a list of values in place")
-        name = data.get("game", "price")
+        name = data.get("game", DEFAULT_GAME)
         game = checks_of(info).find_game(name) if isinstance(name, str) else None
         if game is None:  # game: fails its own check, which reports it
             return data
@@ -860,7 +862,7 @@ def sweep_settings(axes: dict[str, tuple[Any, ...]]) -> list[dict[str, Any]]:
 def _with_seats(data: dict[str, Any], seats: Seats) -> dict[str, Any]:
     """``data`` with ``improve`` (default: the first seat), ``person`` and the keys of ``roles``
     checked against the game's ``seats``, and ``roles.<seat>`` for a seat it does not name."""
-    game = data.get("game", "price")
+    game = data.get("game", DEFAULT_GAME)
     improve = data.get("improve", seats.ids[0])
     for value in improve if isinstance(improve, list) else [improve]:
         if value not in seats:

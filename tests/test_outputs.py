@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import icl_aif
-from icl_aif.analysis import CALL_COLUMNS, ROUND_COLUMNS, RUN_COLUMNS, TURN_COLUMNS, load_run
+from icl_aif.analysis import CALL_COLUMNS, TURN_COLUMNS, load_run, round_columns, run_columns
 from icl_aif.compare import compare_games, compare_runs, newcombe_interval, wilson_interval
 from icl_aif.errors import UsageError
 from icl_aif.export import chat_examples, export_run, preference_pairs
@@ -67,8 +67,9 @@ def test_load_run_frames_match_the_records(small_run: RunResult) -> None:
     games = read_games(d)
     calls = list(read_jsonl(d / "calls.jsonl"))
     assert "load_run" in icl_aif.__all__ and "Run" in icl_aif.__all__
-    assert list(run.runs.columns) == list(RUN_COLUMNS)
-    assert list(run.rounds.columns) == list(ROUND_COLUMNS)
+    assert list(run.runs.columns) == list(run_columns("price"))  # the price game's measure
+    assert list(run.rounds.columns) == list(round_columns("price"))
+    assert "mean_price" in run.runs.columns and "price" in run.rounds.columns
     assert list(run.turns.columns) == list(TURN_COLUMNS)
     assert list(run.calls.columns) == list(CALL_COLUMNS)
     assert run.runs.shape[0] == 6

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from icl_aif.compare import compare_runs, comparison_rows
-from tests.conftest import icl_aif
+from tests.conftest import PRICE_MEASURE, icl_aif
 from tests.test_outputs import _game
 
 
@@ -37,7 +37,7 @@ def test_compare_shows_both_ci_columns_whole_in_a_narrow_pipe(tmp_path: Path, co
     result = icl_aif("compare", run_a, run_b, env={"COLUMNS": str(columns)})
     assert result.returncode == 0, result.stderr
     assert "…" not in result.stdout
-    rows = comparison_rows(compare_runs(run_a, run_b))
+    rows = comparison_rows(compare_runs(run_a, run_b), PRICE_MEASURE)
     for row in rows:
         rate_ci, price_ci = row[5], row[9]
         assert rate_ci.startswith("[") and price_ci.startswith("[")  # both CIs were computed

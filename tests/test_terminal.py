@@ -110,7 +110,11 @@ def test_play_as_the_buyer_until_the_round_ends(tmp_path: Path) -> None:
         {"speaker": "buyer", "text": "Would you take $11?"},  # what the person typed
         {"speaker": "seller", "text": "My price is still $18."},
         {"speaker": "buyer", "text": "I can do $12."},
-        {"speaker": "seller", "text": "That is too low, so I am walking away. No deal."},
+        {
+            "speaker": "seller",
+            "text": "That is too low, so I am walking away. No deal.",
+            "flags": ["no_price"],  # the price game's, for information
+        },
     ]
     calls = list(read_jsonl(out / "calls.jsonl"))
     assert [c["role"] for c in calls] == ["seller"] * 3  # the person's lines are no model calls

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig, apply_overrides
+from icl_aif.config import DEFAULT_GAME, ExperimentConfig, apply_overrides
 from icl_aif.configs import CHECKS, config_from_dict
 from icl_aif.experiment import run_experiment
 from icl_aif.records import read_calls, read_games, read_manifest, read_summary
@@ -70,7 +70,7 @@ def experiment(
     >>> experiment(seller=["How about $17?"], buyer="scripted:boulware").roles.seller.model
     'replay:seller'
     """
-    seats = CHECKS.game(str(fields.get("game", "price"))).seats
+    seats = CHECKS.game(str(fields.get("game", DEFAULT_GAME))).seats
     players = {seat: fields.pop(seat) for seat in seats if seat in fields}
     data: dict[str, Any] = {**DEFAULTS, **fields}
     roles = dict(data.get("roles") or {})
