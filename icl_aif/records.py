@@ -523,9 +523,9 @@ def repair_records(
     dropped, said in one warning per file and noted in ``skipped``; so are the lines of an
     unfinished game and every call of a game that is not finished. Both files are rewritten
     atomically, their kept lines byte for byte and in their order (a line of an earlier format
-    upgraded to this one, in the game's ``seats``, its lines marked ``silent``: :func:`upgraded`),
-    so repairing twice
-    changes nothing. The files are streamed, never held in memory.
+    upgraded to this one, in the game's ``seats``, its lines flagged ``silent``:
+    :func:`upgraded`), so repairing twice changes nothing. The files are streamed, never held in
+    memory.
     """
     counts: dict[GameKey, int] = {}
     if (directory / GAMES).is_file():  # a run killed before its first game may have none
