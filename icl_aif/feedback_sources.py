@@ -20,14 +20,13 @@ that is not registered. ``feedback.source: cheer`` and ``arms: [none, cheer]`` t
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.context import GameContext
-from icl_aif.plugins import claim, load_entry_points
+from icl_aif.plugins import Registry
 from icl_aif.protocol import RoundRecord
 from icl_aif.templates import PromptLibrary
 
@@ -82,7 +81,7 @@ class FeedbackSource:
     origin: str = ""
 
 
-FEEDBACK_SOURCES: dict[str, FeedbackSource] = {}
+FEEDBACK_SOURCES: Registry[FeedbackSource] = Registry("feedback source", ENTRY_POINT_GROUP)
 """The registered sources by name: ours first, then plugins' as they are loaded."""
 
 
@@ -107,8 +106,7 @@ def feedback_source(
 
     def register(give: GiveT) -> GiveT:
         origin = getattr(give, "__module__", "") or ""
-        claim(FEEDBACK_SOURCES, name, origin, "feedback source")
-        FEEDBACK_SOURCES[name] = FeedbackSource(
+        source = FeedbackSource(
             name=name,
             give=give,
             needs_person=needs_person,
@@ -117,53 +115,15 @@ def feedback_source(
             check=check,
             origin=origin,
         )
+        FEEDBACK_SOURCES.add(name, source)
         return give
 
     return register
 
 
-_plugins_lock = threading.RLock()  # a plugin may look sources up while it loads
-_plugin_failures: list[str] | None = None  # None: plugins not loaded yet
-_plugin_names: set[str] = set()  # the sources that loading the plugins registered
-
-
-def load_plugins() -> list[str]:
-    """Import every ``icl_aif.feedback_sources`` entry point once; one line per plugin that
-    failed."""
-    global _plugin_failures
-    with _plugins_lock:
-        if _plugin_failures is None:
-            before = set(FEEDBACK_SOURCES)
-            _plugin_failures = []  # set first: a plugin's own lookups load nothing
-            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "feedback source"))
-            _plugin_names.update(set(FEEDBACK_SOURCES) - before)
-        return list(_plugin_failures)
-
-
-def forget_plugins() -> None:
-    """Unregister the sources plugins added and load them again on the next lookup (for
-    tests)."""
-    global _plugin_failures
-    with _plugins_lock:
-        for name in _plugin_names:
-            FEEDBACK_SOURCES.pop(name, None)
-        _plugin_names.clear()
-        _plugin_failures = None
-
-
-def find_source(name: str) -> FeedbackSource | None:
-    """The source called ``name``: registered already, else a plugin's; None if unknown."""
-    found = FEEDBACK_SOURCES.get(name)
-    if found is None:
-        load_plugins()
-        found = FEEDBACK_SOURCES.get(name)
-    return found
-
-
-def _quoted(names: Sequence[str]) -> str:
-    """``'a', 'b' or 'c'``: as the config's other allowed values read."""
-    shown = [repr(n) for n in names]
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+load_plugins = FEEDBACK_SOURCES.load_plugins
+forget_plugins = FEEDBACK_SOURCES.forget_plugins
+find_source = FEEDBACK_SOURCES.find
 
 
 def source_problem(name: str, *, arm: bool = False) -> str | None:
@@ -172,6 +132,5 @@ def source_problem(name: str, *, arm: bool = False) -> str | None:
     found = find_source(name)
     if found is not None and (found.may_be_arm or not arm):
         return None
-    failures = load_plugins() if found is None else []
     allowed = [n for n, s in FEEDBACK_SOURCES.items() if s.may_be_arm or not arm]
-    return "; ".join([f"got {name!r}; allowed values: {_quoted(allowed)}", *failures])
+    return FEEDBACK_SOURCES.problem(name, allowed)

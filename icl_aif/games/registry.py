@@ -19,12 +19,11 @@ own. The group is loaded on the first lookup of a name that is not registered (o
 
 from __future__ import annotations
 
-import threading
 from typing import Any, TypeVar
 
 from icl_aif.config import ExperimentConfig
 from icl_aif.games.base import Game, Measure
-from icl_aif.plugins import claim, load_entry_points
+from icl_aif.plugins import Registry
 from icl_aif.record_models import SilentLines
 
 __all__ = [
@@ -44,7 +43,15 @@ __all__ = [
 ENTRY_POINT_GROUP = "icl_aif.games"
 """The entry point group through which another package adds games."""
 
-GAMES: dict[str, Game[Any, Any]] = {}
+
+def _registered(target: Any) -> None:
+    """Register a :class:`Game` subclass an entry point names, unless its module's import did
+    (a module an entry point names registers its games itself)."""
+    if isinstance(target, type) and issubclass(target, Game) and target.name not in GAMES:
+        register_game(target)
+
+
+GAMES: Registry[Game[Any, Any]] = Registry("game", ENTRY_POINT_GROUP, _registered)
 """The registered games by name, as they are loaded (:func:`registered_games` loads them all)."""
 
 GameT = TypeVar("GameT", bound=type[Game[Any, Any]])
@@ -61,67 +68,19 @@ def register_game(cls: GameT) -> GameT:
         raise ValueError(f"game {cls.__name__}: set name to a word such as price or pie_split")
     game = cls()
     game.origin = cls.__module__
-    claim(GAMES, name, cls.__module__, "game")
-    GAMES[name] = game
+    GAMES.add(name, game)
     return cls
 
 
-_plugins_lock = threading.RLock()
-_plugin_failures: list[str] | None = None
-_plugin_names: set[str] = set()
-
-
-def load_plugins() -> list[str]:
-    """Import every ``icl_aif.games`` entry point once; one line per plugin that failed."""
-    global _plugin_failures
-    with _plugins_lock:
-        if _plugin_failures is None:
-            before = set(GAMES)
-            _plugin_failures = []
-            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "game", _registered))
-            _plugin_names.update(set(GAMES) - before)
-        return list(_plugin_failures)
-
-
-def _registered(target: Any) -> None:
-    """Register a :class:`Game` subclass an entry point names, unless its module's import did
-    (a module an entry point names registers its games itself)."""
-    if isinstance(target, type) and issubclass(target, Game) and target.name not in GAMES:
-        register_game(target)
-
-
-def registered_games() -> dict[str, Game[Any, Any]]:
-    """Every game: ours and the installed plugins', in the order they were loaded (by entry
-    point name). A plugin that failed to load is left out (:func:`load_plugins` says why)."""
-    load_plugins()
-    return dict(GAMES)
-
-
-def forget_plugins() -> None:
-    """Unregister the games plugins added and load them again on the next lookup (for tests)."""
-    global _plugin_failures
-    with _plugins_lock:
-        for name in _plugin_names:
-            GAMES.pop(name, None)
-        _plugin_names.clear()
-        _plugin_failures = None
-
-
-def find_game(name: str) -> Game[Any, Any] | None:
-    """The game called ``name``: registered already, else a plugin's; None if unknown."""
-    found = GAMES.get(name)
-    if found is None:
-        load_plugins()
-        found = GAMES.get(name)
-    return found
+load_plugins = GAMES.load_plugins
+forget_plugins = GAMES.forget_plugins
+find_game = GAMES.find
+registered_games = GAMES.everything
 
 
 def game_problem(name: str) -> str | None:
     """Why ``name`` is not a registered game, in one line listing the games; None if it is."""
-    if find_game(name) is not None:
-        return None
-    allowed = " or ".join(repr(n) for n in GAMES)
-    return "; ".join([f"got {name!r}; allowed values: {allowed}", *load_plugins()])
+    return None if find_game(name) is not None else GAMES.problem(name)
 
 
 def get_game(name: str) -> Game[Any, Any]:

@@ -27,7 +27,7 @@ from typing import TypeVar, cast
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.models.base import ModelRequest
-from icl_aif.plugins import claim
+from icl_aif.plugins import Registry
 from icl_aif.retries import is_retryable
 
 Builder = Callable[[ModelRequest], BaseChatModel]
@@ -64,7 +64,10 @@ class Provider:
         return (self.retry_rule or is_retryable)(exc)
 
 
-PROVIDERS: dict[str, Provider] = {}
+ENTRY_POINT_GROUP = "icl_aif.providers"
+"""The entry point group through which another package adds providers."""
+
+PROVIDERS: Registry[Provider] = Registry("provider", ENTRY_POINT_GROUP)
 """The registered providers by name: ours first, then plugins' as they are loaded."""
 
 
@@ -89,8 +92,7 @@ def provider(
 
     def register(builder: BuilderT) -> BuilderT:
         origin = getattr(builder, "__module__", "") or ""
-        claim(PROVIDERS, name, origin, "provider")
-        PROVIDERS[name] = Provider(
+        entry = Provider(
             name=name,
             description=description,
             examples=examples,
@@ -100,6 +102,7 @@ def provider(
             retry_rule=should_retry,
             origin=origin,
         )
+        PROVIDERS.add(name, entry)
         return builder
 
     return register

@@ -10,15 +10,12 @@ is not ours. Vendor SDKs are imported lazily, so the core package imports with n
 
 from __future__ import annotations
 
-import threading
-
 from langchain_core.language_models import BaseChatModel
 
 import icl_aif.models.builtin  # noqa: F401  (registers our providers)
 from icl_aif.errors import UsageError
 from icl_aif.models.base import ModelRequest
-from icl_aif.models.providers import PROVIDERS, Provider, RetryRule, provider
-from icl_aif.plugins import load_entry_points
+from icl_aif.models.providers import ENTRY_POINT_GROUP, PROVIDERS, Provider, RetryRule, provider
 from icl_aif.retries import is_retryable
 
 __all__ = [
@@ -40,49 +37,20 @@ __all__ = [
 ]
 
 
-ENTRY_POINT_GROUP = "icl_aif.providers"
-"""The entry point group through which another package adds providers."""
-
-_plugins_lock = threading.RLock()  # a plugin may look providers up while it loads
-_plugin_failures: list[str] | None = None  # None: plugins not loaded yet
 _langchain_cache: dict[str, Provider] = {}
 
-
-def load_plugins() -> list[str]:
-    """Import every ``icl_aif.providers`` entry point once; one line per plugin that failed."""
-    global _plugin_failures
-    with _plugins_lock:
-        if _plugin_failures is None:
-            _plugin_failures = []  # set first: a plugin's own lookups load nothing
-            _plugin_failures.extend(load_entry_points(ENTRY_POINT_GROUP, "provider"))
-        return list(_plugin_failures)
+load_plugins = PROVIDERS.load_plugins
 
 
 def forget_plugins() -> None:
     """Unregister plugins' providers and load them again on the next lookup (for tests)."""
-    global _plugin_failures
-    with _plugins_lock:
-        for name in [n for n, p in PROVIDERS.items() if not _is_ours(p)]:
-            del PROVIDERS[name]
-        _plugin_failures = None
-        _langchain_cache.clear()
-
-
-def _is_ours(found: Provider) -> bool:
-    """Registered by this package (the model layer's builtins, the games' ``scripted``)."""
-    return found.origin.startswith("icl_aif.")
+    PROVIDERS.forget_plugins()
+    _langchain_cache.clear()
 
 
 def find_provider(name: str) -> Provider | None:
     """The provider called ``name``: ours, then a plugin's, then LangChain's; None if unknown."""
-    found = PROVIDERS.get(name)
-    if found is not None:
-        return found
-    load_plugins()
-    found = PROVIDERS.get(name)
-    if found is not None:
-        return found
-    return _langchain_provider(name)
+    return PROVIDERS.find(name) or _langchain_provider(name)
 
 
 def _langchain_provider(name: str) -> Provider | None:
