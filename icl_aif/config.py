@@ -1089,6 +1089,16 @@ def config_to_yaml(config: ExperimentConfig) -> str:
 
 
 KEPT_OFFLINE = ("scripted", "replay")
+"""The providers an offline run keeps: they call no model."""
+STAND_INS: dict[str, str] = {"critic": "scripted:critic", "moderator": "rules"}
+"""What stands in offline (``--offline``, ``icl-aif estimate``) for a role whose model would be
+called: the scripted critic for the critic, the rules for a model-backed moderator (its calls
+are not counted), :data:`PLAYER_DEFAULT` for a seat (:func:`stand_in`)."""
+
+
+def stand_in(role: str) -> str:
+    """The simulator (or, for the moderator, the mode) that stands in offline for ``role``."""
+    return STAND_INS.get(role, PLAYER_DEFAULT)
 
 
 def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -1104,9 +1114,7 @@ def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if improved is not None:
         values = improved if isinstance(improved, list) else [improved]
         mapping = {
-            str(m): "scripted:linear"
-            for m in values
-            if str(m).partition(":")[0] not in KEPT_OFFLINE
+            str(m): PLAYER_DEFAULT for m in values if str(m).partition(":")[0] not in KEPT_OFFLINE
         }
         if mapping:
             replaced["improved_model"] = mapping
@@ -1117,16 +1125,14 @@ def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     roles = result.get("roles")
     if not isinstance(roles, dict):
         return result, replaced
-    seats = [role for role in roles if role not in NON_SEAT_ROLES]
-    stand_ins = {**dict.fromkeys(seats, PLAYER_DEFAULT), "critic": "scripted:critic"}
-    for role, stand_in in stand_ins.items():
+    for role in [*(r for r in roles if r not in NON_SEAT_ROLES), "critic"]:
         settings = roles.get(role)
         if not isinstance(settings, dict):
             continue
         models = settings.get("model")
         values = models if isinstance(models, list) else [models]
         mapping = {
-            str(m): stand_in
+            str(m): stand_in(role)
             for m in values
             if isinstance(m, str) and m.partition(":")[0] not in KEPT_OFFLINE
         }
@@ -1140,9 +1146,10 @@ def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         else:
             roles[role] = {"model": new[0]}
     moderator = roles.get("moderator")
-    if isinstance(moderator, dict) and moderator.get("mode", "rules") != "rules":
-        replaced["roles.moderator.mode"] = {str(moderator["mode"]): "rules"}
-        roles["moderator"] = {"mode": "rules", "window": moderator.get("window", 4)}
+    rules = stand_in("moderator")
+    if isinstance(moderator, dict) and moderator.get("mode", rules) != rules:
+        replaced["roles.moderator.mode"] = {str(moderator["mode"]): rules}
+        roles["moderator"] = {"mode": rules, "window": moderator.get("window", 4)}
     if replaced:
         result["rate_limits"] = {}
     return result, replaced

@@ -31,7 +31,7 @@ from rich import box
 from rich.table import Table
 
 from icl_aif.arms import play_branched_game
-from icl_aif.config import PLAYER_DEFAULT, Cell, ExperimentConfig, RoleConfig
+from icl_aif.config import Cell, ExperimentConfig, RoleConfig, stand_in
 from icl_aif.context import GameContext, build_moderator
 from icl_aif.errors import UsageError
 from icl_aif.limits import estimate_tokens, tokens_in
@@ -46,12 +46,6 @@ from icl_aif.templates import PromptLibrary
 from icl_aif.usage import in_role_order, role_order
 
 DEFAULT_SAMPLE = 10
-STAND_INS: dict[str, str] = {
-    "critic": "scripted:critic",
-    "moderator": "rules",  # a vendor moderator model is replaced by the rules: its calls are not counted
-}
-"""The simulators that stand in for a vendor critic and moderator; a seat's is
-:data:`~icl_aif.config.PLAYER_DEFAULT`."""
 # The probe ``icl-aif run`` sends to each vendor model before the first game: its messages at
 # characters / 4, and its whole reply budget.
 PREFLIGHT_INPUT_TOKENS = estimate_tokens(PROBE, None)
@@ -133,7 +127,7 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
     for role, model in priced_roles(config).items():
         split_model_string(model)
         if not is_offline(model):
-            replaced[role] = STAND_INS.get(role, PLAYER_DEFAULT)
+            replaced[role] = stand_in(role)
             roles[role] = _stand_in(config, role)
     update: dict[str, Any] = {
         "roles": config.roles.model_copy(update=roles),
@@ -149,8 +143,8 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
 def _stand_in(config: ExperimentConfig, role: str) -> Any:
     """A role's stand-in settings: a simulator's RoleConfig, or the rules moderator."""
     if role == "moderator":
-        return config.roles.moderator.model_copy(update={"mode": "rules"})
-    return RoleConfig(model=STAND_INS.get(role, PLAYER_DEFAULT))
+        return config.roles.moderator.model_copy(update={"mode": stand_in(role)})
+    return RoleConfig(model=stand_in(role))
 
 
 def call_tokens(call: Mapping[str, Any]) -> tuple[int, int]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import string
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +40,6 @@ class PromptLibrary:
         """Render ``name`` with ``{field}`` placeholders; a missing value is an error, never blank."""
         return render_strict(self.text(name), values, source=name)
 
-    def hashes(self) -> dict[str, str]:
-        """SHA-256 of every template loaded so far, for the manifest."""
-        return {name: _sha256(text) for name, text in sorted(self._cache.items())}
-
 
 def render_strict(template: str, values: dict[str, Any], source: str = "template") -> str:
     """``str.format`` that names the template and the missing field instead of a bare KeyError."""
@@ -60,8 +54,3 @@ def render_strict(template: str, values: dict[str, Any], source: str = "template
     if missing:
         raise UsageError(f"{source}: no value for placeholder(s) {', '.join(missing)}")
     return template.format_map(values).strip()
-
-
-@cache
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
