@@ -121,9 +121,20 @@ def feedback_source(
     return register
 
 
-load_plugins = FEEDBACK_SOURCES.load_plugins
-forget_plugins = FEEDBACK_SOURCES.forget_plugins
-find_source = FEEDBACK_SOURCES.find
+def load_plugins() -> list[str]:
+    """Import every ``icl_aif.feedback_sources`` entry point once; one line per plugin that
+    failed."""
+    return FEEDBACK_SOURCES.load_plugins()
+
+
+def forget_plugins() -> None:
+    """Unregister the sources loading the plugins registered (for tests)."""
+    FEEDBACK_SOURCES.forget_plugins()
+
+
+def find_source(name: str) -> FeedbackSource | None:
+    """The source called ``name``: registered already, else a plugin's; None if unknown."""
+    return FEEDBACK_SOURCES.find(name)
 
 
 def source_problem(name: str, *, arm: bool = False) -> str | None:

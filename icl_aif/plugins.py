@@ -38,7 +38,9 @@ class Registry(dict[str, EntryT]):
     on import, or an object to register).
 
     Reading it as a dict sees what is registered so far; :meth:`find` and :meth:`problem` load
-    the plugins first when a name is unknown, and :meth:`everything` loads them all.
+    the plugins first when a name is unknown, and :meth:`everything` loads them all. A registry
+    is a module's global and is never pickled (a worker process loads its own): refer to its
+    entries by name, through module-level functions.
     """
 
     def __init__(self, kind: str, group: str, loaded: Callable[[Any], None] | None = None) -> None:
@@ -49,6 +51,9 @@ class Registry(dict[str, EntryT]):
         self._lock = threading.RLock()  # a plugin may look names up while it loads
         self._failures: list[str] | None = None  # None: the plugins are not loaded yet
         self._from_plugins: set[str] = set()  # the names that loading the plugins registered
+
+    def __reduce__(self) -> Any:
+        raise TypeError(f"the {self.kind} registry is not pickled: look its entries up by name")
 
     def add(self, name: str, entry: EntryT) -> None:
         """Register ``entry`` as ``name``: a :class:`ValueError` when another module holds it

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from icl_aif.pricing import check_budget_prices, total_cost
 from icl_aif.records import (
     MANIFEST,
     GameKey,
+    GameLines,
     RunWriter,
     SkippedLines,
     base_manifest,
@@ -165,7 +166,6 @@ async def _run_locked(
     summarize: Summarize,
 ) -> RunResult:
     """:func:`run_experiment` with ``writer``, whose lock the caller releases."""
-    directory = writer.directory
     cells = config.cells()
     needs_person = any(cell.config.needs_person for cell in cells)
     if needs_person and ask_human is None:
@@ -175,22 +175,71 @@ async def _run_locked(
     for cell in cells:
         check_budget_prices(cell.config)
     writer.open(resume=resume)  # lock, new or not, writable: before anything is spent
-    done: set[GameKey] = set()
-    kept_cost = 0.0  # of the finished games' calls, on resume
-    earlier: dict[str, Any] | None = None  # the manifest of the run being resumed
-    if resume and (directory / MANIFEST).is_file():  # the prompts the finished games used
+    dropped = SkippedLines()  # damaged lines the repair of a resume drops
+    earlier, done, kept_cost = _repaired(config, cells, writer, prompts, dropped, resume=resume)
+    probes = await _probes(cells, prompts, probe_models)
+    if earlier is not None:
+        writer.resume(_resumed_manifest(earlier, config))
+    else:
+        manifest = base_manifest(config, prompts.root, overrides or [], config_file)
+        manifest.update(_design_manifest(config, cells, offline))
+        if resume:  # killed between config.yaml and manifest.json: the manifest starts again
+            writer.resume({**manifest, "preflight": probes, "resumed_at": [now()]})
+        else:
+            writer.create(config, {**manifest, "preflight": probes})
+    graph = build_pausable_run_graph(game_of(config), InMemorySaver()) if needs_person else None
+    schedule = _Schedule(
+        config=config,
+        cells=cells,
+        writer=writer,
+        play=_player(cells, prompts, ask_human, graph, executor),
+        pending=_pending_games(cells, config.runs, done),  # lazily: memory does not grow
+        progress=progress,
+        spent=kept_cost,
+        recorded=len(done),
+        remote=executor is not None,
+    )
+    if done and progress is not None:
+        progress(len(done))
+    await schedule.run()
+    return _finished(schedule, summarize, dropped)
+
+
+def _repaired(
+    config: ExperimentConfig,
+    cells: list[Cell],
+    writer: RunWriter,
+    prompts: PromptLibrary,
+    dropped: SkippedLines,
+    *,
+    resume: bool,
+) -> tuple[dict[str, Any] | None, set[GameKey], float]:
+    """What a resume keeps: the manifest of the run being resumed (None without one), the
+    finished games and the cost of their calls, after the prompts they used are checked and
+    the records repaired (:func:`~icl_aif.records.repair_records`); nothing for a new run."""
+    directory = writer.directory
+    if not resume:
+        return None, set(), 0.0
+    earlier: dict[str, Any] | None = None
+    if (directory / MANIFEST).is_file():  # the prompts the finished games used
         earlier = read_manifest(directory)
         used = dict(earlier.get("prompts") or {})  # under today's paths (read_manifest)
         check_prompts(directory, used, prompt_hashes(config, prompts.root))
-    dropped = SkippedLines()  # damaged lines the repair of a resume drops
-    if resume:
-        lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
-        try:
-            done, kept_cost = repair_records(
-                directory, lines.get, config.seats.ids, dropped, silent_lines(config)
-            )
-        except OSError as exc:
-            raise directory_error(directory, exc) from None
+    lines = {cell.id: len(cell.config.arms or ()) or 1 for cell in cells}
+    try:
+        done, kept_cost = repair_records(
+            directory, lines.get, config.seats.ids, dropped, silent_lines(config)
+        )
+    except OSError as exc:
+        raise directory_error(directory, exc) from None
+    return earlier, done, kept_cost
+
+
+async def _probes(
+    cells: list[Cell], prompts: PromptLibrary, probe_models: bool
+) -> list[dict[str, Any]]:
+    """The preflight of every cell's models (:func:`~icl_aif.preflight.preflight`), each model
+    of a role probed once."""
     probes: list[dict[str, Any]] = []
     for cell in cells:
         probed = {(p["model"], p.get("role")) for p in probes}
@@ -199,123 +248,161 @@ async def _run_locked(
             for p in await preflight(cell.config, prompts, send=probe_models)
             if (p["model"], p.get("role")) not in probed
         )
-    if earlier is not None:  # rewritten in this record format: today's prompt paths, the game
-        manifest = {**earlier, "game": config.game}
-        resumed = now()
-        manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
-        changes = version_changes(manifest.get("versions") or {}, package_versions())
-        if changes:
-            logger.warning("resuming with other package versions: %s", changes)
-            manifest["resumed_with"] = [
-                *manifest.get("resumed_with", []),
-                {"at": resumed, "versions": changes},
-            ]
-        manifest.update(status="resumed", finished_at=None)
-        writer.resume(manifest)
-    elif resume:  # killed between config.yaml and manifest.json: the manifest starts again
-        manifest = base_manifest(config, prompts.root, overrides or [], config_file)
-        manifest.update(_design_manifest(config, cells, offline))
-        writer.resume({**manifest, "preflight": probes, "resumed_at": [now()]})
-    else:
-        manifest = base_manifest(config, prompts.root, overrides or [], config_file)
-        manifest.update(_design_manifest(config, cells, offline))
-        writer.create(config, {**manifest, "preflight": probes})
-    moderators = [build_moderator(cell.config, prompts) for cell in cells]
-    graph = build_pausable_run_graph(game_of(config), InMemorySaver()) if needs_person else None
-    pending = _pending_games(cells, config.runs, done)  # lazily: memory does not grow with runs
-    if done and progress is not None:
-        progress(len(done))
-    recorded = len(done)
-    failure: Exception | None = None  # a failed write or executor: the run stops
-    runner_task = asyncio.current_task()
-    budget = config.max_usd
-    spent = kept_cost  # cost of the finished games
-    in_flight: dict[tuple[int, int], list[GameContext]] = {}
-    stopped_by: str | None = None
+    return probes
 
-    def over_budget() -> bool:
+
+def _resumed_manifest(earlier: dict[str, Any], config: ExperimentConfig) -> dict[str, Any]:
+    """The manifest of a resumed run, rewritten in this record format (today's prompt paths,
+    the game), with when it was resumed and the package versions that changed."""
+    manifest = {**earlier, "game": config.game}
+    resumed = now()
+    manifest["resumed_at"] = [*manifest.get("resumed_at", []), resumed]
+    changes = version_changes(manifest.get("versions") or {}, package_versions())
+    if changes:
+        logger.warning("resuming with other package versions: %s", changes)
+        manifest["resumed_with"] = [
+            *manifest.get("resumed_with", []),
+            {"at": resumed, "versions": changes},
+        ]
+    manifest.update(status="resumed", finished_at=None)
+    return manifest
+
+
+PlayGame = Callable[[int, Cell, int, list[GameContext]], Awaitable[GameLines]]
+"""How the schedule plays game ``index`` of the cell at a position, its contexts filled in."""
+
+
+def _player(
+    cells: list[Cell],
+    prompts: PromptLibrary,
+    ask_human: AskHuman | None,
+    graph: Any,
+    executor: Executor | None,
+) -> PlayGame:
+    """Play a game here (one moderator per cell, shared by its games) or on ``executor``
+    (:mod:`icl_aif.executors`: elsewhere, e.g. a Ray task)."""
+    moderators = [build_moderator(cell.config, prompts) for cell in cells]
+
+    async def play(position: int, cell: Cell, index: int, contexts: list[GameContext]) -> GameLines:
+        if executor is not None:
+            return await executor.play(cell, index)
+        moderator = moderators[position]
+        return await play_recorded(cell, index, prompts, moderator, contexts, ask_human, graph)
+
+    return play
+
+
+@dataclass
+class _Schedule:
+    """The games of a run, played ``config.concurrency`` at a time and recorded as each ends.
+
+    ``spent`` (the recorded cost, with the kept games' on resume) stops the run at
+    ``config.max_usd`` (``stopped_by``); a failed write, or an executor that lost a game, stops
+    every game (``failure``: the first one), the directory staying resumable.
+    """
+
+    config: ExperimentConfig
+    cells: list[Cell]
+    writer: RunWriter
+    play: PlayGame
+    pending: Iterator[tuple[int, int]]
+    progress: Progress | None
+    spent: float
+    recorded: int
+    remote: bool
+    failure: Exception | None = None
+    stopped_by: str | None = None
+    in_flight: dict[tuple[int, int], list[GameContext]] = field(default_factory=dict)
+    task: asyncio.Task[Any] | None = None
+
+    @property
+    def total(self) -> int:
+        """The games of the run."""
+        return self.config.runs * len(self.cells)
+
+    def over_budget(self) -> bool:
+        """The recorded cost and the calls of the games in flight reach ``max_usd``."""
+        budget = self.config.max_usd
         if budget is None:
             return False
-        running = sum(total_cost(c.calls) for cs in in_flight.values() for c in cs)
-        return spent + running >= budget
+        running = sum(total_cost(c.calls) for cs in self.in_flight.values() for c in cs)
+        return self.spent + running >= budget
 
-    def stop_run(exc: Exception) -> None:
-        """Stop every game (the first failure is the one reported); the directory stays
-        resumable."""
-        nonlocal failure
-        failure = failure or exc
-        if runner_task is not None:
-            runner_task.cancel()
+    def stop(self, exc: Exception) -> None:
+        """Stop every game (the first failure is the one reported)."""
+        self.failure = self.failure or exc
+        if self.task is not None:
+            self.task.cancel()
 
-    async def worker() -> None:
-        nonlocal spent, stopped_by, recorded
-        while True:
-            game = next(pending, None)
-            if game is None:
-                return
-            if over_budget():
-                stopped_by = "max_usd"
+    async def worker(self) -> None:
+        """Play the pending games one after another until none is left or the run stops."""
+        while (game := next(self.pending, None)) is not None:
+            if self.over_budget():
+                self.stopped_by = "max_usd"
                 return
             position, index = game
-            cell = cells[position]
             contexts: list[GameContext] = []
-            in_flight[position, index] = contexts
+            self.in_flight[position, index] = contexts
             try:
-                lines = await (  # icl_aif.executors: elsewhere, e.g. a Ray task
-                    play_recorded(
-                        cell, index, prompts, moderators[position], contexts, ask_human, graph
-                    )
-                    if executor is None
-                    else executor.play(cell, index)
-                )
+                lines = await self.play(position, self.cells[position], index, contexts)
             except Exception as exc:  # the executor lost the game (a worker died for good)
-                if executor is None or isinstance(exc, UsageError):
+                if not self.remote or isinstance(exc, UsageError):
                     raise
-                stop_run(exc)
+                self.stop(exc)
                 return
             finally:
-                del in_flight[position, index]
-            if failure is not None:
+                del self.in_flight[position, index]
+            if self.failure is not None:
                 return
-            spent += lines.cost_usd  # counted now: the games that start meanwhile see it
+            self.spent += lines.cost_usd  # counted now: the games that start meanwhile see it
             try:
-                await writer.record(lines)  # on disk, with the games that finished meanwhile
+                await self.writer.record(lines)  # on disk, with the games finished meanwhile
             except OSError as exc:  # a full disk: stop every game, keep the directory resumable
-                stop_run(exc)
+                self.stop(exc)
                 return
-            recorded += 1
-            if progress is not None:
-                progress(1)
+            self.recorded += 1
+            if self.progress is not None:
+                self.progress(1)
 
-    workers = min(config.concurrency, config.runs * len(cells))
-    try:
-        with fewer_collections():
-            await asyncio.gather(*(worker() for _ in range(workers)))
-    except asyncio.CancelledError:
-        writer.stop("interrupted")  # the games in flight are abandoned, none half-written
-        if failure is None or runner_task is None:
-            raise
-        runner_task.uncancel()
-        raise _stopped(directory, failure, recorded, config.runs * len(cells)) from None
-    finally:
-        writer.close()
-    summary, markdown = summarize(config, cells, directory, stopped_by)
-    if stopped_by is not None:
+    async def run(self) -> None:
+        """Every pending game; the games in flight are abandoned (none half-written) when the
+        run stops, a failure raised as one line."""
+        self.task = asyncio.current_task()
+        workers = min(self.config.concurrency, self.total)
+        try:
+            with fewer_collections():
+                await asyncio.gather(*(self.worker() for _ in range(workers)))
+        except asyncio.CancelledError:
+            self.writer.stop("interrupted")
+            if self.failure is None or self.task is None:
+                raise
+            self.task.uncancel()
+            raise _stopped(self.writer.directory, self.failure, self.recorded, self.total) from None
+        finally:
+            self.writer.close()
+
+
+def _finished(schedule: _Schedule, summarize: Summarize, dropped: SkippedLines) -> RunResult:
+    """Summarize the run ``schedule`` played and write its summary and final manifest."""
+    config, writer = schedule.config, schedule.writer
+    directory = writer.directory
+    summary, markdown = summarize(config, schedule.cells, directory, schedule.stopped_by)
+    if schedule.stopped_by is not None:
         logger.info(
             "budget max_usd=%s reached ($%.4f recorded): stopped after %d of %d runs",
-            budget,
-            spent,
-            recorded,
-            config.runs * len(cells),
+            config.max_usd,
+            schedule.spent,
+            schedule.recorded,
+            schedule.total,
         )
-    status = "budget_reached" if stopped_by == "max_usd" else "finished"
+    status = "budget_reached" if schedule.stopped_by == "max_usd" else "finished"
     try:
         writer.finish(summary, markdown)
         writer.manifest.update(finished_at=now(), status=status)
         writer.write_manifest()
     except OSError as exc:
         writer.stop("interrupted")
-        raise _stopped(directory, exc, recorded, config.runs * len(cells)) from None
+        raise _stopped(directory, exc, schedule.recorded, schedule.total) from None
     return RunResult(directory=directory, summary=summary, dropped_lines=dropped.counts())
 
 

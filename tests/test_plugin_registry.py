@@ -59,3 +59,13 @@ def test_games_providers_and_feedback_sources_are_such_registries() -> None:
         ("feedback source", FEEDBACK_SOURCES),
     ):
         assert isinstance(found, Registry) and found.kind == kind
+
+
+def test_a_registry_is_never_pickled_and_its_lookups_pickle_by_reference() -> None:
+    import pickle
+
+    from icl_aif.games.registry import find_game
+
+    with pytest.raises(TypeError, match="the game registry is not pickled"):
+        pickle.dumps(GAMES)
+    assert pickle.loads(pickle.dumps(find_game)) is find_game  # a worker process uses its own

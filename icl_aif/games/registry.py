@@ -72,10 +72,25 @@ def register_game(cls: GameT) -> GameT:
     return cls
 
 
-load_plugins = GAMES.load_plugins
-forget_plugins = GAMES.forget_plugins
-find_game = GAMES.find
-registered_games = GAMES.everything
+def load_plugins() -> list[str]:
+    """Import every ``icl_aif.games`` entry point once; one line per plugin that failed."""
+    return GAMES.load_plugins()
+
+
+def forget_plugins() -> None:
+    """Unregister the games loading the plugins registered (for tests)."""
+    GAMES.forget_plugins()
+
+
+def find_game(name: str) -> Game[Any, Any] | None:
+    """The game called ``name``: registered already, else a plugin's; None if unknown."""
+    return GAMES.find(name)
+
+
+def registered_games() -> dict[str, Game[Any, Any]]:
+    """Every game: ours and the installed plugins', by entry point name (a plugin that failed
+    to load is left out: :func:`load_plugins` says why)."""
+    return GAMES.everything()
 
 
 def game_problem(name: str) -> str | None:

@@ -39,7 +39,10 @@ __all__ = [
 
 _langchain_cache: dict[str, Provider] = {}
 
-load_plugins = PROVIDERS.load_plugins
+
+def load_plugins() -> list[str]:
+    """Import every ``icl_aif.providers`` entry point once; one line per plugin that failed."""
+    return PROVIDERS.load_plugins()
 
 
 def forget_plugins() -> None:
