@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -49,73 +50,87 @@ PreflightOption = Annotated[
     ),
 ]
 
+ConfigArgument = Annotated[
+    Path | None,
+    typer.Argument(help="Experiment YAML file (optional with --resume).", show_default=False),
+]
+
+OfflineOption = Annotated[
+    bool,
+    typer.Option(
+        "--offline",
+        help="Play every model-backed role with a simulator (players scripted:linear, critic "
+        "scripted:critic, moderator rules); the manifest records what replaced what.",
+    ),
+]
+
+ResumeOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--resume",
+        metavar="RUN_DIR",
+        help="Continue a stopped run (killed, Ctrl-C, disk full) with its recorded config: "
+        "finished games are kept, the others are played.",
+        show_default=False,
+    ),
+]
+
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where games are played: local (this process), processes (worker processes "
+        "of this machine, see --workers) or ray (Ray tasks; needs pip install "
+        "'icl-aif\\[ray]'). Records and summary are the same.",
+    ),
+]
+
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        min=1,
+        help="With --executor processes: how many worker processes; default one per core.",
+        show_default=False,
+    ),
+]
+
+RayActorsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--ray-actors",
+        min=1,
+        help="With --executor ray: play in this many Ray actors (one CPU each, many games "
+        "at once each; suits vendor APIs) instead of one Ray task per game.",
+        show_default=False,
+    ),
+]
+
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="With --executor ray: the cluster to join (auto, or ray://HOST:10001); "
+        "default a local Ray instance.",
+        show_default=False,
+    ),
+]
+
 
 @app.command()
 def run(
-    config: Annotated[
-        Path | None,
-        typer.Argument(help="Experiment YAML file (optional with --resume).", show_default=False),
-    ] = None,
+    config: ConfigArgument = None,
     out: Annotated[
         Path | None, typer.Option(help="Run directory (default runs/<name>-<time>).")
     ] = None,
     set_: SetOption = None,
     preflight: PreflightOption = True,
-    offline: Annotated[
-        bool,
-        typer.Option(
-            "--offline",
-            help="Play every model-backed role with a simulator (players scripted:linear, critic "
-            "scripted:critic, moderator rules); the manifest records what replaced what.",
-        ),
-    ] = False,
-    resume: Annotated[
-        Path | None,
-        typer.Option(
-            "--resume",
-            metavar="RUN_DIR",
-            help="Continue a stopped run (killed, Ctrl-C, disk full) with its recorded config: "
-            "finished games are kept, the others are played.",
-            show_default=False,
-        ),
-    ] = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            help="Where games are played: local (this process), processes (worker processes "
-            "of this machine, see --workers) or ray (Ray tasks; needs pip install "
-            "'icl-aif\\[ray]'). Records and summary are the same.",
-        ),
-    ] = "local",
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            help="With --executor processes: how many worker processes; default one per core.",
-            show_default=False,
-        ),
-    ] = None,
-    ray_actors: Annotated[
-        int | None,
-        typer.Option(
-            "--ray-actors",
-            min=1,
-            help="With --executor ray: play in this many Ray actors (one CPU each, many games "
-            "at once each; suits vendor APIs) instead of one Ray task per game.",
-            show_default=False,
-        ),
-    ] = None,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="With --executor ray: the cluster to join (auto, or ray://HOST:10001); "
-            "default a local Ray instance.",
-            show_default=False,
-        ),
-    ] = None,
+    offline: OfflineOption = False,
+    resume: ResumeOption = None,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    ray_actors: RayActorsOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Play an experiment and print the per-round table (Table 1 for arms, one table for a sweep).
 
@@ -344,67 +359,92 @@ def serve(
     from icl_aif.serve import require_web
 
     require_web()
-    from icl_aif.records import GAMES, default_run_dir
-    from icl_aif.resume import resume_config
-    from icl_aif.serve.server import listen, page_url, serve_pool, serve_run
-
     if claim_timeout <= 0:
         raise UsageError("--claim-timeout: give a number of seconds above 0")
     token = os.environ.get("ICL_AIF_SERVE_TOKEN") or secrets.token_urlsafe(32)
-
-    def announce() -> None:
-        # the token on its own line (study platforms read it), then the link that sets it
-        print(f"token: {token}", flush=True)
-        print(f"page: {url}?token={token}", flush=True)
-        print(f"api: {url}api/status (Authorization: Bearer <token>)", flush=True)
-
+    page = _Page(host=host, port=port, token=token, claim_timeout=claim_timeout)
     if pool is not None:
         if config_or_run is not None or out is not None or set_:
             raise UsageError("--pool RUN_DIR shows a finished run: give no config, --out or --set")
         if pool_out is None:
             raise UsageError("--pool needs --pool-out FILE: the pool file to append suggestions to")
-        if not pool.is_dir():
-            raise UsageError(f"--pool {pool}: no such run directory")
-        _check_pool_out(pool_out)
-        sock = listen(host, port)
-        url = page_url(sock)
+        _serve_pool(page, pool, pool_out)
+        return
+    if pool_out is not None:
+        raise UsageError("--pool-out goes with --pool RUN_DIR")
+    if config_or_run is None:
+        raise UsageError("give an experiment file (a new run) or a run directory (continue it)")
+    _serve_run(page, config_or_run, out, list(set_ or []), preflight=preflight)
 
-        def announce_pool(tasks: Any) -> None:
-            console.print(
-                f"{tasks.total - tasks.answered_before} of {tasks.total} transcripts to answer; "
-                f"suggestions go to {pool_out}",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-            announce()
 
-        try:
-            tasks = asyncio.run(
-                serve_pool(
-                    pool,
-                    pool_out,
-                    sock=sock,
-                    token=token,
-                    claim_timeout=claim_timeout,
-                    announce=announce_pool,
-                )
-            )
-        except KeyboardInterrupt:
-            errors.print("interrupted; continue with the same command", markup=False)
-            raise typer.Exit(130) from None
+@dataclass(frozen=True)
+class _Page:
+    """Where ``icl-aif serve`` listens, with its token and how long a task stays claimed."""
+
+    host: str
+    port: int
+    token: str
+    claim_timeout: float
+
+    def announce(self, url: str) -> None:
+        """The token on its own line (study platforms read it), then the link that sets it."""
+        print(f"token: {self.token}", flush=True)
+        print(f"page: {url}?token={self.token}", flush=True)
+        print(f"api: {url}api/status (Authorization: Bearer <token>)", flush=True)
+
+
+def _serve_pool(page: _Page, pool: Path, pool_out: Path) -> None:
+    """``icl-aif serve --pool RUN_DIR --pool-out FILE``: people write suggestions on the
+    finished games of a run, appended to a pool file."""
+    from icl_aif.serve.server import listen, page_url, serve_pool
+
+    if not pool.is_dir():
+        raise UsageError(f"--pool {pool}: no such run directory")
+    _check_pool_out(pool_out)
+    sock = listen(page.host, page.port)
+    url = page_url(sock)
+
+    def announce_pool(tasks: Any) -> None:
         console.print(
-            f"{tasks.total} transcripts answered; pool written to {pool_out}",
+            f"{tasks.total - tasks.answered_before} of {tasks.total} transcripts to answer; "
+            f"suggestions go to {pool_out}",
             markup=False,
             highlight=False,
             soft_wrap=True,
         )
-        return
-    if pool_out is not None:
-        raise UsageError("--pool-out goes with --pool RUN_DIR")
-    overrides = list(set_ or [])
-    if config_or_run is None:
-        raise UsageError("give an experiment file (a new run) or a run directory (continue it)")
+        page.announce(url)
+
+    try:
+        tasks = asyncio.run(
+            serve_pool(
+                pool,
+                pool_out,
+                sock=sock,
+                token=page.token,
+                claim_timeout=page.claim_timeout,
+                announce=announce_pool,
+            )
+        )
+    except KeyboardInterrupt:
+        errors.print("interrupted; continue with the same command", markup=False)
+        raise typer.Exit(130) from None
+    console.print(
+        f"{tasks.total} transcripts answered; pool written to {pool_out}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _serve_run(
+    page: _Page, config_or_run: Path, out: Path | None, overrides: list[str], *, preflight: bool
+) -> None:
+    """``icl-aif serve CONFIG`` (a new run) or ``icl-aif serve RUN_DIR`` (continue it): the
+    feedback of a ``feedback.source: human`` run, written on the page."""
+    from icl_aif.records import GAMES, default_run_dir
+    from icl_aif.resume import resume_config
+    from icl_aif.serve.server import listen, page_url, serve_run
+
     resume = config_or_run.is_dir()
     if resume:
         if out is not None and out != config_or_run:
@@ -427,7 +467,7 @@ def serve(
             + ": play it with icl-aif run (--set feedback.source=human to serve it)"
         )
     _check_run_dir(directory, resume)
-    sock = listen(host, port)
+    sock = listen(page.host, page.port)
     url = page_url(sock)
 
     def recorded(state: Any) -> None:
@@ -441,9 +481,9 @@ def serve(
                 experiment,
                 directory,
                 sock=sock,
-                token=token,
-                claim_timeout=claim_timeout,
-                announce=announce,
+                token=page.token,
+                claim_timeout=page.claim_timeout,
+                announce=lambda: page.announce(url),
                 resume=resume,
                 overrides=overrides,
                 config_file=None if resume else str(config_or_run),
