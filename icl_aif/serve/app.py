@@ -64,48 +64,7 @@ Status = Callable[[], dict[str, Any]]
 def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode: str) -> FastAPI:
     """The app serving ``board``: ``status`` gives ``GET /api/status`` (and the page's summary);
     ``mode`` is ``run`` (feedback for a run in play) or ``pool`` (pool building)."""
-    pages = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    expected = token.encode("utf-8")
-
-    def authorized(request: Request) -> bool:
-        given = _bearer(request)
-        if given is None:
-            given = request.cookies.get(TOKEN_COOKIE, "")
-        return hmac.compare_digest(given.strip().encode("utf-8"), expected)
-
-    def page(name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
-        html = pages.get_template(name).render(
-            title=title, mode=mode, max_chars=MAX_SUGGESTION_CHARS, **values
-        )
-        return HTMLResponse(html, status_code=status_code, headers=HEADERS)
-
-    def unauthorized_page() -> HTMLResponse:
-        return page(
-            "message.html",
-            401,
-            heading="Sign-in needed",
-            message=("Open the link with the token that icl-aif serve printed when it started."),
-        )
-
-    def api_problem(status_code: int, message: str) -> JSONResponse:
-        headers = {**HEADERS, "WWW-Authenticate": "Bearer"} if status_code == 401 else HEADERS
-        return JSONResponse({"detail": message}, status_code=status_code, headers=headers)
-
-    def too_large(path: str) -> Response:
-        message = f"the request body is over {MAX_BODY_BYTES // 1024} KiB; send less"
-        if path.startswith("/api/"):
-            return api_problem(413, message)
-        return page(
-            "message.html",
-            413,
-            heading="Too large",
-            message="The form is too large to record: go back, shorten it and submit again.",
-        )
+    site = _Site(token, title=title, mode=mode)
 
     async def same_origin(request: Request) -> None:
         """A POST from another origin, or a cookie's POST that does not say where it comes
@@ -129,41 +88,116 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
         openapi_url=None,
         dependencies=[Depends(same_origin)],
     )
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refusal=too_large)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, refusal=site.too_large)
 
+    @app.exception_handler(TaskProblem)
+    async def problem_answer(request: Request, problem: TaskProblem) -> Response:
+        if request.url.path.startswith("/api/"):
+            return site.api_problem(problem.status, problem.message)
+        return site.page(
+            "message.html", problem.status, heading="Not done", message=problem.message
+        )
+
+    _add_pages(app, site, board, status)
+    _add_task_pages(app, site, board)
+    _add_api(app, site, board, status)
+    return app
+
+
+class _Site:
+    """What every answer of the app shares: the token it checks, its pages (Jinja templates,
+    escaped) with the run's ``title`` and ``mode``, its error answers and cookies."""
+
+    def __init__(self, token: str, *, title: str, mode: str) -> None:
+        self.pages = Environment(
+            loader=FileSystemLoader(TEMPLATES),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.expected = token.encode("utf-8")
+        self.title = title
+        self.mode = mode
+
+    def authorized(self, request: Request) -> bool:
+        """The request carries the token: a bearer header, else the cookie the link set."""
+        given = _bearer(request)
+        if given is None:
+            given = request.cookies.get(TOKEN_COOKIE, "")
+        return hmac.compare_digest(given.strip().encode("utf-8"), self.expected)
+
+    def linked(self, given: str) -> bool:
+        """``given`` (the ``?token=`` of the printed link) is the token."""
+        return hmac.compare_digest(given.encode("utf-8"), self.expected)
+
+    def page(self, name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
+        """The template ``name`` rendered with ``values``."""
+        html = self.pages.get_template(name).render(
+            title=self.title, mode=self.mode, max_chars=MAX_SUGGESTION_CHARS, **values
+        )
+        return HTMLResponse(html, status_code=status_code, headers=HEADERS)
+
+    def unauthorized_page(self) -> HTMLResponse:
+        """The page a request without the token gets."""
+        return self.page(
+            "message.html",
+            401,
+            heading="Sign-in needed",
+            message=("Open the link with the token that icl-aif serve printed when it started."),
+        )
+
+    def api_problem(self, status_code: int, message: str) -> JSONResponse:
+        """An API error: ``{"detail": message}``."""
+        headers = {**HEADERS, "WWW-Authenticate": "Bearer"} if status_code == 401 else HEADERS
+        return JSONResponse({"detail": message}, status_code=status_code, headers=headers)
+
+    def too_large(self, path: str) -> Response:
+        """The answer to a request body over :data:`MAX_BODY_BYTES` (413)."""
+        message = f"the request body is over {MAX_BODY_BYTES // 1024} KiB; send less"
+        if path.startswith("/api/"):
+            return self.api_problem(413, message)
+        return self.page(
+            "message.html",
+            413,
+            heading="Too large",
+            message="The form is too large to record: go back, shorten it and submit again.",
+        )
+
+    @staticmethod
     def annotator_of(request: Request) -> str | None:
+        """The annotator id the cookie holds, None without a valid one."""
         try:
             return clean_annotator(request.cookies.get(ANNOTATOR_COOKIE))
         except TaskProblem:
             return None
 
+    @staticmethod
     def redirect(to: str) -> RedirectResponse:
+        """See other: ``to``."""
         return RedirectResponse(to, status_code=303, headers=HEADERS)
 
+    @staticmethod
     def set_cookie(response: Response, name: str, value: str) -> None:
+        """A cookie scripts cannot read, sent to this site only."""
         response.set_cookie(name, value, httponly=True, samesite="strict", path="/")
 
-    @app.exception_handler(TaskProblem)
-    async def problem_answer(request: Request, problem: TaskProblem) -> Response:
-        if request.url.path.startswith("/api/"):
-            return api_problem(problem.status, problem.message)
-        return page("message.html", problem.status, heading="Not done", message=problem.message)
 
-    # --- pages -------------------------------------------------------------------------------
+def _add_pages(app: FastAPI, site: _Site, board: TaskBoard, status: Status) -> None:
+    """The pages people land on: the task list and their annotator id."""
 
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Response:
         linked = request.query_params.get("token")
         if linked is not None:  # the link printed at start: keep the token, drop it from the URL
-            if not hmac.compare_digest(linked.encode("utf-8"), expected):
-                return unauthorized_page()
-            response = redirect("/")
-            set_cookie(response, TOKEN_COOKIE, linked)
+            if not site.linked(linked):
+                return site.unauthorized_page()
+            response = site.redirect("/")
+            site.set_cookie(response, TOKEN_COOKIE, linked)
             return response
-        if not authorized(request):
-            return unauthorized_page()
-        annotator = annotator_of(request)
-        return page(
+        if not site.authorized(request):
+            return site.unauthorized_page()
+        annotator = site.annotator_of(request)
+        return site.page(
             "index.html",
             annotator=annotator,
             tasks=[t.summary(board.clock()) for t in board.open_tasks(annotator)],
@@ -173,46 +207,50 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
 
     @app.post("/annotator", response_class=HTMLResponse)
     async def set_annotator(request: Request) -> Response:
-        if not authorized(request):
-            return unauthorized_page()
+        if not site.authorized(request):
+            return site.unauthorized_page()
         form = await _form(request)
         try:
             annotator = clean_annotator((form.get("annotator") or [""])[0])
         except TaskProblem as problem:
-            return page(
+            return site.page(
                 "message.html", problem.status, heading="Annotator id", message=problem.message
             )
-        response = redirect("/")
-        set_cookie(response, ANNOTATOR_COOKIE, annotator)
+        response = site.redirect("/")
+        site.set_cookie(response, ANNOTATOR_COOKIE, annotator)
         return response
+
+
+def _add_task_pages(app: FastAPI, site: _Site, board: TaskBoard) -> None:
+    """A task's page (opening it claims it for the annotator) and its submission."""
 
     @app.get("/tasks/{task_id}", response_class=HTMLResponse)
     async def task_page(request: Request, task_id: str) -> Response:
-        if not authorized(request):
-            return unauthorized_page()
-        annotator = annotator_of(request)
+        if not site.authorized(request):
+            return site.unauthorized_page()
+        annotator = site.annotator_of(request)
         if annotator is None:
-            return redirect("/")
+            return site.redirect("/")
         try:
             task = board.claim(task_id, annotator)
         except TaskProblem as problem:
-            return page(
+            return site.page(
                 "message.html",
                 problem.status,
                 heading="Task not available",
                 message=problem.message,
             )
-        return page(
+        return site.page(
             "task.html", task=task.detail(board.clock()), annotator=annotator, values=[], error=None
         )
 
     @app.post("/tasks/{task_id}", response_class=HTMLResponse)
     async def submit_page(request: Request, task_id: str) -> Response:
-        if not authorized(request):
-            return unauthorized_page()
-        annotator = annotator_of(request)
+        if not site.authorized(request):
+            return site.unauthorized_page()
+        annotator = site.annotator_of(request)
         if annotator is None:
-            return redirect("/")
+            return site.redirect("/")
         typed = (await _form(request)).get("suggestion", [])
         values = [v for v in typed if v.strip()]  # the page's blank boxes are left out
         try:
@@ -220,14 +258,14 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
             await board.submit(task_id, annotator, values)
         except TaskProblem as problem:
             if problem.status not in (422, 503):  # not theirs (any more), done, or no such task
-                return page(
+                return site.page(
                     "message.html",
                     problem.status,
                     heading="Not recorded",
                     message=problem.message,
                     kept=values,
                 )
-            return page(
+            return site.page(
                 "task.html",
                 problem.status,
                 task=task.detail(board.clock()),
@@ -235,27 +273,30 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
                 values=values,
                 error=problem.message,
             )
-        return redirect(f"/?answered={task_id}")
+        return site.redirect(f"/?answered={task_id}")
 
-    # --- API ---------------------------------------------------------------------------------
+
+def _add_api(app: FastAPI, site: _Site, board: TaskBoard, status: Status) -> None:
+    """The JSON API: status, the open tasks, a task, a submission (bearer token)."""
+    unauthorized = "send Authorization: Bearer <token>"
 
     @app.get("/api/status")
     async def api_status(request: Request) -> Response:
-        if not authorized(request):
-            return api_problem(401, "send Authorization: Bearer <token>")
-        return JSONResponse({"mode": mode, **status()}, headers=HEADERS)
+        if not site.authorized(request):
+            return site.api_problem(401, unauthorized)
+        return JSONResponse({"mode": site.mode, **status()}, headers=HEADERS)
 
     @app.get("/api/tasks")
     async def api_tasks(request: Request) -> Response:
-        if not authorized(request):
-            return api_problem(401, "send Authorization: Bearer <token>")
+        if not site.authorized(request):
+            return site.api_problem(401, unauthorized)
         at = board.clock()
         return JSONResponse({"tasks": [t.summary(at) for t in board.open_tasks()]}, headers=HEADERS)
 
     @app.get("/api/tasks/{task_id}")
     async def api_task(request: Request, task_id: str) -> Response:
-        if not authorized(request):
-            return api_problem(401, "send Authorization: Bearer <token>")
+        if not site.authorized(request):
+            return site.api_problem(401, unauthorized)
         given = request.query_params.get("annotator")
         try:
             if given is None:
@@ -263,24 +304,24 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
             else:
                 task = board.claim(task_id, clean_annotator(given))
         except TaskProblem as problem:
-            return api_problem(problem.status, problem.message)
+            return site.api_problem(problem.status, problem.message)
         return JSONResponse(task.detail(board.clock()), headers=HEADERS)
 
     @app.post("/api/tasks/{task_id}")
     async def api_submit(request: Request, task_id: str) -> Response:
-        if not authorized(request):
-            return api_problem(401, "send Authorization: Bearer <token>")
+        if not site.authorized(request):
+            return site.api_problem(401, unauthorized)
         try:
             body = await request.json()
         except ValueError:
-            return api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
+            return site.api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
         if not isinstance(body, dict):
-            return api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
+            return site.api_problem(400, 'send JSON: {"suggestions": [...], "annotator": "..."}')
         try:
             annotator = clean_annotator(body.get("annotator"))
             submission = await board.submit(task_id, annotator, body.get("suggestions"))
         except TaskProblem as problem:
-            return api_problem(problem.status, problem.message)
+            return site.api_problem(problem.status, problem.message)
         return JSONResponse(
             {
                 "id": task_id,
@@ -291,8 +332,6 @@ def build_app(board: TaskBoard, token: str, status: Status, *, title: str, mode:
             },
             headers=HEADERS,
         )
-
-    return app
 
 
 def _bearer(request: Request) -> str | None:
