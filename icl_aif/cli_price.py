@@ -74,9 +74,6 @@ def moderator_eval(
 ) -> None:
     """Score a moderator on labelled dialog windows (accuracy, precision, recall, price accuracy)
     or, with --dialogs, on whole dialogs replayed line by line (outcome and price accuracy)."""
-    from icl_aif.games.price.moderator.evaluation import load_labelled, render_report
-    from icl_aif.games.price.moderator.evaluation import write_failures as save_failures
-
     if moderator not in ("rules", "llm", "hybrid"):
         raise UsageError(f"--moderator {moderator!r}: allowed values: rules, llm, hybrid")
     if moderator != "rules" and not model:
@@ -85,19 +82,38 @@ def moderator_eval(
         )
     if concurrency < 1:
         raise UsageError(f"--concurrency {concurrency}: judge at least one window at a time")
-    if not dialogs:
-        if window is not None or mistakes is not None:
-            raise UsageError("--window and --mistakes need --dialogs (windows: --write-failures)")
-        items = load_labelled(file)
-        report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
-        render_report(report, console)
+    if dialogs:
         if write_failures is not None:
-            count = save_failures(report, write_failures)
-            console.print(
-                f"{count} mistake(s) written to {write_failures}", markup=False, soft_wrap=True
-            )
+            raise UsageError("--write-failures saves windows; with --dialogs use --mistakes PATH")
+        if window is not None and window < 1:
+            raise UsageError(f"--window {window}: the moderator sees at least one turn")
+        settings: dict[str, Any] = {"mode": moderator}
+        if moderator != "rules":
+            settings.update(model=model, base_url=base_url, examples=examples)
+        if window is not None:
+            settings["window"] = window
+        _eval_dialogs(file, settings, concurrency, mistakes)
         return
+    if window is not None or mistakes is not None:
+        raise UsageError("--window and --mistakes need --dialogs (windows: --write-failures)")
+    from icl_aif.games.price.moderator.evaluation import load_labelled, render_report
+    from icl_aif.games.price.moderator.evaluation import write_failures as save_failures
 
+    items = load_labelled(file)
+    report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
+    render_report(report, console)
+    if write_failures is not None:
+        count = save_failures(report, write_failures)
+        console.print(
+            f"{count} mistake(s) written to {write_failures}", markup=False, soft_wrap=True
+        )
+
+
+def _eval_dialogs(
+    file: Path, settings: dict[str, Any], concurrency: int, mistakes: Path | None
+) -> None:
+    """``moderator-eval --dialogs``: the moderator ``settings`` (``roles.moderator``) replay the
+    labelled dialogs of ``file`` line by line; the report, and the mistakes to ``mistakes``."""
     from icl_aif.calls import ModelCallError
     from icl_aif.configs import config_from_dict
     from icl_aif.context import build_moderator
@@ -109,24 +125,16 @@ def moderator_eval(
     )
     from icl_aif.games.price.moderator.evaluation import AsyncModerator
 
-    if write_failures is not None:
-        raise UsageError("--write-failures saves windows; with --dialogs use --mistakes PATH")
-    if window is not None and window < 1:
-        raise UsageError(f"--window {window}: the moderator sees at least one turn")
-    settings: dict[str, Any] = {"mode": moderator}
-    if moderator != "rules":
-        settings.update(model=model, base_url=base_url, examples=examples)
-    if window is not None:
-        settings["window"] = window
     experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
     found = load_dialogs(file)
     judge = cast(AsyncModerator, build_moderator(experiment))  # the price game's judge
     size = experiment.roles.moderator.window
-    if moderator == "rules":
+    mode, model = settings["mode"], settings.get("model")
+    if mode == "rules":
         dialog_report = evaluate_dialogs(judge, found, size)
     else:
         with progress_bar(console, transient=True) as bar:
-            task = bar.add_task(f"{moderator} moderator ({model})", total=len(found))
+            task = bar.add_task(f"{mode} moderator ({model})", total=len(found))
             try:
                 dialog_report = evaluate_dialogs(
                     judge,
