@@ -101,8 +101,9 @@ class Registry(dict[str, EntryT]):
     def problem(self, name: str, allowed: Sequence[str] | None = None) -> str:
         """Why ``name`` is not one of ``allowed`` (default: every name), in one line listing
         them and the plugins that failed to load."""
+        failures = self.load_plugins()  # first: the names then include the plugins'
         names = list(self) if allowed is None else list(allowed)
-        return "; ".join([f"got {name!r}; allowed values: {quoted(names)}", *self.load_plugins()])
+        return "; ".join([f"got {name!r}; allowed values: {quoted(names)}", *failures])
 
 
 def quoted(names: Sequence[str]) -> str:

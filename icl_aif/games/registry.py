@@ -31,6 +31,7 @@ __all__ = [
     "GAMES",
     "find_game",
     "forget_plugins",
+    "game_of",
     "game_problem",
     "get_game",
     "load_plugins",
