@@ -3,7 +3,7 @@
 The driver is the ``icl-aif run`` process: it schedules the games and records each one the
 moment it comes back from wherever it was played. Here nothing is played while the clock runs:
 a stand-in executor hands the driver finished games as fast as it takes them, each one as a
-worker process sends it (unpickled off the pipe, as :class:`icl_aif.processes.ProcessExecutor`
+worker process sends it (unpickled off the pipe, as :class:`icl_aif.run.processes.ProcessExecutor`
 and Ray do: :func:`worker_payload`), and the driver does everything else it does in a run:
 append and fsync the records, count the game, keep the books. Prints one figure per line,
 ``driver_games_per_s`` and ``driver_calls_per_s`` among them; the clock runs from the first game
@@ -36,11 +36,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import Cell, ExperimentConfig
-from icl_aif.configs import load_config
-from icl_aif.experiment import run_experiment
-from icl_aif.play import play_here, recorded
-from icl_aif.records import GameLines
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import Cell, ExperimentConfig
+from icl_aif.engine.configs import load_config
+from icl_aif.records.store import GameLines
+from icl_aif.run.play import play_here, recorded
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 DISTINCT_GAMES = 4
@@ -126,7 +126,7 @@ def payloads(games: list[tuple[Cell, GameResult]], profile: str) -> list[tuple[C
 
 
 def worker_payload(cell: Cell, result: GameResult) -> GameLines:
-    """A game as a worker returns it to the driver: its lines (:func:`icl_aif.play.recorded`)."""
+    """A game as a worker returns it to the driver: its lines (:func:`icl_aif.run.play.recorded`)."""
     return recorded(cell, result)
 
 

@@ -48,15 +48,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from throughput import bench_config  # the sibling script (run as python bench/...)
 
-from icl_aif import graphs, nodes
-from icl_aif.config import ExperimentConfig
-from icl_aif.context import GameContext, build_moderator
-from icl_aif.experiment import run_experiment
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.engine import graphs, nodes
+from icl_aif.engine.context import GameContext, build_moderator
+from icl_aif.engine.nodes import context_of
+from icl_aif.engine.state import RoundState, RunState
 from icl_aif.games.registry import get_game
-from icl_aif.nodes import context_of
-from icl_aif.records import read_games, read_jsonl
-from icl_aif.state import RoundState, RunState
-from icl_aif.templates import PromptLibrary
+from icl_aif.records.store import read_games, read_jsonl
 
 PRICE = get_game("price")
 """The game the benchmark plays (the quickstart's)."""

@@ -1,7 +1,7 @@
 """Memory a game: the resident memory of a long run, sampled as it plays, and its slope.
 
 Plays ``--games`` games of an experiment (the quickstart by default: the scripted simulators, 5
-rounds) exactly as ``icl-aif run`` does (:func:`icl_aif.runner.run_experiment`, records written
+rounds) exactly as ``icl-aif run`` does (:func:`icl_aif.run.runner.run_experiment`, records written
 to a temporary directory) and reads the resident set size (``VmRSS`` of ``/proc/PID/status``)
 every ``--every`` recorded games: of this process (the driver) and, with ``--executor
 processes``, of each worker process. Prints one sample a line, then the slopes in KB a game,
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import load_config
-from icl_aif.experiment import run_experiment
-from icl_aif.processes import ProcessExecutor
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.engine.configs import load_config
+from icl_aif.run.processes import ProcessExecutor
 from icl_aif.testing.memory import memory_kib
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"

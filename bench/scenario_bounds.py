@@ -30,9 +30,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import load_config
-from icl_aif.experiment import run_experiment
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.engine.configs import load_config
 from icl_aif.games.dond.game import DondGame
 from icl_aif.games.dond.scenario import (
     MAX_SPLITS,

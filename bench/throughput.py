@@ -33,11 +33,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import load_config
-from icl_aif.experiment import run_experiment
-from icl_aif.processes import ProcessExecutor
-from icl_aif.records import read_jsonl
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.engine.configs import load_config
+from icl_aif.records.store import read_jsonl
+from icl_aif.run.processes import ProcessExecutor
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"
 

@@ -1,1 +1,1 @@
-"""LangGraph entry points (listed in langgraph.json); the graphs themselves live in icl_aif.graphs."""
+"""LangGraph entry points (listed in langgraph.json); the graphs themselves live in icl_aif.engine.graphs."""

@@ -6,7 +6,7 @@ own (``langgraph dev`` refuses one and brings its own): with ``feedback.source: 
 ``person`` in the context's config, the game pauses with ``interrupt()`` and Studio resumes it.
 """
 
+from icl_aif.engine.graphs import build_run_graph
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_run_graph
 
 graph = build_run_graph(get_game("price"))

@@ -4,7 +4,7 @@ Entry point for ``langgraph dev`` (see ``langgraph.json``). Without a runtime co
 plays the scripted defaults, so it loads and runs with no API keys.
 """
 
+from icl_aif.engine.graphs import build_round_graph
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_round_graph
 
 graph = build_round_graph(get_game("price"))

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict, load_config
-from icl_aif.experiment import run_experiment
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.engine.configs import config_from_dict, load_config
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import measure_of
-from icl_aif.records import read_games, read_json, read_jsonl
-from icl_aif.runner import RunResult
+from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.run.runner import RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_HOME = (
@@ -79,7 +79,7 @@ def run(config: ExperimentConfig, directory: Path, **options: Any) -> RunResult:
 def resume_without_first_game(run_dir: Path, out: Path) -> None:
     """Copy the run in ``run_dir`` to ``out`` without its first game's line (as a kill loses
     it) and resume it there: the game is played again."""
-    from icl_aif.resume import resume_config
+    from icl_aif.run.resume import resume_config
 
     shutil.copytree(run_dir, out)
     games = (out / "games.jsonl").read_text().splitlines(keepends=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.audit import (
+from icl_aif.analysis.audit import (
     AUDIT,
     AUDIT_CALLS,
     audit_line,
@@ -22,10 +22,10 @@ from icl_aif.audit import (
     replay_round,
     same_terms,
 )
-from icl_aif.configs import load_config
-from icl_aif.errors import UsageError
-from icl_aif.records import read_jsonl
-from icl_aif.transcript import Turn, Verdict
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Turn, Verdict
+from icl_aif.engine.configs import load_config
+from icl_aif.records.store import read_jsonl
 from tests.conftest import ROOT, icl_aif, quickstart, run
 
 CLI = Path(sys.executable).parent / "icl-aif"

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.replies import NO_REPLY, Screened
+from icl_aif.engine.replies import screen as screen_labels
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_run_graph
-from icl_aif.records import read_json, read_jsonl
-from icl_aif.replies import NO_REPLY, Screened
-from icl_aif.replies import screen as screen_labels
+from icl_aif.records.store import read_json, read_jsonl
 from tests.conftest import run
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, RecordingModerator
 

@@ -72,7 +72,7 @@ def test_no_module_outside_the_price_game_imports_it() -> None:
 
 def test_importing_the_package_registers_and_installs_nothing() -> None:
     code = (
-        "import icl_aif, icl_aif.games, icl_aif.config, icl_aif.runner, icl_aif.cli\n"
+        "import icl_aif, icl_aif.games, icl_aif.config.experiment, icl_aif.run.runner, icl_aif.cli.app\n"
         "from icl_aif.games.registry import GAMES, registered_games\n"
         "import sys\n"
         "assert GAMES == {}, GAMES\n"

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from icl_aif.cache import Replicate, ResponseCache, cache_counts, decoding
-from icl_aif.config import CacheConfig, RoleConfig
-from icl_aif.configs import load_config
-from icl_aif.records import read_json, read_jsonl
-from icl_aif.resume import resume_config
+from icl_aif.config.experiment import CacheConfig, RoleConfig
+from icl_aif.engine.configs import load_config
+from icl_aif.models.cache import Replicate, ResponseCache, cache_counts, decoding
+from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.run.resume import resume_config
 from icl_aif.testing import FAKE_KEY, REPLY_LINE
 from icl_aif.testing.plugin import StartStub
 from icl_aif.testing.stubs import VendorStub
@@ -277,7 +277,7 @@ def test_torn_lines_are_skipped_and_the_next_write_starts_a_line(tmp_path: Path)
 
 
 def test_cache_counts_and_the_terminal_line() -> None:
-    from icl_aif.report import cache_line
+    from icl_aif.analysis.report import cache_line
 
     calls = [
         {"cache": "hit", "cost_usd": 0.5},
@@ -316,7 +316,7 @@ def test_cache_config_paths_are_absolute(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_worker_processes_share_one_cache_file(tmp_path: Path) -> None:
     """Two worker processes append to one file at once; a repeat in this process hits all."""
-    from icl_aif.processes import ProcessExecutor
+    from icl_aif.run.processes import ProcessExecutor
 
     cache = tmp_path / "cache.jsonl"
     design = ("runs=6", "rounds=2", "concurrency=4", f"cache.path={cache}")
@@ -450,7 +450,7 @@ def test_lines_of_the_wrong_shape_are_skipped_and_counted(
         + '{"key": "torn", "outp'
     )
     store = ResponseCache(path, "read_only")
-    with caplog.at_level("WARNING", logger="icl_aif.cache"):
+    with caplog.at_level("WARNING", logger="icl_aif.models.cache"):
         assert store.get("object") is None
     assert store.get("good") == {k: v for k, v in good.items() if k != "key"}
     assert store.skipped == 6

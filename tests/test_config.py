@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.config import apply_overrides
-from icl_aif.configs import config_from_dict, load_config
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import apply_overrides
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import config_from_dict, load_config
 from tests.conftest import QUICKSTART
 
 

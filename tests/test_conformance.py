@@ -15,15 +15,15 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import field_serializer
 
 import icl_aif  # noqa: F401  (wires the games registry into the config)
-from icl_aif.config import ExperimentConfig, Scenario
+from icl_aif.config.experiment import ExperimentConfig, Scenario
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Seat, Turn, Verdict
 from icl_aif.games import GAMES, registered_games
 from icl_aif.games.base import Judge, ModelFor, SimulatorRequest
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
-from icl_aif.templates import PromptLibrary
 from icl_aif.testing import check_game
 from icl_aif.testing.conformance import PROPERTIES, check_judge
-from icl_aif.transcript import Seat, Turn, Verdict
 
 pytest_plugins = ["pytester"]
 

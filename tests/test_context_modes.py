@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
-from icl_aif.graphs import build_run_graph
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, SELLER_BRIEF
 
 CRITIQUES = ["1. Anchor high.\n2. Hold firm.", "1. Stress the quality.\n2. Be patient."]
@@ -119,7 +119,7 @@ def test_the_critic_still_reads_every_round_whatever_the_context() -> None:
 
 
 def test_the_manifest_records_the_context_mode(tmp_path: Any) -> None:
-    from icl_aif.records import read_json
+    from icl_aif.records.store import read_json
     from tests.conftest import quickstart, run
 
     result = run(quickstart("runs=2", "rounds=2", "context=last_rounds", "last_rounds=3"), tmp_path)

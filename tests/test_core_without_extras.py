@@ -42,7 +42,7 @@ SCRIPT = textwrap.dedent(
 
     from pathlib import Path
     from icl_aif import UsageError, load_config, run_experiment
-    from icl_aif.context import GameContext
+    from icl_aif.engine.context import GameContext
 
     config = load_config(sys.argv[2], ["runs=3", "rounds=2"])
     result = asyncio.run(run_experiment(config, Path(sys.argv[3])))

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext, build_model
-from icl_aif.errors import UsageError
-from icl_aif.feedback import give_feedback, load_pool
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext, build_model
+from icl_aif.engine.feedback import give_feedback, load_pool
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import RoundRecord
 from icl_aif.games.price.critic import ScriptedCritic
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import RoundRecord
-from icl_aif.records import read_games, read_json
-from icl_aif.templates import PromptLibrary
+from icl_aif.records.store import read_games, read_json
 from tests.conftest import ROOT, quickstart, run
 
 OPENAI = {"model": "openai:gpt-4o-mini", "temperature": 0.3, "max_tokens": 99}

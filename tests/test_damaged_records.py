@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from icl_aif.analysis import load_run
-from icl_aif.compare import compare_runs
-from icl_aif.configs import load_config
-from icl_aif.errors import UsageError
-from icl_aif.record_models import call_problem, game_problem
-from icl_aif.records import (
+from icl_aif.analysis.compare import compare_runs
+from icl_aif.analysis.frames import load_run
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
+from icl_aif.records.schema import call_problem, game_problem
+from icl_aif.records.store import (
     DAMAGE_LOG,
     Damage,
     SkippedLines,

@@ -11,10 +11,14 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 import icl_aif.games.dond  # noqa: F401  (registers the game)
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.dond.critic import ADVICE
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import read_move
@@ -30,11 +34,7 @@ from icl_aif.games.dond.scenario import (
 )
 from icl_aif.games.dond.simulators import DondPlayer, count_lexicon
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import moderator_window
-from icl_aif.records import read_games
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Turn
+from icl_aif.records.store import read_games
 from tests.conftest import ROOT, run
 
 GAME = get_game("dond")

@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.configs import config_from_dict
-from icl_aif.errors import UsageError
-from icl_aif.estimate import (
+from icl_aif.analysis.estimate import (
     PREFLIGHT,
     PREFLIGHT_INPUT_TOKENS,
     PREFLIGHT_OUTPUT_TOKENS,
@@ -24,12 +22,14 @@ from icl_aif.estimate import (
     estimate_usage,
     sample_indices,
 )
-from icl_aif.limits import tokens_in
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import config_from_dict
 from icl_aif.models import registry
 from icl_aif.models.keys import KEY_VARIABLES
-from icl_aif.pricing import DEFAULT_PRICES, cost_usd
-from icl_aif.records import read_jsonl
-from icl_aif.runner import RunResult
+from icl_aif.models.limits import tokens_in
+from icl_aif.models.pricing import DEFAULT_PRICES, cost_usd
+from icl_aif.records.store import read_jsonl
+from icl_aif.run.runner import RunResult
 from tests import conftest
 from tests.conftest import QUICKSTART, quickstart, run
 

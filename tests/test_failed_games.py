@@ -11,16 +11,15 @@ from typing import Any
 
 import pytest
 
-from icl_aif.games.registry import get_game
-from icl_aif.html_report import render_html
-from icl_aif.metrics import (
+from icl_aif.analysis.html_report import render_html
+from icl_aif.analysis.metrics import (
     arm_row,
     error_kind,
     error_kinds,
     round_metrics,
     summarize,
 )
-from icl_aif.report import (
+from icl_aif.analysis.report import (
     arm_legend,
     failure_line,
     round_columns,
@@ -29,7 +28,8 @@ from icl_aif.report import (
     runs_line,
     summary_markdown,
 )
-from icl_aif.summary import measure_entry
+from icl_aif.analysis.summary import measure_entry
+from icl_aif.games.registry import get_game
 from tests.conftest import PRICE_MEASURE, QUICKSTART, icl_aif
 
 FAILED_LINE = re.compile(r'^(\d+) of (\d+) games failed(: .+)?; see games.jsonl "error"$')

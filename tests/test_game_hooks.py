@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config import ExperimentConfig, Scenario
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig, Scenario
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Seat, Turn
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
 from icl_aif.games.base import Column, Setup
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import GAMES
-from icl_aif.graphs import build_run_graph
-from icl_aif.records import read_games, read_json, read_jsonl
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Seat, Turn
+from icl_aif.records.store import read_games, read_json, read_jsonl
 from tests.conftest import run
 
 HINT = "State your price with a $ sign."
@@ -239,7 +239,7 @@ def test_a_persona_sweep_has_one_row_per_persona(tmp_path: Path) -> None:
 
 
 def test_a_persona_sweep_reads_as_cross_play_one_row_per_persona(tmp_path: Path) -> None:
-    from icl_aif.report import cross_play_rows
+    from icl_aif.analysis.report import cross_play_rows
 
     config = config_from_dict(
         {"name": "cross", "runs": 8, "rounds": 2, "rival_persona": ["stubborn", "desperate"]}
@@ -259,7 +259,7 @@ def test_a_persona_sweep_reads_as_cross_play_one_row_per_persona(tmp_path: Path)
 
 
 def test_the_html_report_shows_the_games_own_figures(tmp_path: Path) -> None:
-    from icl_aif.html_report import write_html_report
+    from icl_aif.analysis.html_report import write_html_report
 
     config = replayed(["eighteen", "How about $18?"], ["Deal at $18."], runs=2)
     result = run(config, tmp_path / "run")
@@ -270,7 +270,7 @@ def test_the_html_report_shows_the_games_own_figures(tmp_path: Path) -> None:
 
 
 def test_the_plots_add_a_figure_of_the_games_own_figures(tmp_path: Path) -> None:
-    from icl_aif.plots import GAME_FIGURES, PLOT_FILES, run_plot_pngs
+    from icl_aif.analysis.plots import GAME_FIGURES, PLOT_FILES, run_plot_pngs
 
     config = replayed(["eighteen", "How about $18?"], ["Deal at $18."], runs=2)
     pngs = run_plot_pngs(run(config, tmp_path / "run").directory)

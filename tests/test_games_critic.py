@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import critic_messages, initial_history, turns_as_messages
 from icl_aif.games import registered_games
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import critic_messages, initial_history, turns_as_messages
 
 
 @pytest.mark.parametrize("name", sorted(registered_games()))

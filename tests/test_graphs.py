@@ -25,7 +25,7 @@ def test_langgraph_json_lists_graphs_that_import() -> None:
 
 def test_core_imports_without_vendor_sdks() -> None:
     code = (
-        "import sys, icl_aif, icl_aif.cli, icl_aif.graphs;"
+        "import sys, icl_aif, icl_aif.cli.app, icl_aif.engine.graphs;"
         "print(sorted(m for m in ('openai','anthropic','cohere','ai21','llama_cpp') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -33,8 +33,8 @@ def test_core_imports_without_vendor_sdks() -> None:
 
 
 def test_graphs_run_without_a_context() -> None:
+    from icl_aif.engine.graphs import build_round_graph, build_run_graph
     from icl_aif.games.registry import get_game
-    from icl_aif.graphs import build_round_graph, build_run_graph
 
     price = get_game("price")
     round_graph = build_round_graph(price)

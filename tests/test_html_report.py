@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from icl_aif.analysis.html_report import render_html, write_html_report
+from icl_aif.analysis.plots import PLOT_FILES
 from icl_aif.games.registry import get_game
-from icl_aif.html_report import render_html, write_html_report
-from icl_aif.plots import PLOT_FILES
-from icl_aif.records import read_games
-from icl_aif.runner import RunResult
+from icl_aif.records.store import read_games
+from icl_aif.run.runner import RunResult
 from tests.conftest import PRICE_MEASURE, headless_chromium
 from tests.conftest import icl_aif as cli
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.cli import main
-from icl_aif.experiment import run_experiment
-from icl_aif.records import read_games, read_json
-from icl_aif.templates import default_prompts_dir
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.cli.app import main
+from icl_aif.core.templates import default_prompts_dir
+from icl_aif.records.store import read_games, read_json
 from tests.conftest import QUICKSTART, quickstart
 
 VENDOR_SELLER = "roles.seller.model=openai:gpt-4o-mini"  # no OPENAI_API_KEY in the tests
@@ -118,7 +118,7 @@ def prompts_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the shipped prompts that the run reads instead of them."""
     copy = tmp_path / "prompts"
     shutil.copytree(default_prompts_dir(), copy)
-    monkeypatch.setattr("icl_aif.templates.default_prompts_dir", lambda: copy)
+    monkeypatch.setattr("icl_aif.core.templates.default_prompts_dir", lambda: copy)
     return copy
 
 
@@ -265,7 +265,7 @@ def test_a_key_written_twice_is_refused(
 
 
 def test_the_same_key_in_two_sections_is_fine(tmp_path: Path) -> None:
-    from icl_aif.configs import load_config
+    from icl_aif.engine.configs import load_config
 
     config = write(
         tmp_path / "ok.yaml",

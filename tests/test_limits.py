@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from icl_aif import limits
-from icl_aif.config import RateLimit
-from icl_aif.context import GameContext
-from icl_aif.limits import estimate_tokens, limiter_for
+from icl_aif.config.experiment import RateLimit
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.protocol import Message
+from icl_aif.models import limits
 from icl_aif.models.base import TextReplyModel
-from icl_aif.protocol import Message
-from icl_aif.records import read_jsonl
+from icl_aif.models.limits import estimate_tokens, limiter_for
+from icl_aif.records.store import read_jsonl
 from tests.conftest import quickstart, run
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.configs import load_config
-from icl_aif.errors import UsageError
+from icl_aif.analysis.plots import PLOT_FILES
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.listings import import_craigslist, listing_title
 from icl_aif.games.price.scenario import PriceScenario, load_listings
-from icl_aif.plots import PLOT_FILES
-from icl_aif.records import read_games, read_json
+from icl_aif.records.store import read_games, read_json
 from tests.conftest import QUICKSTART, ROOT, icl_aif
 
 DIALOGS = ROOT / "tests" / "data" / "craigslist_small.jsonl"

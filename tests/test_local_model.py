@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models import local
-from icl_aif.records import read_json, read_jsonl
+from icl_aif.records.store import read_json, read_jsonl
 from tests.conftest import games_without_times, quickstart, run
 
 MAX_TOKENS = 40
@@ -58,7 +58,7 @@ def test_bad_local_models_say_what_to_fix(tmp_path: Path) -> None:
 
 
 def test_threads_stay_within_the_free_cores() -> None:
-    from icl_aif.context import GameContext
+    from icl_aif.engine.context import GameContext
 
     config = quickstart("roles.seller.model=local:", "roles.seller.params={n_threads: 64}")
     seller = GameContext(config=config).models["seller"]

@@ -16,12 +16,10 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from icl_aif.analysis import rounds_frame, runs_frame
-from icl_aif.compare import compare_games, compare_headers, compare_legend, comparison_rows
-from icl_aif.games.base import Measure, Round
-from icl_aif.games.registry import get_game
-from icl_aif.html_report import render_html
-from icl_aif.metrics import (
+from icl_aif.analysis.compare import compare_games, compare_headers, compare_legend, comparison_rows
+from icl_aif.analysis.frames import rounds_frame, runs_frame
+from icl_aif.analysis.html_report import render_html
+from icl_aif.analysis.metrics import (
     arm_row,
     round_metrics,
     round_score,
@@ -29,16 +27,18 @@ from icl_aif.metrics import (
     summarize_arms,
     with_scores,
 )
-from icl_aif.plots import histogram_figure, price_deal_rate_figure, series_of
-from icl_aif.records import read_summary
-from icl_aif.report import (
+from icl_aif.analysis.plots import histogram_figure, price_deal_rate_figure, series_of
+from icl_aif.analysis.report import (
     MeasureInfo,
     experiment_markdown,
     round_columns,
     summary_measure,
     summary_tables,
 )
-from icl_aif.terminal import outcome_text
+from icl_aif.cli.terminal import outcome_text
+from icl_aif.games.base import Measure, Round
+from icl_aif.games.registry import get_game
+from icl_aif.records.store import read_summary
 from tests.conftest import PRICE_MEASURE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +261,7 @@ def test_the_price_games_measure_is_the_deal_price() -> None:
 
 
 def test_runs_without_a_config_compare_as_the_default_game(tmp_path: Path) -> None:
-    from icl_aif.compare import compared_measure
+    from icl_aif.analysis.compare import compared_measure
 
     for name in ("a", "b"):
         (tmp_path / name).mkdir()

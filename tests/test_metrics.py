@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from icl_aif.metrics import bootstrap_ci, summarize
+from icl_aif.analysis.metrics import bootstrap_ci, summarize
 from tests.conftest import PRICE_MEASURE
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.games.price.moderator.evaluation import load_labelled
 from icl_aif.games.price.moderator.examples import add_examples
 from icl_aif.games.price.moderator.hybrid import rules_reading

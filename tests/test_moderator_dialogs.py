@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Turn
 from icl_aif.games.price.moderator.dialogs import (
     Dialog,
     evaluate_dialogs,
@@ -21,7 +22,6 @@ from icl_aif.games.price.moderator.dialogs import (
     replay,
 )
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import Turn
 
 CLI = Path(sys.executable).parent / "icl-aif"
 

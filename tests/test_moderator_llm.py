@@ -17,15 +17,15 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
-from icl_aif.calls import ModelCallError
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.context import build_moderator
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import build_moderator
 from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
 from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading
 from icl_aif.games.price.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
-from icl_aif.records import read_json, read_jsonl
-from icl_aif.transcript import Turn
+from icl_aif.models.calls import ModelCallError
+from icl_aif.records.store import read_json, read_jsonl
 from tests.conftest import quickstart, run
 
 DEAL_JSON = '{"state": "deal", "price": 15, "reason": "accepts the standing offer"}'
@@ -352,7 +352,7 @@ def test_rules_games_record_who_decided(tmp_path: Path) -> None:
 
 
 def test_moderator_config_needs_a_model_for_llm_and_hybrid() -> None:
-    from icl_aif.errors import UsageError
+    from icl_aif.core.errors import UsageError
 
     with pytest.raises(UsageError, match="mode hybrid needs a model"):
         config_from_dict({"roles": {"moderator": {"mode": "hybrid"}}})

@@ -1,7 +1,7 @@
 """Binding moves (``moves: structured``): the moves decide the round, the moderator cross-checks.
 
 The rules of :mod:`icl_aif.games.moves` on hand-made turns; a structured run of scripted players
-against its text run; the fallback chain of :mod:`icl_aif.player_moves` on models that cannot do
+against its text run; the fallback chain of :mod:`icl_aif.engine.player_moves` on models that cannot do
 tools; and the OpenAI and Anthropic SDKs making their moves through tool calls on local stubs.
 """
 
@@ -16,19 +16,19 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from icl_aif.configs import load_config
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import load_config
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_round_graph
+from icl_aif.engine.nodes import round_record
+from icl_aif.engine.player_moves import read_fenced_move
 from icl_aif.games.moves import Move, accept_problem, disagreement, read_move, resolve
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_round_graph
 from icl_aif.models.base import TextReplyModel, message_text
-from icl_aif.nodes import round_record
-from icl_aif.player_moves import read_fenced_move
-from icl_aif.records import read_games, read_json
+from icl_aif.records.store import read_games, read_json
 from icl_aif.testing.plugin import StartStub
-from icl_aif.transcript import Turn
 from tests.conftest import QUICKSTART, quickstart, run
 
 PRICE = get_game("price")
@@ -223,8 +223,8 @@ def test_a_reply_without_a_move_is_asked_again_then_ends_the_round() -> None:
 
 
 def test_structured_moves_are_refused_where_they_cannot_be_made() -> None:
-    from icl_aif.checks import check_inputs
-    from icl_aif.templates import PromptLibrary
+    from icl_aif.core.templates import PromptLibrary
+    from icl_aif.run.checks import check_inputs
 
     with pytest.raises(UsageError, match="a person's typed line makes no move"):
         check_inputs(quickstart("moves=structured", "person=buyer"), PromptLibrary())

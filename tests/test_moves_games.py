@@ -13,8 +13,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from icl_aif.config import Scenario
-from icl_aif.configs import load_config
+from icl_aif.config.experiment import Scenario
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import load_config
 from icl_aif.games.base import Game
 from icl_aif.games.dond.binding import DondOffer, proposed_offer
 from icl_aif.games.dond.scenario import DondScenario
@@ -30,8 +31,7 @@ from icl_aif.games.resource_split.scenario import ResourceSplitScenario, complet
 from icl_aif.games.size_price.binding import SizePriceOffer
 from icl_aif.games.size_price.offers import read_offer
 from icl_aif.games.size_price.scenario import SizePriceScenario
-from icl_aif.records import read_games
-from icl_aif.transcript import Turn
+from icl_aif.records.store import read_games
 from tests.conftest import ROOT, run
 
 GAMES = ("pie_split", "dond", "size_price", "resource_split")

@@ -14,13 +14,13 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from icl_aif.configs import CHECKS, config_from_dict
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import CHECKS, config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_pausable_run_graph, build_run_graph
-from icl_aif.records import read_games, read_json, read_jsonl
-from icl_aif.runner import play_game
+from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.run.runner import play_game
 from tests.conftest import ROOT, quickstart, run
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, SELLER_BRIEF
 

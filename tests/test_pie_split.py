@@ -10,21 +10,21 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import ValidationError
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.pie_split.critic import ADVICE
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, PieSplitTerms
 from icl_aif.games.pie_split.simulators import PieSplitPlayer, count_lexicon
 from icl_aif.games.registry import get_game
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import moderator_window
-from icl_aif.records import read_games, read_json
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Turn
+from icl_aif.records.store import read_games, read_json
 from tests.conftest import ROOT, icl_aif, run
 
 GAME = get_game("pie_split")

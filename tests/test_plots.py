@@ -12,8 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
-from icl_aif.metrics import summarize
-from icl_aif.plots import (
+from icl_aif.analysis.metrics import summarize
+from icl_aif.analysis.plots import (
     Series,
     histogram_figure,
     price_deal_rate_figure,

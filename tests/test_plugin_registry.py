@@ -1,4 +1,4 @@
-"""The one plugin registry (``icl_aif.plugins.Registry``) that games, providers and feedback
+"""The one plugin registry (``icl_aif.core.plugins.Registry``) that games, providers and feedback
 sources share: a taken name refused, a reload replacing its own entry, lookups, the one-line
 problem. Loading real entry points is tested per kind (test_cli_games, test_provider_registry,
 test_feedback_sources)."""
@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from icl_aif.feedback_sources import FEEDBACK_SOURCES
+from icl_aif.core.plugins import Registry, quoted
+from icl_aif.engine.feedback_sources import FEEDBACK_SOURCES
 from icl_aif.games.registry import GAMES
 from icl_aif.models.providers import PROVIDERS
-from icl_aif.plugins import Registry, quoted
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from icl_aif.config import RoleConfig
-from icl_aif.errors import UsageError
-from icl_aif.preflight import PROBE, PROBE_MAX_TOKENS, check_model_hint, preflight
-from icl_aif.records import read_json, read_jsonl
-from icl_aif.templates import PromptLibrary
+from icl_aif.config.experiment import RoleConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.run.preflight import PROBE, PROBE_MAX_TOKENS, check_model_hint, preflight
 from tests.conftest import icl_aif, quickstart
 from tests.test_vendor_stubs import SECRET, VENDORS, play
 

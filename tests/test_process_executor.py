@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from icl_aif import limits, play
-from icl_aif.config import RateLimit
-from icl_aif.errors import UsageError
-from icl_aif.experiment import run_experiment
-from icl_aif.processes import MAX_TRIES, ProcessExecutor
-from icl_aif.records import read_json, read_jsonl
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import RateLimit
+from icl_aif.core.errors import UsageError
+from icl_aif.models import limits
+from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.run import play
+from icl_aif.run.processes import MAX_TRIES, ProcessExecutor
 from tests.conftest import (
     EXECUTOR_DESIGNS,
     QUICKSTART,
@@ -159,7 +160,7 @@ def test_icl_aif_run_with_worker_processes(tmp_path: Path) -> None:
     args = ["run", str(QUICKSTART), "--out", str(out), "--no-preflight", "--set", "runs=4"]
     args += ["--set", "rounds=2", "--executor", "processes", "--workers", "2"]
     result = subprocess.run(
-        [sys.executable, "-m", "icl_aif.cli", *args],
+        [sys.executable, "-m", "icl_aif.cli.app", *args],
         capture_output=True,
         text=True,
         timeout=300,

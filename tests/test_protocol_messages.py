@@ -6,13 +6,13 @@ import asyncio
 from itertools import pairwise
 from typing import Any
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.context import GameContext
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.price.verdict import PriceVerdict as Verdict
-from icl_aif.graphs import build_run_graph
-from icl_aif.transcript import Turn
 
 SELLER_BRIEF = (
     "You are the seller in a bargaining game over a balloon. Get the highest price you can.\n"
@@ -200,7 +200,7 @@ def test_moderator_sees_the_last_four_turns_with_speakers() -> None:
 
 def test_the_improved_players_prompts_only_ever_grow_at_the_end(tmp_path: Any) -> None:
     """Each call's messages extend the previous call's: the prefix vendors cache stays the same."""
-    from icl_aif.records import read_jsonl
+    from icl_aif.records.store import read_jsonl
     from tests.conftest import quickstart, run
 
     for improve in ("seller", "buyer"):

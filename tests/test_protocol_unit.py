@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary, render_strict
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.protocol import RoundRecord, parse_suggestions
 from icl_aif.games.price.game import anchor_price
 from icl_aif.games.registry import game_of
-from icl_aif.protocol import RoundRecord, parse_suggestions
-from icl_aif.templates import PromptLibrary, render_strict
 
 PROMPTS = PromptLibrary()
 

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models import registry
 from icl_aif.models.providers import PROVIDERS, provider
-from icl_aif.records import read_jsonl
-from icl_aif.retries import is_retryable
+from icl_aif.models.retries import is_retryable
+from icl_aif.records.store import read_jsonl
 from icl_aif.testing import FAKE_KEY as SECRET
 from icl_aif.testing import REPLY_LINE as SELLER_LINE
 from icl_aif.testing import assert_key_not_recorded, load_played

@@ -17,13 +17,13 @@ import pytest
 import ray
 from typer.testing import CliRunner
 
-from icl_aif import limits
-from icl_aif.cli import app
-from icl_aif.config import ExperimentConfig
-from icl_aif.errors import UsageError
-from icl_aif.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
-from icl_aif.experiment import run_experiment
-from icl_aif.records import read_json, read_jsonl
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.cli.app import app
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.models import limits
+from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.run.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
 from tests.conftest import (
     EXECUTOR_DESIGNS,
     QUICKSTART,
@@ -151,7 +151,7 @@ NO_RAY = textwrap.dedent(
 
     sys.meta_path.insert(0, NoRay())
     sys.argv = ["icl-aif", *sys.argv[1:]]
-    from icl_aif.cli import main
+    from icl_aif.cli.app import main
     main()
     """
 )

@@ -20,15 +20,15 @@ from typing import Any
 
 import pytest
 
-from icl_aif.analysis import load_run
-from icl_aif.compare import compare_runs
-from icl_aif.configs import load_config
-from icl_aif.errors import UsageError
-from icl_aif.export import export_run
+from icl_aif.analysis.compare import compare_runs
+from icl_aif.analysis.export import export_run
+from icl_aif.analysis.frames import load_run
+from icl_aif.analysis.html_report import write_html_report
+from icl_aif.analysis.metrics import round_metrics
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
 from icl_aif.games.registry import silent_lines
-from icl_aif.html_report import write_html_report
-from icl_aif.metrics import round_metrics
-from icl_aif.records import (
+from icl_aif.records.store import (
     FORMAT_VERSION,
     CallRecord,
     GameRecord,
@@ -39,7 +39,7 @@ from icl_aif.records import (
     read_jsonl,
     record_order,
 )
-from icl_aif.resume import resume_config
+from icl_aif.run.resume import resume_config
 from tests.conftest import PRICE_MEASURE, ROOT, icl_aif, quickstart, resume_without_first_game, run
 
 V0 = ROOT / "tests" / "data" / "run_v0"

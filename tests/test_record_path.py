@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from icl_aif import records
-from icl_aif.config import Cell
-from icl_aif.play import play_here_recorded
-from icl_aif.processes import ProcessExecutor
-from icl_aif.records import GameLines, _GroupCommit
+from icl_aif.config.experiment import Cell
+from icl_aif.records import store as records
+from icl_aif.records.store import GameLines, _GroupCommit
+from icl_aif.run.play import play_here_recorded
+from icl_aif.run.processes import ProcessExecutor
 from tests.conftest import EXECUTOR_DESIGNS, assert_same_records, quickstart, run
 
 _TIMING = re.compile(rb'"(started_at|finished_at|latency_s|limit_wait_s)":("[^"]*"|[0-9.eE+-]+)')

@@ -1,5 +1,5 @@
 """Runs of every earlier record format keep loading, reporting, comparing, exporting and
-resuming, read through the one upgrade step (``icl_aif.records.upgraded``).
+resuming, read through the one upgrade step (``icl_aif.records.store.upgraded``).
 
 - ``tests/data/run_v0`` and ``run_v0_arms``: format 0, the price game (``test_record_format.py``
   reads them closely);
@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from icl_aif.analysis import load_run
-from icl_aif.compare import compare_runs
-from icl_aif.configs import load_run_config
-from icl_aif.export import export_run
+from icl_aif.analysis.compare import compare_runs
+from icl_aif.analysis.export import export_run
+from icl_aif.analysis.frames import load_run
+from icl_aif.analysis.metrics import round_metrics
+from icl_aif.engine.configs import load_run_config
 from icl_aif.games.registry import measure_of, silent_lines
-from icl_aif.metrics import round_metrics
-from icl_aif.records import (
+from icl_aif.records.store import (
     FORMAT_VERSION,
     read_calls,
     read_games,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icl_aif import records
-from icl_aif.records import FORMAT_VERSION, RunWriter, read_jsonl, repair_records
-from icl_aif.runner import RunResult
+from icl_aif.records import store as records
+from icl_aif.records.store import FORMAT_VERSION, RunWriter, read_jsonl, repair_records
+from icl_aif.run.runner import RunResult
 from tests.conftest import quickstart
 
 
@@ -100,7 +100,7 @@ def test_run_directory_files_and_keys(small_run: RunResult) -> None:
     assert "| round |" in (d / "summary.md").read_text()
 
 
-GAME = {  # the smallest valid records (icl_aif.record_models)
+GAME = {  # the smallest valid records (icl_aif.records.schema)
     "game_id": "g00001",
     "seed": 1,
     "status": "complete",
@@ -131,14 +131,14 @@ def test_each_game_is_on_disk_when_appended(tmp_path: Path) -> None:
 def test_a_run_directory_is_never_mixed(small_run: RunResult) -> None:
     import pytest
 
-    from icl_aif.errors import UsageError
+    from icl_aif.core.errors import UsageError
 
     with pytest.raises(UsageError, match="already holds a run"):
         RunWriter(small_run.directory).create(quickstart(), {})
 
 
 def test_record_files_are_sorted_by_cell_and_game_keeping_each_games_order(tmp_path: Path) -> None:
-    from icl_aif.records import sort_jsonl
+    from icl_aif.records.store import sort_jsonl
 
     rows = [
         {"game_id": "g00002", "n": 1},
@@ -158,7 +158,7 @@ def test_record_files_are_sorted_by_cell_and_game_keeping_each_games_order(tmp_p
 def test_a_run_stopped_by_its_checks_leaves_no_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from icl_aif.errors import UsageError
+    from icl_aif.core.errors import UsageError
     from tests.conftest import quickstart, run
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -12,10 +12,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import ValidationError
 
 import icl_aif.games.resource_split  # noqa: F401  (registers the game)
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict, load_config
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict, load_config
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.registry import get_game
 from icl_aif.games.resource_split.critic import ADVICE
 from icl_aif.games.resource_split.judge import ResourceSplitJudge, judge_values
@@ -32,12 +36,8 @@ from icl_aif.games.resource_split.simulators import (
     count_lexicon,
     demand_bundle,
 )
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import moderator_window
-from icl_aif.records import read_games, read_json
-from icl_aif.templates import PromptLibrary
+from icl_aif.records.store import read_games, read_json
 from icl_aif.testing.conformance import check_game
-from icl_aif.transcript import Turn
 from tests.conftest import ROOT, run
 
 GAME = get_game("resource_split")

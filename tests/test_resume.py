@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from icl_aif import records
-from icl_aif.errors import UsageError
-from icl_aif.records import lock_directory, read_json, read_jsonl
-from icl_aif.resume import resume_config
+from icl_aif.core.errors import UsageError
+from icl_aif.records import store as records
+from icl_aif.records.store import lock_directory, read_json, read_jsonl
+from icl_aif.run.resume import resume_config
 from tests.conftest import (
     QUICKSTART,
     ROOT,
@@ -300,7 +300,7 @@ def test_resume_refuses_changed_prompts_and_records_new_versions(
     ]
     pool.write_text((ROOT / "prompts" / "price" / "feedback" / "seller_pool.txt").read_text())
     versions = {**records.package_versions(), "langgraph": "0.0.1"}
-    monkeypatch.setattr("icl_aif.runner.package_versions", lambda: versions)
+    monkeypatch.setattr("icl_aif.run.runner.package_versions", lambda: versions)
     resume_in_process(out)
     (entry,) = read_json(out / "manifest.json")["resumed_with"]
     assert entry["versions"] == {"langgraph": [records.package_versions()["langgraph"], "0.0.1"]}
@@ -308,7 +308,7 @@ def test_resume_refuses_changed_prompts_and_records_new_versions(
 
 def main_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, list[str]]:
     """``icl-aif ARGS`` in this process (so the test can patch it): exit code, stderr lines."""
-    from icl_aif import cli as cli_module
+    from icl_aif.cli import app as cli_module
 
     argv = ["icl-aif", *map(str, args)]
     with pytest.MonkeyPatch.context() as patch:
@@ -347,7 +347,7 @@ def test_a_bad_directory_is_one_line_before_anything_is_spent(
         raise error
 
     monkeypatch.setattr(records, "_append", failing)
-    monkeypatch.setattr("icl_aif.runner.preflight", no_preflight)
+    monkeypatch.setattr("icl_aif.run.runner.preflight", no_preflight)
     out = tmp_path / "run"
     code, stderr = main_cli(capsys, "run", QUICKSTART, "--out", out, "--set", "runs=2")
     assert (code, stderr) == (2, [line.format(out=out)])

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.price.moderator import RulesModerator
 from icl_aif.games.price.moderator.evaluation import (
     LabelledWindow,
@@ -19,7 +20,6 @@ from icl_aif.games.price.moderator.evaluation import (
     render_report,
 )
 from icl_aif.games.price.verdict import PriceVerdict as Verdict
-from icl_aif.transcript import Seat, Turn
 
 
 def window(*texts: str, first: Seat = "seller") -> list[Turn]:

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import icl_aif  # noqa: F401  (registers the games)
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import load_config
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
 from icl_aif.games.dond.game import DondGame
 from icl_aif.games.dond.scenario import (
     COUNT_RANGE,

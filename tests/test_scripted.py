@@ -8,14 +8,14 @@ from statistics import mean
 import pytest
 from langchain_core.messages import BaseMessage
 
-from icl_aif.calls import to_langchain
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.protocol import Message, turns_as_messages
 from icl_aif.games.price.critic import ScriptedCritic
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.games.price.simulators import ScriptedNegotiator
-from icl_aif.protocol import Message, turns_as_messages
-from icl_aif.transcript import Turn
+from icl_aif.models.calls import to_langchain
 from tests.conftest import quickstart, run
 
 SCENARIO = ScenarioConfig()

@@ -1,5 +1,5 @@
 """Seats belong to the game: each game declares its two seats, configs and records name them, and
-records of earlier formats are read in them (``icl_aif.record_upgrade``)."""
+records of earlier formats are read in them (``icl_aif.core.record_upgrade``)."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from icl_aif.configs import config_from_dict
-from icl_aif.errors import UsageError
-from icl_aif.games.registry import get_game, registered_games
-from icl_aif.record_upgrade import (
+from icl_aif.core.errors import UsageError
+from icl_aif.core.record_upgrade import (
     FORMAT3_TEMPLATES,
     format3_seats,
     upgrade_override,
     upgrade_prompts,
     upgrade_seats,
 )
-from icl_aif.replies import screen
-from icl_aif.transcript import Seats
+from icl_aif.core.transcript import Seats
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.replies import screen
+from icl_aif.games.registry import get_game, registered_games
 from tests.conftest import ROOT, icl_aif
 
 SEATS = {

@@ -9,8 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from icl_aif.core.redaction import (
+    hidden_paths,
+    public_override,
+    public_settings,
+    public_url,
+    remember,
+)
 from icl_aif.models.keys import redact
-from icl_aif.redaction import hidden_paths, public_override, public_settings, public_url, remember
 from icl_aif.testing import FAKE_KEY
 from icl_aif.testing.plugin import StartStub
 from tests.conftest import QUICKSTART, cli_env

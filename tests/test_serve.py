@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 import pytest
 
-from icl_aif.feedback import load_pool
-from icl_aif.play import Answer
-from icl_aif.records import read_games, read_jsonl
+from icl_aif.engine.feedback import load_pool
+from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.run.play import Answer
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.pool import pool_line, provenance_path
 from icl_aif.serve.study import ANNOTATIONS, WebCritics
@@ -400,7 +400,7 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path: Path) -> None:
                     raise ModuleNotFoundError(name)
         sys.meta_path.insert(0, NoWeb())
         sys.argv = ["icl-aif", *sys.argv[1:]]
-        from icl_aif.cli import main
+        from icl_aif.cli.app import main
         main()
         """
     )

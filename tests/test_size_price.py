@@ -12,10 +12,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import ValidationError
 
 import icl_aif.games.size_price  # noqa: F401  (registers the game)
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import config_from_dict, load_config
-from icl_aif.context import GameContext
-from icl_aif.errors import UsageError
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Turn
+from icl_aif.engine.configs import config_from_dict, load_config
+from icl_aif.engine.context import GameContext
+from icl_aif.engine.graphs import build_run_graph
+from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.registry import get_game
 from icl_aif.games.size_price.critic import ADVICE
 from icl_aif.games.size_price.judge import SizePriceJudge
@@ -32,12 +36,8 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 from icl_aif.games.size_price.simulators import SizePricePlayer, count_lexicon
-from icl_aif.graphs import build_run_graph
-from icl_aif.protocol import moderator_window
-from icl_aif.records import read_games
-from icl_aif.templates import PromptLibrary
+from icl_aif.records.store import read_games
 from icl_aif.testing.conformance import check_game
-from icl_aif.transcript import Turn
 from tests.conftest import ROOT, run
 
 GAME = get_game("size_price")

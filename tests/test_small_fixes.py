@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.compare import compare_runs, comparison_rows
+from icl_aif.analysis.compare import compare_runs, comparison_rows
 from tests.conftest import PRICE_MEASURE, icl_aif
 from tests.test_outputs import _game
 

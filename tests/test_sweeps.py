@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icl_aif.config import config_to_yaml
-from icl_aif.configs import load_config, load_offline_config
-from icl_aif.errors import UsageError
-from icl_aif.estimate import estimate_cells, estimate_usage
-from icl_aif.metrics import holm, round_score, sign_flip_p
+from icl_aif.analysis.estimate import estimate_cells, estimate_usage
+from icl_aif.analysis.metrics import holm, round_score, sign_flip_p
+from icl_aif.config.experiment import config_to_yaml
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config, load_offline_config
 from icl_aif.models.registry import split_model_string
-from icl_aif.records import read_games, read_jsonl
+from icl_aif.records.store import read_games, read_jsonl
 from tests.conftest import PRICE_MEASURE, QUICKSTART, ROOT, icl_aif, quickstart, run
 
 SWEEP = ("roles.seller.model=[scripted:linear, scripted:boulware]", "improve=[seller, buyer]")
@@ -191,7 +191,7 @@ def test_scores_holm_and_the_sign_flip_test() -> None:
 
 
 def test_quickstart_summary_has_scores(small_run: object) -> None:
-    from icl_aif.runner import RunResult
+    from icl_aif.run.runner import RunResult
 
     assert isinstance(small_run, RunResult)
     first = small_run.summary["per_round"][0]

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 import yaml
 
-from icl_aif.config import ExperimentConfig, Price
-from icl_aif.configs import config_from_dict
-from icl_aif.errors import UsageError
+from icl_aif.analysis.report import budget_line, cost_line
+from icl_aif.config.experiment import ExperimentConfig, Price
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import config_from_dict
+from icl_aif.models.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of
 from icl_aif.models.providers import PROVIDERS
-from icl_aif.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of
-from icl_aif.records import read_jsonl
-from icl_aif.report import budget_line, cost_line
-from icl_aif.runner import RunResult
+from icl_aif.records.store import read_jsonl
+from icl_aif.run.runner import RunResult
 from tests.conftest import ROOT, cli_env, quickstart, run
 
 SELLER_USAGE = {"input_tokens": 1000, "output_tokens": 100, "cached_input_tokens": 400}
@@ -282,7 +282,7 @@ def test_replay_usage_must_be_token_counts() -> None:
     config = priced()
     data = config.model_dump(mode="json")
     data["roles"]["seller"]["params"]["usage"] = {"input_tokens": "many"}
-    from icl_aif.context import GameContext
+    from icl_aif.engine.context import GameContext
 
     with pytest.raises(UsageError, match=r"params\.usage must map"):
         GameContext(config=config_from_dict(data))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.configs import load_config
-from icl_aif.context import build_model
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
+from icl_aif.engine.context import build_model
 from icl_aif.models import keys
 from icl_aif.models.keys import api_key, redact
 from icl_aif.models.vendors import require

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ValidationError
 
-from icl_aif.config import (
+from icl_aif.config.experiment import (
     Anchor,
     CriticConstraint,
     ExperimentConfig,
@@ -31,10 +31,10 @@ from icl_aif.config import (
     RoleConfig,
     Scenario,
 )
-from icl_aif.errors import UsageError
-from icl_aif.record_models import SilentLines
-from icl_aif.templates import PromptLibrary, render_strict
-from icl_aif.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
+from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary, render_strict
+from icl_aif.core.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
+from icl_aif.records.schema import SilentLines
 
 __all__ = [
     "Column",
@@ -185,8 +185,8 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
 
     Class attributes: ``name`` (the config's ``game:`` value and the prompt folder
     ``prompts/<name>/``), ``title`` and ``source`` (for ``icl-aif games`` and docs),
-    ``seats`` (:class:`~icl_aif.transcript.Seats`: the two seats' ids and names),
-    ``scenario_model`` (a :class:`~icl_aif.config.Scenario` subclass: the game's ``scenario:``
+    ``seats`` (:class:`~icl_aif.core.transcript.Seats`: the two seats' ids and names),
+    ``scenario_model`` (a :class:`~icl_aif.config.experiment.Scenario` subclass: the game's ``scenario:``
     schema, every field defaulted), ``terms_model`` (the pydantic model of an agreement's terms),
     ``judges`` (the ``roles.moderator.mode`` values it supports) and ``simulators`` (the
     ``scripted:KIND`` names it answers, ``critic`` included).
@@ -255,7 +255,7 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
     ) -> None:
         """Render every template a game of ``config`` may render on made-up rounds that take
         every branch, so that a missing file or placeholder fails before any game (one
-        :class:`~icl_aif.errors.UsageError` line). The default renders the briefs, and on
+        :class:`~icl_aif.core.errors.UsageError` line). The default renders the briefs, and on
         :meth:`sample_rounds` the next-round turn, the scripted acknowledgement and (``critic``:
         a feedback source calls the critic) the critic's prompt."""
         setup = self.setup(config)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from icl_aif.transcript import Seat, State, Turn
+from icl_aif.core.transcript import Seat, State, Turn
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Game

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from icl_aif.config import ExperimentConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.plugins import Registry
 from icl_aif.games.base import Game, Measure
-from icl_aif.plugins import Registry
-from icl_aif.record_models import SilentLines
+from icl_aif.records.schema import SilentLines
 
 __all__ = [
     "ENTRY_POINT_GROUP",

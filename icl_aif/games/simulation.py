@@ -20,9 +20,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat, Seats
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.models.base import TextReplyModel, message_text
-from icl_aif.transcript import Seat, Seats
 
 __all__ = [
     "ROUND_OVER",
@@ -181,7 +181,7 @@ def critic_rng(
 ) -> random.Random:
     """The scripted critic's random choices of one game (``stream_seed`` when set: a paired
     arm's own), seeded from ``<game>:critic:<stream>:<seed>`` (the seat's stream label,
-    :meth:`~icl_aif.transcript.Seats.stream`)."""
+    :meth:`~icl_aif.core.transcript.Seats.stream`)."""
     stream = "" if stream_seed is None else f":stream:{stream_seed}"
     return random.Random(f"{game}:critic:{seats.stream(side)}:{seed}{stream}")
 

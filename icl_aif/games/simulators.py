@@ -14,10 +14,10 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games.base import Game, SimulatorRequest
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import provider
-from icl_aif.transcript import Seat
 
 __all__ = ["scripted", "simulator_builder"]
 

@@ -16,7 +16,7 @@ from langchain_core.runnables import Runnable, RunnableBinding
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from icl_aif.transcript import without_move_note
+from icl_aif.core.transcript import without_move_note
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,9 @@ class ModelRequest:
     ``seed`` is derived from the experiment seed and the game, so a model's randomness does not
     depend on which games run at the same time. ``stream_seed``, when set, reseeds a model's
     random choices after its private values are drawn from ``seed``: a paired feedback arm keeps the
-    game's players (same private values) with randomness of its own (see ``icl_aif.arms``).
+    game's players (same private values) with randomness of its own (see ``icl_aif.engine.arms``).
     ``simulator`` builds the game's simulator of a kind (``scripted:KIND``) for this role: the games
-    layer hands it in (:func:`icl_aif.context.build_model`), the ``scripted`` provider calls it,
+    layer hands it in (:func:`icl_aif.engine.context.build_model`), the ``scripted`` provider calls it,
     and the model layer knows nothing of the game behind it.
     """
 
@@ -88,7 +88,7 @@ def last_user_text(messages: Sequence[BaseMessage]) -> str:
 def keeps_state(model: Any) -> bool:
     """True for a model whose replies depend on the calls it answered before (a simulator's
     random stream, a replay's position): its ``keeps_state`` attribute, seen through bound
-    tools. The response cache asks such a model on a hit too (:mod:`icl_aif.cache`), so that its
+    tools. The response cache asks such a model on a hit too (:mod:`icl_aif.models.cache`), so that its
     state moves as in a run without the cache."""
     while isinstance(model, RunnableBinding):
         model = model.bound

@@ -10,7 +10,7 @@ from langchain_core.language_models import BaseChatModel
 
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import builder_at, provider
-from icl_aif.retries import sdk_retry_rule
+from icl_aif.models.retries import sdk_retry_rule
 
 
 @provider(

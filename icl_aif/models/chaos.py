@@ -12,7 +12,7 @@
 
 Failures are drawn before the wrapped model is called and bad replies after it, from a generator
 seeded by the game and role, so a chaos run is reproducible from the experiment seed whatever the
-concurrency. Injected failures go through the same retries as real ones (:mod:`icl_aif.retries`).
+concurrency. Injected failures go through the same retries as real ones (:mod:`icl_aif.models.retries`).
 The wrapped model is called through its ``_agenerate``: a call makes one pass through LangChain's
 callbacks (the wrapper's), not two.
 """

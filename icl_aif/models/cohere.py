@@ -65,7 +65,7 @@ class CohereChat(SDKChatModel):
         }
         request = {key: value for key, value in request.items() if value is not None}
         request.update(extra)
-        # Retries are done once, around every model, by icl_aif.calls.
+        # Retries are done once, around every model, by icl_aif.models.calls.
         return client.chat(**request, request_options={"max_retries": 0})
 
     def _tool_choice(self, choice: str | None) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import re
 from functools import cache
 from pathlib import Path
 
-from icl_aif.errors import UsageError
-from icl_aif.redaction import REDACTED, public_url, remembered
+from icl_aif.core.errors import UsageError
+from icl_aif.core.redaction import REDACTED, public_url, remembered
 
 
 @cache
@@ -53,7 +53,7 @@ def redact(text: str) -> str:
     Configured keys are ours (:data:`KEY_VARIABLES`) and any ``*_API_KEY`` variable, such as
     the keys of LangChain integrations (``MISTRAL_API_KEY``, ``DEEPSEEK_API_KEY``); a role's
     secrets are the userinfo of its ``base_url`` and its ``params`` named like credentials
-    (:func:`icl_aif.redaction.remember`), and the userinfo of any URL in ``text``.
+    (:func:`icl_aif.core.redaction.remember`), and the userinfo of any URL in ``text``.
     """
     variables = {*KEY_VARIABLES, *(v for v in os.environ if v.endswith("_API_KEY"))}
     for variable in sorted(variables):

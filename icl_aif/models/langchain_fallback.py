@@ -9,7 +9,7 @@ The role's settings become the integration's constructor arguments where its cla
 for them (names and aliases): ``temperature`` (the integration's default when unset),
 ``max_tokens`` (512 when unset, as for our vendors), ``top_p``, ``seed``, ``timeout``,
 ``base_url``, and ``max_retries=0`` (retries happen once, around every model, in
-:mod:`icl_aif.calls`). ``params`` are passed as they are, last. A setting the user gave that the
+:mod:`icl_aif.models.calls`). ``params`` are passed as they are, last. A setting the user gave that the
 class has no field for is an error rather than a silent drop.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import ValidationError
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.vendors import DEFAULT_MAX_TOKENS
 

@@ -31,7 +31,7 @@ from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from pydantic import BaseModel
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models.base import ModelRequest, chat_result
 from icl_aif.models.sdk import chat_messages
 from icl_aif.models.vendors import require

@@ -26,9 +26,9 @@ from typing import TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 
+from icl_aif.core.plugins import Registry
 from icl_aif.models.base import ModelRequest
-from icl_aif.plugins import Registry
-from icl_aif.retries import is_retryable
+from icl_aif.models.retries import is_retryable
 
 Builder = Callable[[ModelRequest], BaseChatModel]
 RetryRule = Callable[[BaseException], bool]
@@ -42,7 +42,7 @@ class Provider:
     ``offline`` providers run in this process (no key, no network, no cost); a
     ``default_model`` provider accepts ``name:`` alone (``local:``: the bundled model).
     ``retry_rule`` says which failures of its models are worth another try (default:
-    :func:`icl_aif.retries.is_retryable`). ``origin`` is the module that registered it, or
+    :func:`icl_aif.models.retries.is_retryable`). ``origin`` is the module that registered it, or
     ``langchain`` for a provider served by LangChain's ``init_chat_model``.
     """
 

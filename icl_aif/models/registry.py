@@ -13,10 +13,10 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 import icl_aif.models.builtin  # noqa: F401  (registers our providers)
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import ENTRY_POINT_GROUP, PROVIDERS, Provider, RetryRule, provider
-from icl_aif.retries import is_retryable
+from icl_aif.models.retries import is_retryable
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -4,7 +4,7 @@ A subclass says how to build the SDK's client around an httpx client, how to sen
 and how to read the reply. This base holds the common decoding fields, turns LangChain messages into
 ``{role, content}`` dicts, runs the sync and async paths, and builds the httpx clients itself so that
 an SDK error always carries the HTTP response it came from (``exc.response``): some SDKs drop the
-headers, and :mod:`icl_aif.retries` reads the status and ``Retry-After`` from there.
+headers, and :mod:`icl_aif.models.retries` reads the status and ``Retry-After`` from there.
 
 SDK imports happen in the subclasses' client builders, so importing this module needs no extra.
 """

@@ -2,7 +2,7 @@
 
 Each builder maps a :class:`ModelRequest` onto the integration's constructor. SDK retries are turned
 off: retries, rate limits and call recording are done once, around every model, in
-:mod:`icl_aif.calls`.
+:mod:`icl_aif.models.calls`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.keys import api_key
 

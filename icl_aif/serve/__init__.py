@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 
 __all__ = ["WEB_MISSING", "require_web"]
 

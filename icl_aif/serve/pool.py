@@ -2,7 +2,7 @@
 
 Each finished game of a run directory is a task: the improved player's whole record, exactly as
 the critic reads it after the last round. What an annotator submits is appended to the pool file
-(one suggestion a line, the format ``feedback.pool`` reads: :func:`icl_aif.feedback.load_pool`),
+(one suggestion a line, the format ``feedback.pool`` reads: :func:`icl_aif.engine.feedback.load_pool`),
 and one line of provenance to the JSONL beside it (:func:`provenance_path`): the annotator, the
 run and game, the hash of the transcript shown, the suggestions and when it was shown and
 submitted. Each transcript is answered once; started again on the same files, the server offers
@@ -16,11 +16,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.configs import load_run_config
-from icl_aif.errors import UsageError
-from icl_aif.protocol import critic_transcript
-from icl_aif.records import CONFIG, read_games
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_run_config
+from icl_aif.engine.protocol import critic_transcript
+from icl_aif.records.store import CONFIG, read_games
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.tasks import Submission, Task, TaskBoard, TaskProblem
 

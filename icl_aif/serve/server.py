@@ -1,7 +1,7 @@
 """The web app and the run (or the pool building) in one event loop, served by uvicorn.
 
 The app answers on a socket bound before anything else starts (a port in use is a one-line
-error); the run is :func:`icl_aif.runner.run_experiment` with :class:`~icl_aif.serve.study.WebCritics`
+error); the run is :func:`icl_aif.run.runner.run_experiment` with :class:`~icl_aif.serve.study.WebCritics`
 as its ``ask_human``, so Ctrl-C stops it as it stops ``icl-aif run`` (uvicorn's own signal
 handling is off) and ``icl-aif serve RUN_DIR`` resumes it.
 """
@@ -18,10 +18,10 @@ from typing import Any
 
 import uvicorn
 
-from icl_aif.config import ExperimentConfig
-from icl_aif.errors import UsageError
-from icl_aif.experiment import run_experiment
-from icl_aif.runner import RunResult
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.run.runner import RunResult
 from icl_aif.serve.app import build_app
 from icl_aif.serve.pool import PoolTasks
 from icl_aif.serve.study import RunProgress, WebCritics

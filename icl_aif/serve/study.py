@@ -1,7 +1,7 @@
 """A run whose human feedback is written on a web page: :class:`WebCritics` answers the pauses.
 
-:class:`WebCritics` is the ``ask_human`` callback of :func:`icl_aif.runner.run_experiment`, as
-:class:`icl_aif.terminal.TerminalPerson` is for ``icl-aif run``: each feedback pause (LangGraph
+:class:`WebCritics` is the ``ask_human`` callback of :func:`icl_aif.run.runner.run_experiment`, as
+:class:`icl_aif.cli.terminal.TerminalPerson` is for ``icl-aif run``: each feedback pause (LangGraph
 ``interrupt``) becomes a :class:`~icl_aif.serve.tasks.Task` on the board, and the game waits
 until an annotator submits suggestions; the game then resumes with them (``Command(resume=...)``)
 and the round's record gets the annotator, ``shown_at`` and ``submitted_at``.
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icl_aif.errors import UsageError
-from icl_aif.play import Answer
+from icl_aif.core.errors import UsageError
+from icl_aif.run.play import Answer
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.tasks import Submission, Task, TaskBoard
 

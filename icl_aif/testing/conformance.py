@@ -33,16 +33,16 @@ from typing import Any, NoReturn, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from icl_aif.config import ConfigChecks, ExperimentConfig, Scenario, config_to_yaml
-from icl_aif.configs import CHECKS, config_from_dict, load_config
+from icl_aif.config.experiment import ConfigChecks, ExperimentConfig, Scenario, config_to_yaml
+from icl_aif.core.templates import PromptLibrary, render_strict
+from icl_aif.core.transcript import Seat, Seats, Turn
+from icl_aif.engine.configs import CHECKS, config_from_dict, load_config
+from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.base import Game
 from icl_aif.games.registry import get_game
-from icl_aif.protocol import moderator_window
-from icl_aif.records import CONFIG, read_jsonl
-from icl_aif.records import GAMES as GAMES_FILE
-from icl_aif.templates import PromptLibrary, render_strict
+from icl_aif.records.store import CONFIG, read_jsonl
+from icl_aif.records.store import GAMES as GAMES_FILE
 from icl_aif.testing.runs import Played, play
-from icl_aif.transcript import Seat, Seats, Turn
 
 __all__ = ["PROPERTIES", "TIMING_KEYS", "check_game"]
 

@@ -31,7 +31,7 @@ import pytest
 from icl_aif.testing.wire import FAKE_KEY
 
 if TYPE_CHECKING:
-    from icl_aif.config import ExperimentConfig
+    from icl_aif.config.experiment import ExperimentConfig
     from icl_aif.games.base import Game
     from icl_aif.testing.runs import Played
     from icl_aif.testing.stubs import VendorStub

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import DEFAULT_GAME, ExperimentConfig, apply_overrides
-from icl_aif.configs import CHECKS, config_from_dict
-from icl_aif.experiment import run_experiment
-from icl_aif.records import read_calls, read_games, read_manifest, read_summary
+from icl_aif.analysis.experiment import run_experiment
+from icl_aif.config.experiment import DEFAULT_GAME, ExperimentConfig, apply_overrides
+from icl_aif.engine.configs import CHECKS, config_from_dict
+from icl_aif.records.store import read_calls, read_games, read_manifest, read_summary
 from icl_aif.testing.wire import FAKE_KEY, Usage
 
 RoleSpec = str | Mapping[str, Any] | Sequence[str]
@@ -85,7 +85,7 @@ def experiment(
 @dataclass(frozen=True)
 class Played:
     """A run directory's records, read back as plain data (the schemas are in
-    ``icl_aif/record_models.py``; ``docs/records.md`` describes them)."""
+    ``icl_aif/records/schema.py``; ``docs/records.md`` describes them)."""
 
     directory: Path
     manifest: dict[str, Any]
@@ -123,7 +123,7 @@ async def play_async(
 ) -> Played:
     """Play ``config`` into ``directory`` and read its records back. ``probe_models`` is off: no
     preflight request reaches a model (a stub would otherwise answer it from its queue);
-    ``options`` go to :func:`icl_aif.runner.run_experiment`."""
+    ``options`` go to :func:`icl_aif.run.runner.run_experiment`."""
     result = await run_experiment(config, Path(directory), probe_models=probe_models, **options)
     return load_played(result.directory)
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games.dond.moves import read_move
 from icl_aif.games.dond.scenario import ITEMS, SEATS, DondScenario, Items, items_text, opening_turns
 from icl_aif.games.dond.scenario import terms_of as scored_terms
 from icl_aif.games.moves import Move
-from icl_aif.transcript import Seat
 
 __all__ = [
     "DondOffer",

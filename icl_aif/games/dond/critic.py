@@ -27,11 +27,11 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.dond.scenario import SEATS, TOTAL_VALUE, DondScenario
 from icl_aif.models.base import TextReplyModel, last_user_text
-from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 

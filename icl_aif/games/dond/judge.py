@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from icl_aif.core.transcript import State, Turn, Verdict
 from icl_aif.games.dond.moves import read_move
 from icl_aif.games.dond.scenario import ITEMS, DondScenario, Items, terms_of
-from icl_aif.transcript import State, Turn, Verdict
 
 __all__ = ["DondJudge"]
 

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.dond.scenario import ITEMS, ROLE_NAMES, SEATS, Items
-from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "Claim",

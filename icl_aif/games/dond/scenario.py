@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Seat, Seats, Turn
+from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.core.transcript import Seat, Seats, Turn
 
 __all__ = [
     "COUNT_RANGE",
@@ -61,7 +61,7 @@ ITEMS: tuple[str, str, str] = ("books", "hats", "balls")
 SINGULAR = {"books": "book", "hats": "hat", "balls": "ball"}
 
 SEATS = Seats(("alice", "Alice"), ("bob", "Bob"))
-"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+"""The game's seats: ids and names (:class:`~icl_aif.core.transcript.Seats`)."""
 ROLE_NAMES = SEATS.names
 """What the prompts call each seat."""
 

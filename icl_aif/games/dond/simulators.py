@@ -42,6 +42,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.dond.critic import build_critic
@@ -57,7 +58,6 @@ from icl_aif.games.dond.scenario import (
     opening_turns,
     score,
 )
-from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",

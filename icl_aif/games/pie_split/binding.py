@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.moves import Move
 from icl_aif.games.pie_split.judge import terms_of
 from icl_aif.games.pie_split.offers import Split, read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, format_amount, opening_turns
-from icl_aif.transcript import Seat, Turn
 
 __all__ = ["PieSplitOffer", "agreed_terms", "check_offer", "offerers_by_turn", "opening_moves"]
 

@@ -22,7 +22,9 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig
+from icl_aif.config.experiment import Anchor, ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Message, Seat, Turn
 from icl_aif.games.base import (
     Game,
     Judge,
@@ -57,8 +59,6 @@ from icl_aif.games.pie_split.scenario import (
     share_step,
 )
 from icl_aif.games.registry import register_game
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["PieSplitGame", "anchor_payoff", "deal_terms", "side_payoff"]
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from icl_aif.core.transcript import Seat, Turn, Verdict
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line, same_split
 from icl_aif.games.pie_split.scenario import SEATS, PieSplitTerms
-from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["PieSplitJudge", "terms_of"]
 

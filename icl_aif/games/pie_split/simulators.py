@@ -51,6 +51,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.pie_split.critic import build_critic
@@ -62,7 +63,6 @@ from icl_aif.games.pie_split.scenario import (
     opening_turns,
     share_step,
 )
-from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",

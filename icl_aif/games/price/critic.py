@@ -1,6 +1,6 @@
 """A rule-based critic (a simulator, not a language model).
 
-It reads the transcript that :func:`icl_aif.protocol.critic_transcript` renders (``Round N`` headers,
+It reads the transcript that :func:`icl_aif.engine.protocol.critic_transcript` renders (``Round N`` headers,
 ``seller: ...`` / ``buyer: ...`` lines, an ``Outcome: ...`` line), diagnoses the improved player's
 most recent round and returns numbered suggestions. The diagnoses, in order of priority:
 
@@ -24,12 +24,12 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.scenario import SEATS, ScenarioConfig
 from icl_aif.models.base import TextReplyModel, last_user_text
-from icl_aif.transcript import Seat
 
 _LINE = re.compile(r"^(seller|buyer): (.*)$")
 

@@ -15,7 +15,9 @@ from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.config import Anchor, ExperimentConfig
+from icl_aif.config.experiment import Anchor, ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Message, Seat, Turn, format_money
 from icl_aif.games.base import (
     Game,
     Judge,
@@ -46,8 +48,6 @@ from icl_aif.games.price.scenario import (
     scenario_values,
 )
 from icl_aif.games.registry import register_game
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Seat, Turn, format_money
 
 __all__ = ["PriceGame", "anchor_price", "deal_price", "player_brief"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
 
 __all__ = [
     "FLOOR_RATIO",
@@ -263,7 +263,7 @@ def import_craigslist(
 
 def write_listings(scenarios: list[dict[str, Any]], out: Path) -> None:
     """Write ``scenarios`` as a listings file (JSONL), creating its folder; a problem is a
-    :class:`~icl_aif.errors.UsageError`."""
+    :class:`~icl_aif.core.errors.UsageError`."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", encoding="utf-8") as handle:

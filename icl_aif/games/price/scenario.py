@@ -18,9 +18,9 @@ from pydantic import (
     model_validator,
 )
 
-from icl_aif.config import Opener, Scenario
+from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.core.transcript import Seats, Turn, format_money
 from icl_aif.games.price.listings import ListingsError, listing_rows
-from icl_aif.transcript import Seats, Turn, format_money
 
 __all__ = [
     "DEFAULT_OPENERS",

@@ -50,13 +50,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat, Turn, format_money
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.critic import build_critic
 from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import TextReplyModel, message_text
-from icl_aif.transcript import Seat, Turn, format_money
 
 Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
 STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "tit_for_tat": 1.0}

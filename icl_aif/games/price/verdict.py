@@ -1,10 +1,10 @@
-"""The price game's verdict: the engine's :class:`~icl_aif.transcript.Verdict` with the price."""
+"""The price game's verdict: the engine's :class:`~icl_aif.core.transcript.Verdict` with the price."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from icl_aif.transcript import Verdict
+from icl_aif.core.transcript import Verdict
 
 __all__ = ["PriceVerdict"]
 

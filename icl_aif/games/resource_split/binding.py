@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games.moves import Move
 from icl_aif.games.resource_split.judge import terms_of
 from icl_aif.games.resource_split.offers import Split, read_line
@@ -22,7 +23,6 @@ from icl_aif.games.resource_split.scenario import (
     amounts_of,
     opening_turns,
 )
-from icl_aif.transcript import Seat
 
 __all__ = ["ResourceSplitOffer", "agreed_terms", "check_offer", "off_by", "opening_moves"]
 

@@ -30,6 +30,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.resource_split.offers import read_split
@@ -43,7 +44,6 @@ from icl_aif.games.resource_split.scenario import (
     value_of,
 )
 from icl_aif.models.base import TextReplyModel, last_user_text
-from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 

@@ -31,7 +31,9 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig
+from icl_aif.config.experiment import Anchor, ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Message, Seat, Turn
 from icl_aif.games.base import (
     Column,
     Game,
@@ -75,8 +77,6 @@ from icl_aif.games.resource_split.scenario import (
     opening_turns,
     scenario_values,
 )
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["ResourceSplitGame", "anchor_reward", "deal_terms"]
 

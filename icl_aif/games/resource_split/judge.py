@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from icl_aif.core.transcript import Seat, Turn, Verdict
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
@@ -33,7 +34,6 @@ from icl_aif.games.resource_split.scenario import (
     amounts_of,
     reward,
 )
-from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["ResourceSplitJudge", "judge_values", "scenario_of", "terms_of"]
 

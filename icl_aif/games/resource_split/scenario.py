@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Seat, Seats, Turn
+from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.core.transcript import Seat, Seats, Turn
 
 __all__ = [
     "AMOUNT_RANGE",
@@ -53,7 +53,7 @@ RESOURCES: tuple[str, ...] = ("A", "B", "C")
 """The resources, in the order offers name them."""
 
 SEATS = Seats(("player1", "player 1"), ("player2", "player 2"))
-"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+"""The game's seats: ids and names (:class:`~icl_aif.core.transcript.Seats`)."""
 ROLE_NAMES = SEATS.names
 """What the prompts call each seat: the ``player1`` seat is player 1 (it makes the first offer),
 the ``player2`` seat player 2."""

@@ -58,6 +58,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.resource_split.critic import build_critic
@@ -74,7 +75,6 @@ from icl_aif.games.resource_split.scenario import (
     utilities,
     value_of,
 )
-from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",

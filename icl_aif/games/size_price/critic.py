@@ -32,6 +32,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.transcript import Seat
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.size_price.offers import Offer, read_line
@@ -46,7 +47,6 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 from icl_aif.models.base import TextReplyModel, last_user_text
-from icl_aif.transcript import Seat
 
 __all__ = ["ADVICE", "RoundSummary", "ScriptedCritic", "build_critic", "diagnose", "last_round"]
 

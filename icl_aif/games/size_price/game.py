@@ -29,7 +29,9 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config import Anchor, ExperimentConfig
+from icl_aif.config.experiment import Anchor, ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import Message, Seat, Turn
 from icl_aif.games.base import (
     Column,
     Game,
@@ -70,8 +72,6 @@ from icl_aif.games.size_price.scenario import (
     scenario_values,
     side_payoff,
 )
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import Message, Seat, Turn
 
 __all__ = ["SizePriceGame", "anchor_payoff", "deal_terms"]
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from icl_aif.core.transcript import Seat, Turn, Verdict
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import SEATS, SizePriceTerms
-from icl_aif.transcript import Seat, Turn, Verdict
 
 __all__ = ["SizePriceJudge", "standing_offer", "terms_of"]
 

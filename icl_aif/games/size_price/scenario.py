@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from icl_aif.config import Opener, Scenario
-from icl_aif.transcript import Seat, Seats, Turn
+from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.core.transcript import Seat, Seats, Turn
 
 __all__ = [
     "DEFAULT_OPENERS",
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 SEATS = Seats(("seller", "wholesale seller"), ("buyer", "retail buyer"))
-"""The game's seats: ids and names (:class:`~icl_aif.transcript.Seats`)."""
+"""The game's seats: ids and names (:class:`~icl_aif.core.transcript.Seats`)."""
 ROLE_NAMES = SEATS.names
 """What the prompts call each seat."""
 

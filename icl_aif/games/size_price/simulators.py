@@ -60,6 +60,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.size_price.critic import build_critic
@@ -73,7 +74,6 @@ from icl_aif.games.size_price.scenario import (
     opening_turns,
     payoffs,
 )
-from icl_aif.transcript import Seat, Turn
 
 __all__ = [
     "LEXICON",

@@ -8,7 +8,7 @@ The dialog file is JSON Lines, one dialog a line::
 ``id``, ``openers`` (default 0) and ``scenario`` are optional; ``label`` is ``deal`` or
 ``no_deal`` and ``price`` the agreed price (a number, or null when unknown or no deal).
 
-:func:`replay` judges a dialog as the game does (``icl_aif.nodes.moderate``): after every line past
+:func:`replay` judges a dialog as the game does (``icl_aif.engine.nodes.moderate``): after every line past
 the ``openers``, the last ``window`` turns go to ``judge.aclassify(window, scenario_info, calls)``,
 ``scenario_info`` being the public values of ``PriceGame.judge_info`` (``item``, ``list_price``,
 ``buyer_open``). The first terminal verdict (``deal`` or ``no_deal``) ends the replay. The end of
@@ -46,7 +46,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Turn, format_money
 from icl_aif.games.price.moderator.evaluation import (
     PRICE_TOLERANCE,
     AsyncModerator,
@@ -54,7 +55,6 @@ from icl_aif.games.price.moderator.evaluation import (
     _parse_turns,
 )
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import Turn, format_money
 
 __all__ = [
     "OUTCOMES",
@@ -305,7 +305,7 @@ async def areplay(
 
     The judge sees the last ``window`` turns and the dialog's :meth:`Dialog.judge_info`; its model
     calls are appended to ``calls``. A failed model call raises
-    :class:`icl_aif.calls.ModelCallError`.
+    :class:`icl_aif.models.calls.ModelCallError`.
     """
     if window < 1:
         raise UsageError(f"window {window}: judge at least one turn")

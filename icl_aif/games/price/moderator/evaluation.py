@@ -28,10 +28,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import STATES, State, Turn, format_money
 from icl_aif.games.price.scenario import SEATS
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import STATES, State, Turn, format_money
 
 __all__ = [
     "AsyncModerator",
@@ -244,7 +244,7 @@ async def aevaluate(
 
     The report also counts the model calls, the windows that needed one, who decided
     (``decided_by``) and how replies were read (``parse``). A failed model call raises
-    :class:`icl_aif.calls.ModelCallError`.
+    :class:`icl_aif.models.calls.ModelCallError`.
     """
     gate = asyncio.Semaphore(max(1, concurrency))
     started = time.perf_counter()

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from icl_aif.errors import UsageError
+from icl_aif.core.errors import UsageError
+from icl_aif.core.transcript import Turn, format_money
 from icl_aif.games.price.moderator.evaluation import LabelledWindow, load_labelled, parse_labelled
-from icl_aif.transcript import Turn, format_money
 
 __all__ = ["AddResult", "add_examples", "overlap", "window_key"]
 

@@ -30,11 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from icl_aif.core.transcript import Turn
 from icl_aif.games.price.moderator.llm import LLMModerator
 from icl_aif.games.price.moderator.prices import OFFER_KINDS
 from icl_aif.games.price.moderator.rules import Context, Reading, decide
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import Turn
 
 __all__ = ["HybridModerator", "ambiguity", "rules_reading"]
 

@@ -24,9 +24,9 @@ argument) or whose call fails with a non-retryable error (an API 400 for an unsu
 ``response_format``) is dropped at once; a reply that cannot be read moves on to the next form for
 that call. The chain therefore only moves down, and a model that cannot do schemas pays for the
 failed attempt once, not on every call. A retryable failure that outlasted its retries, or a failure
-of the plain request, raises :class:`icl_aif.calls.ModelCallError` (the round ends with an error).
+of the plain request, raises :class:`icl_aif.models.calls.ModelCallError` (the round ends with an error).
 
-Every call goes through :func:`icl_aif.calls.invoke` (rate limits, retries, cost, redaction) and is
+Every call goes through :func:`icl_aif.models.calls.invoke` (rate limits, retries, cost, redaction) and is
 appended to the ``calls`` list given to :meth:`LLMModerator.aclassify`, as a ``calls.jsonl``
 record without ``game_id`` and ``round`` (the game adds them), with ``method`` (the request form)
 and ``parse`` (the path that read the reply, or null).
@@ -45,15 +45,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from icl_aif.calls import ModelCallError, invoke
-from icl_aif.config import ExperimentConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.templates import PromptLibrary
+from icl_aif.core.transcript import STATES, Message, State, Turn, format_money
 from icl_aif.games.price.moderator.evaluation import LabelledWindow, parse_labelled
 from icl_aif.games.price.moderator.rules import read_turn
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.request_forms import RequestForms
-from icl_aif.retries import is_retryable
-from icl_aif.templates import PromptLibrary
-from icl_aif.transcript import STATES, Message, State, Turn, format_money
+from icl_aif.models.calls import ModelCallError, invoke
+from icl_aif.models.request_forms import RequestForms
+from icl_aif.models.retries import is_retryable
 
 __all__ = [
     "EXAMPLES",
@@ -243,7 +243,7 @@ def _plain_number(amount: float) -> float | int:
 
 def load_examples(prompts: PromptLibrary, path: Path | None = None) -> list[LabelledWindow]:
     """The few-shot examples: ``path``, else ``prompts/price/moderator/examples.jsonl``."""
-    from icl_aif.errors import UsageError
+    from icl_aif.core.errors import UsageError
 
     if path is None:
         return parse_labelled(prompts.text(EXAMPLES), prompts.root / EXAMPLES)

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from icl_aif.core.transcript import Turn
 from icl_aif.games.price.moderator.prices import (
     OFFER_KINDS,
     READINGS_KEPT,
@@ -86,7 +87,6 @@ from icl_aif.games.price.moderator.prices import (
     without_item,
 )
 from icl_aif.games.price.verdict import PriceVerdict
-from icl_aif.transcript import Turn
 
 __all__ = [
     "Context",
