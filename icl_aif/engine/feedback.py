@@ -8,7 +8,7 @@
 - ``none``: no feedback, only the result and the next goal.
 
 Each registers with :func:`icl_aif.engine.feedback_sources.feedback_source`, as another package's sources
-do (through the ``icl_aif.engine.feedback_sources`` entry point group); :func:`give_feedback` calls the
+do (through the ``icl_aif.feedback_sources`` entry point group); :func:`give_feedback` calls the
 configured one.
 """
 

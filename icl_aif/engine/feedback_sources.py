@@ -14,7 +14,7 @@ whether it calls the critic model, which files it reads before a game)::
         return Feedback("cheer", line, [line])
 
 Ours register in :mod:`icl_aif.engine.feedback`. Another package adds its own from a module named in its
-``icl_aif.engine.feedback_sources`` entry point; such modules are imported on the first lookup of a name
+``icl_aif.feedback_sources`` entry point; such modules are imported on the first lookup of a name
 that is not registered. ``feedback.source: cheer`` and ``arms: [none, cheer]`` then name it.
 """
 
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-ENTRY_POINT_GROUP = "icl_aif.engine.feedback_sources"
+ENTRY_POINT_GROUP = "icl_aif.feedback_sources"
 """The entry point group through which another package adds feedback sources."""
 
 
@@ -122,7 +122,7 @@ def feedback_source(
 
 
 def load_plugins() -> list[str]:
-    """Import every ``icl_aif.engine.feedback_sources`` entry point once; one line per plugin that
+    """Import every ``icl_aif.feedback_sources`` entry point once; one line per plugin that
     failed."""
     return FEEDBACK_SOURCES.load_plugins()
 

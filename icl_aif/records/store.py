@@ -579,7 +579,7 @@ def _keep_lines(
 
 # --- reading ---------------------------------------------------------------------------------
 
-DAMAGE_LOG = "icl_aif.records.store.damaged"
+DAMAGE_LOG = "icl_aif.records.damaged"
 """The logger that warns of damaged record lines, once per file (the CLI prints its records as
 ``warning: ...`` lines)."""
 TORN = "torn last line (a write cut short: a killed run)"
