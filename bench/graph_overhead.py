@@ -52,7 +52,7 @@ from icl_aif.analysis.experiment import run_experiment
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine import graphs, nodes
-from icl_aif.engine.context import GameContext, build_moderator
+from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.nodes import context_of
 from icl_aif.engine.state import RoundState, RunState
 from icl_aif.games.registry import get_game
@@ -233,14 +233,14 @@ async def play_variants(
     """Each variant's best milliseconds per call (averaged over the games), and whether all
     played the same games."""
     prompts = PromptLibrary()
-    moderator = build_moderator(config, prompts)
+    judge = judge_for(config, prompts)
     built = variants()
     best: dict[str, list[float]] = {name: [float("inf")] * games for name in built}
     played: dict[tuple[str, int], Any] = {}
     for rep in range(reps):
         for index in range(games):
             for name, (graph, options) in built.items():
-                ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+                ctx = GameContext(config=config, index=index, prompts=prompts, judge=judge)
                 kwargs = dict(options)
                 if graph.checkpointer is not None:
                     kwargs["config"] = {"configurable": {"thread_id": f"{rep}-{index}"}}

@@ -73,7 +73,7 @@ def config(seller: list[str], buyer: list[str], runs: int = 1) -> ExperimentConf
 def play(seller: list[str], buyer: list[str]) -> tuple[dict[str, Any], GameContext, Any]:
     """One game on the run graph, with a moderator that keeps every window it was shown."""
     moderator = RecordingModerator()
-    ctx = GameContext(config=config(seller, buyer), moderator=moderator)
+    ctx = GameContext(config=config(seller, buyer), judge=moderator)
     state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     return state, ctx, moderator
 

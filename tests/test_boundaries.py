@@ -14,9 +14,9 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "icl_aif"
 PRICE_GAMES = ("games/price/", "games/size_price/")
 """The games whose seats are seller and buyer."""
-UPGRADE_STEP = "record_upgrade.py"
+UPGRADE_STEP = "core/record_upgrade.py"
 """The records' upgrade step: it maps the seats every game had before format 3."""
-PRICE_CLI = "cli_price.py"
+PRICE_CLI = "cli/price.py"
 """The price game's own commands."""
 
 
@@ -72,7 +72,7 @@ def test_no_module_outside_the_price_game_imports_it() -> None:
 
 def test_importing_the_package_registers_and_installs_nothing() -> None:
     code = (
-        "import icl_aif, icl_aif.games, icl_aif.config.experiment, icl_aif.run.runner, icl_aif.cli.app\n"
+        "import icl_aif, icl_aif.games, icl_aif.config.experiment, icl_aif.run.runner, icl_aif.cli\n"
         "from icl_aif.games.registry import GAMES, registered_games\n"
         "import sys\n"
         "assert GAMES == {}, GAMES\n"

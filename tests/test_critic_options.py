@@ -13,9 +13,9 @@ from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext, build_model
-from icl_aif.engine.feedback import give_feedback, load_pool
+from icl_aif.engine.feedback.sources import give_feedback, load_pool
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.engine.protocol import RoundRecord
+from icl_aif.engine.protocol import PlayedRound
 from icl_aif.games.price.critic import ScriptedCritic
 from icl_aif.records.store import read_games, read_json
 from tests.conftest import ROOT, quickstart, run
@@ -148,7 +148,7 @@ def test_the_shipped_pools_hold_ten_suggestions_each() -> None:
 def pool_feedback(index: int, seed: int = 7) -> list[str]:
     config = quickstart(f"seed={seed}", "feedback.source=human_pool")
     ctx = GameContext(config=config, index=index, prompts=PromptLibrary())
-    record = RoundRecord(round=1, turns=[], outcome="no_deal", price=None, reason="cap")
+    record = PlayedRound(round=1, turns=[], outcome="no_deal", price=None, reason="cap")
     return asyncio.run(give_feedback(ctx, [record])).suggestions
 
 

@@ -17,10 +17,10 @@ import pytest
 
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.engine import feedback_sources
 from icl_aif.engine.context import GameContext
-from icl_aif.engine.feedback_sources import FEEDBACK_SOURCES, Feedback, feedback_source
-from icl_aif.engine.protocol import RoundRecord
+from icl_aif.engine.feedback import registry as feedback_sources
+from icl_aif.engine.feedback.registry import FEEDBACK_SOURCES, Feedback, feedback_source
+from icl_aif.engine.protocol import PlayedRound
 from icl_aif.games.registry import game_of
 from icl_aif.records.store import read_games, read_jsonl
 from tests.conftest import make_package, quickstart, run
@@ -30,7 +30,7 @@ OURS = ["ai", "human", "human_pool", "constant", "none"]
 PLUGIN_MODULE = '''
 """A feedback source package of someone else's: a line naming the round and its outcome."""
 
-from icl_aif.engine.feedback_sources import Feedback, feedback_source
+from icl_aif.engine.feedback.registry import Feedback, feedback_source
 
 
 @feedback_source("coach")
@@ -41,7 +41,7 @@ async def coach(ctx, rounds):
 '''
 
 
-def mine_line(rounds: Sequence[RoundRecord]) -> str:
+def mine_line(rounds: Sequence[PlayedRound]) -> str:
     last = rounds[-1]
     return f"Mine after round {last['round']} ({last['outcome']}): hold at $19 and smile."
 
@@ -51,7 +51,7 @@ def mine() -> Iterator[None]:
     """The source ``mine``, registered by this module for one test."""
 
     @feedback_source("mine")
-    async def give(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+    async def give(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
         line = mine_line(rounds)
         return Feedback("mine", line, [line])
 
@@ -71,7 +71,7 @@ def clean_plugins() -> Iterator[None]:
 
 @pytest.fixture
 def coach(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_plugins: None) -> Path:
-    """The demo plugin package, declaring ``coach`` in ``icl_aif.engine.feedback_sources``."""
+    """The demo plugin package, declaring ``coach`` in ``icl_aif.engine.feedback.registry``."""
     root = tmp_path / "site"
     root.mkdir()
     make_package(
@@ -110,7 +110,7 @@ def improved_prompts_after_feedback(directory: Path, source: str) -> list[tuple[
 
 def test_our_sources_register_through_the_decorator_in_order() -> None:
     assert list(FEEDBACK_SOURCES)[: len(OURS)] == OURS
-    assert {FEEDBACK_SOURCES[name].origin for name in OURS} == {"icl_aif.engine.feedback"}
+    assert {FEEDBACK_SOURCES[name].origin for name in OURS} == {"icl_aif.engine.feedback.sources"}
     assert [n for n in OURS if FEEDBACK_SOURCES[n].needs_person] == ["human"]
     assert [n for n in OURS if not FEEDBACK_SOURCES[n].may_be_arm] == ["human"]
     assert [n for n in OURS if FEEDBACK_SOURCES[n].calls_critic] == ["ai"]
@@ -123,7 +123,7 @@ def test_a_name_taken_by_another_module_is_refused() -> None:
 
     with pytest.raises(ValueError, match="feedback source 'ai' is registered already by icl_aif"):
         feedback_source("ai")(give)
-    assert FEEDBACK_SOURCES["ai"].origin == "icl_aif.engine.feedback"
+    assert FEEDBACK_SOURCES["ai"].origin == "icl_aif.engine.feedback.sources"
     with pytest.raises(ValueError, match="cannot be an arm"):
         feedback_source("typed", needs_person=True, may_be_arm=True)
 

@@ -20,7 +20,7 @@ from pydantic import Field
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict
-from icl_aif.engine.context import build_moderator
+from icl_aif.engine.context import judge_for
 from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
 from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading
 from icl_aif.games.price.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
@@ -210,7 +210,7 @@ def test_a_default_langchain_model_falls_back_to_fenced_json() -> None:
             }
         }
     )
-    mod = build_moderator(cfg)
+    mod = judge_for(cfg)
     assert isinstance(mod, LLMModerator)
     verdict, calls = judge(mod)
     assert (verdict.state, verdict.price, verdict.parse) == ("deal", 15, "fenced")
@@ -357,6 +357,6 @@ def test_moderator_config_needs_a_model_for_llm_and_hybrid() -> None:
     with pytest.raises(UsageError, match="mode hybrid needs a model"):
         config_from_dict({"roles": {"moderator": {"mode": "hybrid"}}})
     with pytest.raises(UsageError, match="use mode rules instead"):
-        build_moderator(
+        judge_for(
             config_from_dict({"roles": {"moderator": {"mode": "llm", "model": "scripted:linear"}}})
         )

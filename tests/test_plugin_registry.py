@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from icl_aif.core.plugins import Registry, quoted
-from icl_aif.engine.feedback_sources import FEEDBACK_SOURCES
+from icl_aif.engine.feedback.registry import FEEDBACK_SOURCES
 from icl_aif.games.registry import GAMES
 from icl_aif.models.providers import PROVIDERS
 

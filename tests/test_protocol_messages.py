@@ -85,7 +85,7 @@ def two_round_config() -> ExperimentConfig:
 
 def play() -> tuple[dict[str, Any], GameContext, RecordingModerator]:
     moderator = RecordingModerator()
-    ctx = GameContext(config=two_round_config(), moderator=moderator)
+    ctx = GameContext(config=two_round_config(), judge=moderator)
     state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
     return state, ctx, moderator
 

@@ -8,7 +8,7 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary, render_strict
 from icl_aif.engine.configs import config_from_dict
-from icl_aif.engine.protocol import RoundRecord, parse_suggestions
+from icl_aif.engine.protocol import PlayedRound, parse_suggestions
 from icl_aif.games.price.game import anchor_price
 from icl_aif.games.registry import game_of
 
@@ -18,7 +18,7 @@ PROMPTS = PromptLibrary()
 def next_round_instruction(
     prompts: PromptLibrary,
     config: ExperimentConfig,
-    rounds: list[RoundRecord],
+    rounds: list[PlayedRound],
     feedback: str | None,
 ) -> str:
     """The game's turn after ``rounds``, as the engine asks for it."""
@@ -27,16 +27,16 @@ def next_round_instruction(
 
 
 def scripted_acknowledgement(
-    prompts: PromptLibrary, config: ExperimentConfig, rounds: list[RoundRecord]
+    prompts: PromptLibrary, config: ExperimentConfig, rounds: list[PlayedRound]
 ) -> str:
     """The game's scripted acknowledgement after ``rounds``."""
     game = game_of(config)
     return game.scripted_acknowledgement(prompts, game.setup(config), rounds)
 
 
-def rec(number: int, outcome: str, price: float | None, reason: str | None = None) -> RoundRecord:
+def rec(number: int, outcome: str, price: float | None, reason: str | None = None) -> PlayedRound:
     turns = [{"speaker": "buyer", "text": "Hi"}, {"speaker": "seller", "text": "No deal, bye."}]
-    return RoundRecord(round=number, turns=turns, outcome=outcome, price=price, reason=reason)  # type: ignore[typeddict-item]
+    return PlayedRound(round=number, turns=turns, outcome=outcome, price=price, reason=reason)  # type: ignore[typeddict-item]
 
 
 HISTORY = [rec(1, "deal", 15.0), rec(2, "deal", 17.0), rec(3, "no_deal", None, "walk_away")]
@@ -54,7 +54,7 @@ HISTORY = [rec(1, "deal", 15.0), rec(2, "deal", 17.0), rec(3, "no_deal", None, "
     ],
 )
 def test_anchor_price(
-    anchor: str, improve: str, rounds: list[RoundRecord], expected: object
+    anchor: str, improve: str, rounds: list[PlayedRound], expected: object
 ) -> None:
     assert anchor_price(rounds, anchor, improve) == expected  # type: ignore[arg-type]
 

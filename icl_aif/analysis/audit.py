@@ -48,9 +48,9 @@ from icl_aif.config.experiment import ExperimentConfig, ModeratorConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Turn
-from icl_aif.engine.context import Moderator, build_moderator
+from icl_aif.engine.context import judge_for
 from icl_aif.engine.protocol import moderator_window
-from icl_aif.games.base import Game
+from icl_aif.games.base import Game, Judge
 from icl_aif.games.registry import game_of
 from icl_aif.models.calls import ModelCallError
 from icl_aif.records.schema import failed_to_move, is_truncated, upgrade_game
@@ -201,7 +201,7 @@ def audit_config(
 
 
 async def replay_round(
-    judge: Moderator,
+    judge: Judge,
     turns: Sequence[Turn],
     *,
     openers: int,
@@ -245,7 +245,7 @@ async def replay_round(
 
 
 async def _replay_refused(
-    judge: Moderator,
+    judge: Judge,
     turns: Sequence[Turn],
     refused: Sequence[Mapping[str, Any]],
     *,
@@ -309,7 +309,7 @@ class _Job:
 
     labels: dict[str, Any]
     record: dict[str, Any]
-    judge: Moderator
+    judge: Judge
     openers: int
     window: int
     info: dict[str, Any] | None
@@ -433,7 +433,7 @@ def _jobs(
     game = game_of(config)
     prompts = PromptLibrary()
     cells = {cell.id: audit_config(cell.config, **settings) for cell in config.cells()}
-    shared_judges: dict[str | None, Moderator] = {}
+    shared_judges: dict[str | None, Judge] = {}
     seen_shared: set[tuple[str | None, str, int]] = set()
     arms = bool(config.arms)
     jobs: list[_Job] = []
@@ -481,16 +481,16 @@ def _judge(
     config: ExperimentConfig,
     scenario: Any,
     record: Mapping[str, Any],
-    shared: dict[str | None, Moderator],
+    shared: dict[str | None, Judge],
     cell: str | None,
     prompts: PromptLibrary,
-) -> Moderator:
+) -> Judge:
     """The judge of one recorded game, as the run built it: a rules judge of a drawn scenario is
     the game's own; any other judge is built once per cell."""
     if record.get("scenario") is not None and config.roles.moderator.mode == "rules":
-        return build_moderator(config.model_copy(update={"scenario": scenario}), prompts)
+        return judge_for(config.model_copy(update={"scenario": scenario}), prompts)
     if cell not in shared:
-        shared[cell] = build_moderator(config, prompts)
+        shared[cell] = judge_for(config, prompts)
     return shared[cell]
 
 

@@ -37,7 +37,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.core.seeds import derive_seed
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.arms import play_branched_game
-from icl_aif.engine.context import GameContext, build_moderator
+from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.models.limits import estimate_tokens, tokens_in
 from icl_aif.models.pricing import check_budget_prices, cost_usd, price_of, priced_roles
 from icl_aif.models.registry import is_offline, split_model_string
@@ -165,16 +165,16 @@ async def simulate(
     ``status`` error when any arm stopped with an error, and the calls are all of them.
     """
     prompts = PromptLibrary()
-    moderator = build_moderator(config)
+    judge = judge_for(config)
     gate = asyncio.Semaphore(config.concurrency)
 
     async def one(index: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         async with gate:
             if config.arms:
-                records, calls = await play_branched_game(config, index, prompts, moderator)
+                records, calls = await play_branched_game(config, index, prompts, judge)
                 failed = any(r["status"] == "error" for r in records)
                 return {**records[0], "status": "error" if failed else "complete"}, calls
-            ctx = GameContext(config=config, index=index, prompts=prompts, moderator=moderator)
+            ctx = GameContext(config=config, index=index, prompts=prompts, judge=judge)
             game = await play_game(ctx)
             return game, ctx.calls
 

@@ -115,7 +115,7 @@ def _eval_dialogs(
     """``moderator-eval --dialogs``: the moderator ``settings`` (``roles.moderator``) replay the
     labelled dialogs of ``file`` line by line; the report, and the mistakes to ``mistakes``."""
     from icl_aif.engine.configs import config_from_dict
-    from icl_aif.engine.context import build_moderator
+    from icl_aif.engine.context import judge_for
     from icl_aif.games.price.moderator.dialogs import (
         evaluate_dialogs,
         load_dialogs,
@@ -127,7 +127,7 @@ def _eval_dialogs(
 
     experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
     found = load_dialogs(file)
-    judge = cast(AsyncModerator, build_moderator(experiment))  # the price game's judge
+    judge = cast(AsyncModerator, judge_for(experiment))  # the price game's judge
     size = experiment.roles.moderator.window
     mode, model = settings["mode"], settings.get("model")
     if mode == "rules":
@@ -161,7 +161,7 @@ def _moderator_report(
 ) -> EvalReport:
     """Evaluate the moderator ``mode`` on ``items``; model-backed modes show a progress bar."""
     from icl_aif.engine.configs import config_from_dict
-    from icl_aif.engine.context import build_moderator
+    from icl_aif.engine.context import judge_for
     from icl_aif.games.price.moderator.evaluation import AsyncModerator, aevaluate, evaluate
     from icl_aif.games.price.moderator.examples import overlap
     from icl_aif.games.price.moderator.llm import LLMModerator
@@ -172,7 +172,7 @@ def _moderator_report(
         return evaluate(RulesModerator(), items)
     settings = {"mode": mode, "model": model, "base_url": base_url, "examples": examples}
     experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
-    judge = build_moderator(experiment)
+    judge = judge_for(experiment)
     llm = judge if isinstance(judge, LLMModerator) else getattr(judge, "llm", None)
     if isinstance(llm, LLMModerator):
         shared = overlap(items, llm.examples)

@@ -92,14 +92,11 @@ class Scenario(_Strict):
         return self
 
 
-class RoleConfig(_Strict):
-    """The model behind one role, as ``provider:model``, and its parameters.
+class ModelSettings(_Strict):
+    """The settings of one model, shared by every role's config: ``provider:model`` and its
+    parameters. Unset decoding parameters take the provider's defaults."""
 
-    Unset decoding parameters take the provider's defaults (temperature: the paper's per-vendor
-    values; max_tokens: 512, as in the paper's code).
-    """
-
-    model: str
+    model: str | None = Field(None, description="provider:model")
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, gt=0)
     top_p: float | None = Field(None, gt=0, le=1)
@@ -111,7 +108,17 @@ class RoleConfig(_Strict):
     params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
 
 
-class ModeratorConfig(_Strict):
+class RoleConfig(ModelSettings):
+    """The model behind one role, as ``provider:model``, and its parameters.
+
+    Unset decoding parameters take the provider's defaults (temperature: the paper's per-vendor
+    values; max_tokens: 512, as in the paper's code).
+    """
+
+    model: str
+
+
+class ModeratorConfig(ModelSettings):
     """How rounds are judged after every line, from the last ``window`` turns.
 
     ``rules``: keyword-and-price rules, no model. ``llm``: a few-shot model (``model``, any
@@ -120,18 +127,11 @@ class ModeratorConfig(_Strict):
     for the other roles; the temperature defaults to 0.
     """
 
-    mode: ModeratorMode = "rules"
-    window: int = Field(4, ge=1, le=20)
     model: str | None = Field(None, description="provider:model; required by llm and hybrid.")
     temperature: float = Field(0.0, ge=0, le=2)
     max_tokens: int = Field(200, gt=0, description="Reply budget of one moderator call.")
-    top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = Field(None, description="Sampling seed sent to backends that accept one.")
-    timeout: float = Field(60.0, gt=0, description="Seconds before one request is abandoned.")
-    base_url: str | None = Field(
-        None, description="Another endpoint, e.g. an OpenAI-compatible server."
-    )
-    params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
+    mode: ModeratorMode = "rules"
+    window: int = Field(4, ge=1, le=20)
     examples: Path | None = Field(
         None,
         description="Few-shot examples, JSONL (default: prompts/price/moderator/examples.jsonl).",
@@ -330,7 +330,7 @@ class _ScenarioInvalid(ValueError):
 
 class SourceTraits(Protocol):
     """What the config needs to know about a feedback source (see
-    :class:`icl_aif.engine.feedback_sources.FeedbackSource`)."""
+    :class:`icl_aif.engine.feedback.registry.FeedbackSource`)."""
 
     @property
     def needs_person(self) -> bool: ...

@@ -25,9 +25,10 @@ from typing import Any, cast
 
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.engine.context import GameContext, Moderator
+from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.state import RunState
+from icl_aif.games.base import Judge
 from icl_aif.records.store import game_record, now
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ async def play_branched_game(
     config: ExperimentConfig,
     index: int,
     prompts: PromptLibrary,
-    moderator: Moderator | None = None,
+    judge: Judge = None,  # type: ignore[assignment]  # None: each context builds the config's
     *,
     contexts: list[GameContext] | None = None,
     cell: str | None = None,
@@ -83,7 +84,7 @@ async def play_branched_game(
     assert config.arms, "an experiment with arms"
     started = now()
     prefix = GameContext(
-        config=prefix_config(config), index=index, prompts=prompts, moderator=moderator, cell=cell
+        config=prefix_config(config), index=index, prompts=prompts, judge=judge, cell=cell
     )
     if contexts is not None:
         contexts.append(prefix)
@@ -104,7 +105,7 @@ async def play_branched_game(
                 index=index,
                 arm=arm,
                 prompts=prompts,
-                moderator=moderator,
+                judge=judge,
                 cell=cell,
             )
             if contexts is not None:

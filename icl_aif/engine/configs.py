@@ -14,7 +14,7 @@ from typing import Any
 
 from icl_aif.config import experiment as config
 from icl_aif.config.experiment import ConfigChecks, ExperimentConfig, apply_overrides
-from icl_aif.engine import feedback
+from icl_aif.engine.feedback import sources as feedback
 from icl_aif.games.registry import find_game, game_problem
 from icl_aif.models.registry import model_string_problem, provider_problem
 from icl_aif.records.store import CONFIG, read_run_config_data
@@ -37,7 +37,7 @@ CHECKS = ConfigChecks(
 )
 """The package's checks: the games registry, the model layer's checks of ``provider:model``
 strings and provider names, and the registry of feedback sources (ours register in
-:mod:`icl_aif.engine.feedback`)."""
+:mod:`icl_aif.engine.feedback.sources`)."""
 
 
 def config_from_dict(

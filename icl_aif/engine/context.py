@@ -37,10 +37,6 @@ from icl_aif.records.schema import SilentLines
 logger = logging.getLogger(__name__)
 
 
-Moderator = Judge
-"""The judge of a game's rounds (:class:`icl_aif.games.base.Judge`), as the engine calls it."""
-
-
 def build_model(
     config: ExperimentConfig,
     role: str,
@@ -93,7 +89,7 @@ def build_model(
     return build_request(request, f"roles.{role}.model")
 
 
-def build_moderator(config: ExperimentConfig, prompts: PromptLibrary | None = None) -> Moderator:
+def judge_for(config: ExperimentConfig, prompts: PromptLibrary | None = None) -> Judge:
     """The judge the config asks for (``roles.moderator.mode``), built by the config's game.
 
     A judge's model (modes ``llm`` and ``hybrid``) is built once, like any role's, and shared by
@@ -132,7 +128,7 @@ class GameContext:
     index: int = 0
     arm: str | None = None
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
-    moderator: Moderator | None = None
+    judge: Judge = None  # type: ignore[assignment]  # None: built from the config
     models: dict[str, BaseChatModel] = field(default_factory=dict)
     calls: list[dict[str, Any]] = field(default_factory=list)
     cell: str | None = None
@@ -171,10 +167,10 @@ class GameContext:
                     config, role, role_config, seed=seed, stream_seed=stream
                 )
         self.model_ids = {role: role_config.model for role, role_config in roles.items()}
-        if self.moderator is None or (
+        if self.judge is None or (
             "scenario" in self.drawn and config.roles.moderator.mode == "rules"
         ):
-            self.moderator = build_moderator(config, self.prompts)  # a drawn scenario's own judge
+            self.judge = judge_for(config, self.prompts)  # a drawn scenario's own judge
         self.rng = random.Random(
             derive_seed(self.seed if self.arm_seed is None else self.arm_seed, "protocol")
         )
@@ -277,12 +273,6 @@ class GameContext:
             return configured
         built = getattr(model, "max_tokens", None)
         return built if isinstance(built, int) else None
-
-    @property
-    def judge(self) -> Moderator:
-        """The moderator (always set after construction)."""
-        assert self.moderator is not None
-        return self.moderator
 
     @property
     def game(self) -> Game[Any, Any]:

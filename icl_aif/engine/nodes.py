@@ -23,8 +23,8 @@ from icl_aif.core.transcript import Seat, Seats, Turn, with_move_note
 from icl_aif.engine import protocol
 from icl_aif.engine.configs import CHECKS
 from icl_aif.engine.context import GameContext
-from icl_aif.engine.feedback import give_feedback
-from icl_aif.engine.protocol import Message, RefusedLine, RoundRecord
+from icl_aif.engine.feedback.sources import give_feedback
+from icl_aif.engine.protocol import Message, PlayedRound, RefusedLine
 from icl_aif.engine.replies import screened_turn
 from icl_aif.engine.state import RoundState, RunState
 from icl_aif.games import moves
@@ -254,12 +254,12 @@ def routed(state: RoundState, update: dict[str, Any], seats: Seats) -> Command[N
     return Command(update=update, goto=seats.other(last["speaker"]))
 
 
-def round_record(state: RoundState, game: Game[Any, Any]) -> RoundRecord:
+def round_record(state: RoundState, game: Game[Any, Any]) -> PlayedRound:
     """The finished round as it is stored: the outcome, the game's terms (and the fields the game
     keeps beside them, the price game's ``price``); ``truncated`` only on a round the cap ended."""
     error = state.get("error")
     terms = None if error else state.get("terms")
-    record = RoundRecord(
+    record = PlayedRound(
         round=state["round"],
         turns=list(state.get("turns", [])),
         outcome="error" if error else state["status"],  # type: ignore[typeddict-item]
@@ -356,7 +356,7 @@ async def feedback(state: RunState, runtime: Runtime[GameContext]) -> dict[str, 
         given = await give_feedback(ctx, rounds)
     except ModelCallError as exc:
         return {"error": str(exc)}
-    last = RoundRecord(
+    last = PlayedRound(
         **rounds[-1],
         feedback=given.text,
         feedback_source=given.source,
@@ -389,7 +389,7 @@ async def next_round(state: RunState, runtime: Runtime[GameContext]) -> dict[str
             return {"error": str(exc)}
     else:
         acknowledgement = ctx.game.scripted_acknowledgement(ctx.prompts, ctx.setup, rounds)
-    record = RoundRecord(**last, instruction=instruction, acknowledgement=acknowledgement)
+    record = PlayedRound(**last, instruction=instruction, acknowledgement=acknowledgement)
     played = [*rounds[:-1], record]
     brief = protocol.initial_history(ctx.prompts, config, config.improve)
     history = protocol.carried_history(

@@ -58,8 +58,10 @@ class RefusedLine(TypedDict, total=False):
     moves_disagree: bool  # that reading was an agreement or an end: the moves say the round goes on
 
 
-class RoundRecord(TypedDict, total=False):
-    """Everything about one finished round, as stored in ``games.jsonl``."""
+class PlayedRound(TypedDict, total=False):
+    """One finished round as the graph's state carries it: a plain dict, written to ``games.jsonl``
+    as it is and read back as :class:`icl_aif.records.RoundRecord`, the round's one record type
+    (its fields and their meaning are documented there)."""
 
     round: int
     turns: list[Turn]
@@ -172,12 +174,12 @@ def moderator_window(turns: Sequence[Turn], size: int) -> list[Turn]:
 # --- between rounds -------------------------------------------------------------------------
 
 
-def carry_round(history: Sequence[Message], side: Seat, record: RoundRecord) -> list[Message]:
+def carry_round(history: Sequence[Message], side: Seat, record: PlayedRound) -> list[Message]:
     """The improved player's history after a round: the round, the feedback turn, the acknowledgement."""
     return [*history, *turns_as_messages(side, record["turns"]), *feedback_turns(record)]
 
 
-def feedback_turns(record: RoundRecord) -> list[Message]:
+def feedback_turns(record: PlayedRound) -> list[Message]:
     """The feedback turn after a round (the instruction) and the acknowledgement, as messages."""
     turns: list[Message] = []
     if record.get("instruction"):
@@ -190,7 +192,7 @@ def feedback_turns(record: RoundRecord) -> list[Message]:
 def carried_history(
     brief: Sequence[Message],
     side: Seat,
-    rounds: Sequence[RoundRecord],
+    rounds: Sequence[PlayedRound],
     mode: ContextMode = "all",
     last_rounds: int = 1,
 ) -> list[Message]:
@@ -218,7 +220,7 @@ def carried_history(
 # --- the critic -----------------------------------------------------------------------------
 
 
-def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -> str:
+def critic_transcript(config: ExperimentConfig, rounds: Sequence[PlayedRound]) -> str:
     """The improved player's record with true speaker labels, outcomes and feedback marked as such."""
     game, side = game_of(config), config.improve
     blocks: list[str] = []
@@ -236,7 +238,7 @@ def critic_transcript(config: ExperimentConfig, rounds: Sequence[RoundRecord]) -
 
 
 def critic_messages(
-    prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[RoundRecord]
+    prompts: PromptLibrary, config: ExperimentConfig, rounds: Sequence[PlayedRound]
 ) -> list[Message]:
     """What the critic receives after a round: the game's prompts around the improved player's
     record (:func:`critic_transcript`)."""
@@ -245,7 +247,7 @@ def critic_messages(
 
 
 def human_feedback_request(
-    config: ExperimentConfig, rounds: Sequence[RoundRecord]
+    config: ExperimentConfig, rounds: Sequence[PlayedRound]
 ) -> dict[str, Any]:
     """What a person writing the feedback is shown (plain data, the payload of the pause).
 

@@ -6,7 +6,7 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from icl_aif.core.transcript import State, Turn
-from icl_aif.engine.protocol import Message, RefusedLine, RoundRecord
+from icl_aif.engine.protocol import Message, PlayedRound, RefusedLine
 
 
 class RoundState(TypedDict, total=False):
@@ -32,5 +32,5 @@ class RunState(TypedDict, total=False):
     """One run: rounds with feedback in between (``graphs/icl_aif.py``)."""
 
     history: list[Message]
-    rounds: list[RoundRecord]
+    rounds: list[PlayedRound]
     error: str | None

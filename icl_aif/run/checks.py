@@ -13,7 +13,7 @@ from __future__ import annotations
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary, render_strict
-from icl_aif.engine.feedback_sources import find_source
+from icl_aif.engine.feedback.registry import find_source
 from icl_aif.engine.protocol import RANDOM_PERSONA, check_persona, persona_names, player_brief
 from icl_aif.games.moves import TOOL_NAME
 from icl_aif.games.registry import game_of

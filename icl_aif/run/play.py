@@ -21,7 +21,7 @@ from langgraph.types import Command
 from icl_aif.config.experiment import Cell, ExperimentConfig
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.arms import play_branched_game
-from icl_aif.engine.context import GameContext, build_moderator
+from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.models.pricing import total_cost
 from icl_aif.records.store import GameLines, encode_game, game_record, now
@@ -126,7 +126,7 @@ async def play_cell(
     cell: Cell,
     index: int,
     prompts: PromptLibrary,
-    moderator: Any,
+    judge: Any,
     contexts: list[GameContext],
     ask_human: AskHuman | None,
     graph: CompiledStateGraph[Any, Any, Any, Any] | None,
@@ -136,11 +136,9 @@ async def play_cell(
     config = cell.config
     if config.arms:
         return await play_branched_game(
-            config, index, prompts, moderator, contexts=contexts, cell=cell.id
+            config, index, prompts, judge, contexts=contexts, cell=cell.id
         )
-    ctx = GameContext(
-        config=config, index=index, prompts=prompts, moderator=moderator, cell=cell.id
-    )
+    ctx = GameContext(config=config, index=index, prompts=prompts, judge=judge, cell=cell.id)
     contexts.append(ctx)
     asked = ask_human if config.needs_person else None
     if asked is not None and cell.id is not None:  # a sweep: game ids repeat across cells
@@ -169,29 +167,27 @@ async def play_recorded(
     cell: Cell,
     index: int,
     prompts: PromptLibrary,
-    moderator: Any,
+    judge: Any,
     contexts: list[GameContext],
     ask_human: AskHuman | None,
     graph: CompiledStateGraph[Any, Any, Any, Any] | None,
 ) -> GameLines:
     """:func:`play_cell`, the game's lines ready to append (:func:`recorded`)."""
-    return recorded(
-        cell, await play_cell(cell, index, prompts, moderator, contexts, ask_human, graph)
-    )
+    return recorded(cell, await play_cell(cell, index, prompts, judge, contexts, ask_human, graph))
 
 
 # --- in a worker process ---------------------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}  # the worker's prompt library and moderators
+_WORKER: dict[str, Any] = {}  # the worker's prompt library and judges
 
 
-def _worker_moderator(config: ExperimentConfig, prompts: Any) -> Any:
-    """One moderator per config in this worker (a model-backed one keeps its parse path)."""
-    moderators: dict[str, Any] = _WORKER.setdefault("moderators", {})
-    key = config.model_dump_json()  # as the runner: one moderator per cell
-    if key not in moderators:
-        moderators[key] = build_moderator(config, prompts)
-    return moderators[key]
+def _worker_judge(config: ExperimentConfig, prompts: Any) -> Any:
+    """One judge per config in this worker (a model-backed one keeps its parse path)."""
+    judges: dict[str, Any] = _WORKER.setdefault("judges", {})
+    key = config.model_dump_json()  # as the runner: one judge per cell
+    if key not in judges:
+        judges[key] = judge_for(config, prompts)
+    return judges[key]
 
 
 async def play_here(cell: Cell, index: int) -> GameResult:
@@ -199,8 +195,8 @@ async def play_here(cell: Cell, index: int) -> GameResult:
     prompts = _WORKER.get("prompts")
     if prompts is None:
         prompts = _WORKER["prompts"] = PromptLibrary()
-    moderator = _worker_moderator(cell.config, prompts)
-    return await play_cell(cell, index, prompts, moderator, [], None, None)
+    judge = _worker_judge(cell.config, prompts)
+    return await play_cell(cell, index, prompts, judge, [], None, None)
 
 
 async def play_here_recorded(cell: Cell, index: int) -> GameLines:

@@ -27,7 +27,7 @@ from icl_aif.config.experiment import Cell, ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.seeds import game_id_for
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.engine.context import GameContext, build_moderator
+from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.graphs import build_pausable_run_graph
 from icl_aif.games.registry import game_of, silent_lines
 from icl_aif.models.pricing import check_budget_prices, total_cost
@@ -279,15 +279,15 @@ def _player(
     graph: Any,
     executor: Executor | None,
 ) -> PlayGame:
-    """Play a game here (one moderator per cell, shared by its games) or on ``executor``
+    """Play a game here (one judge per cell, shared by its games) or on ``executor``
     (:mod:`icl_aif.run.executors`: elsewhere, e.g. a Ray task)."""
-    moderators = [build_moderator(cell.config, prompts) for cell in cells]
+    judges = [judge_for(cell.config, prompts) for cell in cells]
 
     async def play(position: int, cell: Cell, index: int, contexts: list[GameContext]) -> GameLines:
         if executor is not None:
             return await executor.play(cell, index)
-        moderator = moderators[position]
-        return await play_recorded(cell, index, prompts, moderator, contexts, ask_human, graph)
+        judge = judges[position]
+        return await play_recorded(cell, index, prompts, judge, contexts, ask_human, graph)
 
     return play
 

@@ -2,7 +2,7 @@
 
 Each finished game of a run directory is a task: the improved player's whole record, exactly as
 the critic reads it after the last round. What an annotator submits is appended to the pool file
-(one suggestion a line, the format ``feedback.pool`` reads: :func:`icl_aif.engine.feedback.load_pool`),
+(one suggestion a line, the format ``feedback.pool`` reads: :func:`icl_aif.engine.feedback.sources.load_pool`),
 and one line of provenance to the JSONL beside it (:func:`provenance_path`): the annotator, the
 run and game, the hash of the transcript shown, the suggestions and when it was shown and
 submitted. Each transcript is answered once; started again on the same files, the server offers

@@ -6,14 +6,14 @@ A source is an async function that, after a round, returns the improved player's
 engine needs to know about it (whether it pauses for a person, whether it may be a paired arm,
 whether it calls the critic model, which files it reads before a game)::
 
-    from icl_aif.engine.feedback_sources import Feedback, feedback_source
+    from icl_aif.engine.feedback import Feedback, feedback_source
 
     @feedback_source("cheer")
     async def cheer(ctx, rounds):
         line = f"Round {rounds[-1]['round']} is over: keep going."
         return Feedback("cheer", line, [line])
 
-Ours register in :mod:`icl_aif.engine.feedback`. Another package adds its own from a module named in its
+Ours register in :mod:`icl_aif.engine.feedback.sources`. Another package adds its own from a module named in its
 ``icl_aif.feedback_sources`` entry point; such modules are imported on the first lookup of a name
 that is not registered. ``feedback.source: cheer`` and ``arms: [none, cheer]`` then name it.
 """
@@ -28,7 +28,7 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.plugins import Registry
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.context import GameContext
-from icl_aif.engine.protocol import RoundRecord
+from icl_aif.engine.protocol import PlayedRound
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -56,7 +56,7 @@ class Feedback:
     suggestions: list[str] = field(default_factory=list)
 
 
-Give = Callable[[GameContext, Sequence[RoundRecord]], Awaitable[Feedback]]
+Give = Callable[[GameContext, Sequence[PlayedRound]], Awaitable[Feedback]]
 Check = Callable[[ExperimentConfig, PromptLibrary], None]
 GiveT = TypeVar("GiveT", bound=Give)
 

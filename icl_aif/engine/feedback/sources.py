@@ -7,7 +7,7 @@
 - ``constant``: one fixed line;
 - ``none``: no feedback, only the result and the next goal.
 
-Each registers with :func:`icl_aif.engine.feedback_sources.feedback_source`, as another package's sources
+Each registers with :func:`icl_aif.engine.feedback.feedback_source`, as another package's sources
 do (through the ``icl_aif.feedback_sources`` entry point group); :func:`give_feedback` calls the
 configured one.
 """
@@ -24,9 +24,9 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.context import GameContext
-from icl_aif.engine.feedback_sources import Feedback, feedback_source, find_source, source_problem
+from icl_aif.engine.feedback.registry import Feedback, feedback_source, find_source, source_problem
 from icl_aif.engine.protocol import (
-    RoundRecord,
+    PlayedRound,
     critic_messages,
     human_feedback_request,
     human_suggestions,
@@ -96,7 +96,7 @@ def check_pool(config: ExperimentConfig, prompts_root: Path) -> None:
         )
 
 
-async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def give_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """Feedback after the last of ``rounds``, from the configured source.
 
     For a source that needs a person (``human``) this must run inside a graph node with a
@@ -114,7 +114,7 @@ async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feed
 
 
 @feedback_source("ai", calls_critic=True)
-async def critic_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def critic_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """The critic model reads the improved player's record and writes suggestions."""
     messages = critic_messages(ctx.prompts, ctx.config, rounds)
     text = await ctx.call_model("critic", rounds[-1]["round"], messages)
@@ -122,7 +122,7 @@ async def critic_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Fe
 
 
 @feedback_source("human", needs_person=True)
-async def human_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def human_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """The game pauses with what the critic would read; the person's text is the feedback."""
     answer = interrupt(human_feedback_request(ctx.config, rounds))
     text = str(answer or "").strip()
@@ -134,7 +134,7 @@ def _check_pool_source(config: ExperimentConfig, prompts: PromptLibrary) -> None
 
 
 @feedback_source("human_pool", check=_check_pool_source)
-async def pool_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def pool_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """``feedback.suggestions`` lines of the pool, sampled with the game's (or arm's) seed."""
     check_pool(ctx.config, ctx.prompts.root)
     pool = load_pool(pool_path(ctx))
@@ -143,13 +143,13 @@ async def pool_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feed
 
 
 @feedback_source("constant")
-async def constant_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def constant_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """``feedback.constant``, every time."""
     line = ctx.config.feedback.constant
     return Feedback("constant", line, [line])
 
 
 @feedback_source("none")
-async def no_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
+async def no_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """No feedback: the next-round instruction gives only the result and the goal."""
     return Feedback("none", None)
