@@ -50,6 +50,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/deptry .
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site  # the docs site (docs/, mkdocs.yml)
 
 ## Open the graphs in LangGraph Studio (langgraph dev).
 studio: $(STAMP)
@@ -57,4 +58,4 @@ studio: $(STAMP)
 	$(BIN)/langgraph dev
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
