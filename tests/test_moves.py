@@ -1,7 +1,7 @@
 """Binding moves (``moves: structured``): the moves decide the round, the moderator cross-checks.
 
 The rules of :mod:`icl_aif.games.moves` on hand-made turns; a structured run of scripted players
-against its text run; the fallback chain of :mod:`icl_aif.engine.player_moves` on models that cannot do
+against its text run; the fallback chain of :mod:`icl_aif.engine.move_asker` on models that cannot do
 tools; and the OpenAI and Anthropic SDKs making their moves through tool calls on local stubs.
 """
 
@@ -21,8 +21,8 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import load_config
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_round_graph
+from icl_aif.engine.move_asker import read_fenced_move
 from icl_aif.engine.nodes import round_record
-from icl_aif.engine.player_moves import read_fenced_move
 from icl_aif.games.moves import Move, accept_problem, disagreement, read_move, resolve
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import get_game

@@ -21,7 +21,7 @@ from icl_aif.core.redaction import remember, secrets_of
 from icl_aif.core.seeds import derive_seed, game_id_for
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Message, Seat
-from icl_aif.engine.player_moves import MoveAsker, MoveReply
+from icl_aif.engine.move_asker import MoveAsker, MoveReply
 from icl_aif.engine.protocol import RANDOM_PERSONA, persona_names
 from icl_aif.games.base import Game, Judge, Setup
 from icl_aif.games.moves import TOOL_NAME, move_schema
@@ -223,7 +223,7 @@ class GameContext:
         self, role: str, round_number: int, messages: Sequence[Message]
     ) -> MoveReply:
         """Ask ``role``'s model for its line and binding move (``moves: structured``,
-        :mod:`icl_aif.engine.player_moves`), recording every call in :attr:`calls`; a failure raises
+        :mod:`icl_aif.engine.move_asker`), recording every call in :attr:`calls`; a failure raises
         :class:`icl_aif.models.calls.ModelCallError` after the call is recorded."""
         asker = self._askers.get(role)
         if asker is None:

@@ -1,7 +1,7 @@
 """Path memory of a fallback chain of request forms (structured output, then plainer forms).
 
 The llm moderator (:mod:`icl_aif.games.price.moderator.llm`) and a player's binding moves
-(:mod:`icl_aif.engine.player_moves`) ask a model for structured answers in forms ordered from the most
+(:mod:`icl_aif.engine.move_asker`) ask a model for structured answers in forms ordered from the most
 structured to plain text. A :class:`RequestForms` remembers, for one model, the form that last
 produced an answer and starts every later call there; a form the model cannot do is dropped for
 good. The chain therefore only moves down, and a model pays for a failed form once, not on

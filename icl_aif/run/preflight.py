@@ -22,7 +22,7 @@ from icl_aif.core.redaction import public_url
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine import protocol
 from icl_aif.engine.context import GameContext, build_model
-from icl_aif.engine.player_moves import MoveReply
+from icl_aif.engine.move_asker import MoveReply
 from icl_aif.engine.protocol import Message
 from icl_aif.models.calls import CallResult, ModelCallError, invoke
 from icl_aif.models.registry import is_offline
@@ -114,7 +114,7 @@ MOVE_PROMPT = "It is your turn: say your line and make your move."
 
 async def probe_moves(ctx: GameContext) -> list[dict[str, Any]]:
     """Ask each player's vendor model (not a simulator, the replay fake or a local model) for one
-    binding move, on game 0's opening lines, down the forms of :mod:`icl_aif.engine.player_moves`;
+    binding move, on game 0's opening lines, down the forms of :mod:`icl_aif.engine.move_asker`;
     refuse the run in one line when no form gave a move (no tool call, JSON-schema reply or
     fenced JSON block): every round would end for want of a move. Returns the calls' records."""
     config = ctx.config
