@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config.experiment import CacheConfig, RoleConfig
+from icl_aif.config.settings import CacheConfig, RoleConfig
 from icl_aif.engine.configs import load_config
 from icl_aif.models.cache import Replicate, ResponseCache, cache_counts, decoding
 from icl_aif.records.store import read_json, read_jsonl

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.config.experiment import apply_overrides
+from icl_aif.config.files import apply_overrides
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import config_from_dict, load_config
 from tests.conftest import QUICKSTART

@@ -15,7 +15,8 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import field_serializer
 
 import icl_aif  # noqa: F401  (wires the games registry into the config)
-from icl_aif.config.experiment import ExperimentConfig, Scenario
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Scenario
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Seat, Turn, Verdict
 from icl_aif.games import GAMES, registered_games

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from icl_aif.config.experiment import ExperimentConfig, Scenario
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Scenario
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Seat, Turn

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from icl_aif.config.experiment import RateLimit
+from icl_aif.config.settings import RateLimit
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.protocol import Message
 from icl_aif.models import limits

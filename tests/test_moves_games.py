@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from icl_aif.config.experiment import Scenario
+from icl_aif.config.settings import Scenario
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import load_config
 from icl_aif.games.base import Game

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from icl_aif.config.experiment import RoleConfig
+from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.records.store import read_json, read_jsonl

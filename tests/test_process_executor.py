@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from icl_aif.analysis.experiment import run_experiment
-from icl_aif.config.experiment import RateLimit
+from icl_aif.config.settings import RateLimit
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
 from icl_aif.records.store import read_json, read_jsonl

@@ -11,7 +11,7 @@ import yaml
 
 from icl_aif.analysis.estimate import estimate_cells, estimate_usage
 from icl_aif.analysis.metrics import holm, round_score, sign_flip_p
-from icl_aif.config.experiment import config_to_yaml
+from icl_aif.config.files import config_to_yaml
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config, load_offline_config
 from icl_aif.models.registry import split_model_string

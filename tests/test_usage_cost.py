@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from icl_aif.analysis.report import budget_line, cost_line
-from icl_aif.config.experiment import ExperimentConfig, Price
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Price
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.models.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of

@@ -44,7 +44,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from icl_aif.analysis.frames import run_config
-from icl_aif.config.experiment import ExperimentConfig, ModeratorConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import ModeratorConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Turn

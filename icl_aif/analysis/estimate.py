@@ -32,7 +32,9 @@ from rich.table import Table
 
 from icl_aif.analysis.metrics import bootstrap_ci
 from icl_aif.analysis.report import usd
-from icl_aif.config.experiment import Cell, ExperimentConfig, RoleConfig, stand_in
+from icl_aif.config.experiment import Cell, ExperimentConfig
+from icl_aif.config.offline import stand_in
+from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.seeds import derive_seed
 from icl_aif.core.templates import PromptLibrary

@@ -17,7 +17,8 @@ from rich.table import Table
 
 from icl_aif.cli.price import register_price_commands
 from icl_aif.cli.terminal import progress_bar
-from icl_aif.config.experiment import ExperimentConfig, ModeratorConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import ModeratorConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config
 
@@ -143,7 +144,8 @@ def run(
     games.jsonl "error" says why) or some rounds ended because a side made no valid move
     (games.jsonl "refused" says why): the last lines count them; 130 interrupted (Ctrl-C).
     """
-    from icl_aif.config.experiment import apply_overrides, offline_line, read_config_data
+    from icl_aif.config.files import apply_overrides, read_config_data
+    from icl_aif.config.offline import offline_line
     from icl_aif.engine.configs import load_offline_config
     from icl_aif.records.store import default_run_dir
     from icl_aif.run.resume import resume_command, resume_config
@@ -880,7 +882,7 @@ def _scenario_defaults(model: Any) -> str:
     as in an experiment file."""
     from pydantic import ValidationError
 
-    from icl_aif.config.experiment import Scenario
+    from icl_aif.config.settings import Scenario
 
     try:
         values = model().model_dump(mode="json")
@@ -915,7 +917,7 @@ def check_model(
     ] = None,
 ) -> None:
     """Send one short request to a model and show the reply, latency and usage."""
-    from icl_aif.config.experiment import apply_overrides
+    from icl_aif.config.files import apply_overrides
     from icl_aif.engine.configs import config_from_dict
     from icl_aif.engine.protocol import Message
     from icl_aif.run.preflight import PROBE, probe

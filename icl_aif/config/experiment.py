@@ -1,4 +1,5 @@
-"""Experiment configuration: pydantic models, YAML loading and ``--set`` overrides.
+"""The experiment: :class:`ExperimentConfig`, its sweep's cells, and a validation problem told
+in one line.
 
 Every model forbids unknown keys, so a typo in a YAML file fails with the file, the field and the
 allowed values instead of being silently ignored.
@@ -6,197 +7,46 @@ allowed values instead of being silently ignored.
 
 from __future__ import annotations
 
-import math
 import typing
-from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Any
 
-import yaml
 from pydantic import (
-    AfterValidator,
     BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     SerializeAsAny,
-    SerializerFunctionWrapHandler,
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_serializer,
     model_validator,
 )
 
-from icl_aif.core.errors import UsageError
-from icl_aif.core.redaction import public_settings
+from icl_aif.config.checks import ArmName, ConfigChecks, GameTraits, ScenarioInvalid, checks_of
+from icl_aif.config.settings import (
+    CRITIC_CONSTRAINTS,
+    DEFAULT_GAME,
+    NON_SEAT_ROLES,
+    PLAYER_DEFAULT,
+    Acknowledgement,
+    Anchor,
+    CacheConfig,
+    ContextMode,
+    CriticConstraint,
+    MetricsConfig,
+    MovesMode,
+    Price,
+    RateLimit,
+    RetryConfig,
+    RoleConfig,
+    Roles,
+    Scenario,
+    StrictModel,
+)
 from icl_aif.core.transcript import Seat, Seats
 
-DEFAULT_GAME = "price"
-"""The game of a config that names none: single-item price bargaining (seed 002)."""
-PLAYER_DEFAULT = "scripted:linear"
-"""The model of a seat the config's ``roles`` does not name."""
-NON_SEAT_ROLES = ("critic", "moderator")
-"""The roles besides the game's two seats."""
-Anchor = Literal["previous", "first", "best"]
-Acknowledgement = Literal["scripted", "generated"]
-ModeratorMode = Literal["rules", "llm", "hybrid"]
-ContextMode = Literal["all", "last_rounds", "feedback_only"]
-MovesMode = Literal["text", "structured"]
-CacheMode = Literal["read_write", "read_only"]
-CriticConstraint = Literal["no_price", "build_on_last", "generic", "one_item"]
-CRITIC_CONSTRAINTS: tuple[CriticConstraint, ...] = typing.get_args(CriticConstraint)
 
-
-class _Strict(BaseModel):
-    # allow_inf_nan=False: .inf or .nan in a YAML file is an error, never a number to play with
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class Opener(_Strict):
-    """One scripted line that opens every round; the game names the placeholders that expand
-    (the price game's: ``{item}``, ``{list_price}``, ``{buyer_open}``)."""
-
-    speaker: Seat
-    text: str
-
-
-class Scenario(_Strict):
-    """What every game's scenario holds: the exchange cap, the reply limit and the openers.
-
-    A game's scenario schema (``scenario:`` under ``game: NAME``) subclasses it with the game's
-    own values, every one with a default (see :mod:`icl_aif.games`).
-    """
-
-    max_exchanges: int = Field(
-        10,
-        ge=2,
-        le=100,
-        description="Pairs of lines (one from each seat) per round, openers included; then the round is truncated.",
-    )
-    max_reply_chars: int | None = Field(
-        2000,
-        ge=1,
-        description="Characters of a player's reply that reach the table; the rest is cut "
-        "(the full reply stays in calls.jsonl). null: no limit.",
-    )
-    openers: tuple[Opener, ...] = ()
-
-    @model_validator(mode="after")
-    def _check_room(self) -> Scenario:
-        if not self.openers:
-            raise ValueError("openers must hold at least one line")
-        if 2 * self.max_exchanges <= len(self.openers):
-            raise ValueError("max_exchanges leaves no room after the openers")
-        return self
-
-
-class ModelSettings(_Strict):
-    """The settings of one model, shared by every role's config: ``provider:model`` and its
-    parameters. Unset decoding parameters take the provider's defaults."""
-
-    model: str | None = Field(None, description="provider:model")
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int | None = Field(None, gt=0)
-    top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = Field(None, description="Sampling seed sent to backends that accept one.")
-    timeout: float = Field(60.0, gt=0, description="Seconds before one request is abandoned.")
-    base_url: str | None = Field(
-        None, description="Another endpoint, e.g. an OpenAI-compatible server."
-    )
-    params: dict[str, Any] = Field(default_factory=dict, description="Provider-specific arguments.")
-
-
-class RoleConfig(ModelSettings):
-    """The model behind one role, as ``provider:model``, and its parameters.
-
-    Unset decoding parameters take the provider's defaults (temperature: the paper's per-vendor
-    values; max_tokens: 512, as in the paper's code).
-    """
-
-    model: str
-
-
-class ModeratorConfig(ModelSettings):
-    """How rounds are judged after every line, from the last ``window`` turns.
-
-    ``rules``: keyword-and-price rules, no model. ``llm``: a few-shot model (``model``, any
-    provider) reads every window. ``hybrid``: the rules decide when they are confident and the model
-    is asked only about ambiguous windows (see ``docs/moderator.md``). Decoding settings work as
-    for the other roles; the temperature defaults to 0.
-    """
-
-    model: str | None = Field(None, description="provider:model; required by llm and hybrid.")
-    temperature: float = Field(0.0, ge=0, le=2)
-    max_tokens: int = Field(200, gt=0, description="Reply budget of one moderator call.")
-    mode: ModeratorMode = "rules"
-    window: int = Field(4, ge=1, le=20)
-    examples: Path | None = Field(
-        None,
-        description="Few-shot examples, JSONL (default: prompts/price/moderator/examples.jsonl).",
-    )
-
-    @model_validator(mode="after")
-    def _check_model(self) -> ModeratorConfig:
-        if self.mode != "rules" and not self.model:
-            raise ValueError(f"mode {self.mode} needs a model (provider:model), e.g. local:")
-        return self
-
-    @property
-    def uses_model(self) -> bool:
-        """True when this moderator may call a model (modes llm and hybrid)."""
-        return self.mode != "rules"
-
-    def role_config(self) -> RoleConfig:
-        """The model settings as a :class:`RoleConfig`, to build the model like any role's."""
-        if not self.model:
-            raise UsageError("roles.moderator.model is not set")
-        return RoleConfig.model_validate(self.model_dump(include=set(RoleConfig.model_fields)))
-
-
-class Roles(_Strict):
-    """Models per role: one for each of the game's seats (``roles.<seat>``: the price game's
-    ``seller`` and ``buyer``, Deal or No Deal's ``alice`` and ``bob``), the critic's and the
-    moderator's.
-
-    :class:`ExperimentConfig` checks the seat keys against its game's seats and gives a seat it
-    does not name ``scripted:linear``. When ``critic`` is not given it fills it in from the
-    improved player (the paper's critic is the improved player's engine): a scripted player gets
-    ``scripted:critic``, any other model the same model string and settings.
-    """
-
-    model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, RoleConfig] = Field(init=False)
-
-    critic: RoleConfig = RoleConfig(model="scripted:critic")
-    moderator: ModeratorConfig = ModeratorConfig()
-
-    @property
-    def players(self) -> dict[Seat, RoleConfig]:
-        """The seats' settings, by seat id, in the order the game lists its seats."""
-        return dict(self.__pydantic_extra__ or {})
-
-    def seat(self, seat: Seat) -> RoleConfig:
-        """``roles.<seat>``."""
-        return self.players[seat]
-
-    def of(self, role: str) -> RoleConfig | ModeratorConfig:
-        """The settings of ``role``: a seat, ``critic`` or ``moderator``."""
-        if role == "critic":
-            return self.critic
-        if role == "moderator":
-            return self.moderator
-        return self.seat(role)
-
-    @model_serializer(mode="wrap")
-    def _seats_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        seats = [k for k in (self.__pydantic_extra__ or {}) if k in data]
-        return {**{k: data[k] for k in seats}, **{k: v for k, v in data.items() if k not in seats}}
-
-
-class FeedbackConfig(_Strict):
+class FeedbackConfig(StrictModel):
     """Where the improved player's feedback comes from between rounds."""
 
     source: str = Field(
@@ -230,190 +80,7 @@ class FeedbackConfig(_Strict):
         return value
 
 
-class MetricsConfig(_Strict):
-    """How outcomes become statistics (see docs/experiments.md)."""
-
-    no_deal_value: float | None = Field(
-        None,
-        description="What a round without an agreement scores in the unconditional score, in "
-        "the units of the game's per-round figure; none: the game's value for the improved seat "
-        "(the price game's: what the item is worth to the seat without a sale).",
-    )
-    bootstrap_seed: int | None = Field(
-        None, description="Seed of every bootstrap and permutation test; none: the experiment seed."
-    )
-
-
-class CacheConfig(_Strict):
-    """The response cache (``cache:``; off without it): every model call of a game is keyed on
-    the model, the exact messages, the role's decoding settings and the game's replicate identity
-    (:mod:`icl_aif.models.cache`), so a resumed or repeated run reuses the calls it already paid for."""
-
-    path: Path = Field(
-        description="The cache file (JSON lines, made on the first stored call); a relative "
-        "path is from the working directory, recorded absolute."
-    )
-    mode: CacheMode = Field(
-        "read_write",
-        description="read_write: use hits, store every new reply at once; read_only: use hits, "
-        "store nothing.",
-    )
-
-    @field_validator("path")
-    @classmethod
-    def _check_path(cls, value: Path) -> Path:
-        if not str(value).strip():
-            raise ValueError("name the cache file")
-        value = value.expanduser()
-        if value.is_dir():
-            raise ValueError(f"{value} is a directory: name a file, e.g. {value / 'cache.jsonl'}")
-        return value.absolute()  # workers and resumes find it from any working directory
-
-
-class RetryConfig(_Strict):
-    """Retries of retryable model failures (429, 5xx, timeouts, dropped connections)."""
-
-    attempts: int = Field(6, ge=1, le=50, description="Tries per call, the first one included.")
-    initial_wait: float = Field(1.0, ge=0, description="Seconds before the first retry.")
-    max_wait: float = Field(60.0, ge=0, description="Longest wait between tries.")
-
-
-class RateLimit(_Strict):
-    """One provider's limits, shared by every game of the process (see :mod:`icl_aif.models.limits`)."""
-
-    requests_per_minute: int | None = Field(None, gt=0)
-    tokens_per_minute: int | None = Field(
-        None, gt=0, description="Estimated tokens: prompt characters / 4 plus max_tokens."
-    )
-
-
-class Price(_Strict):
-    """List price of a model in USD per million tokens (see :mod:`icl_aif.models.pricing`)."""
-
-    input: float = Field(ge=0, description="Uncached input tokens.")
-    output: float = Field(ge=0, description="Output tokens.")
-    cached_input: float | None = Field(
-        None, ge=0, description="Cached input tokens (cache reads); none: the input price."
-    )
-
-
-ModelCheck = Callable[[str], str | None]
-"""Why a ``provider:model`` string (or a provider name) is not usable, or None."""
-
-
-class GameTraits(Protocol):
-    """What the config needs to know about a game (see :class:`icl_aif.games.base.Game`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def scenario_model(self) -> type[Scenario]: ...
-
-    @property
-    def judges(self) -> tuple[ModeratorMode, ...]: ...
-
-    @property
-    def seats(self) -> Seats: ...
-
-    def no_deal_value(self, scenario: Any, side: Seat) -> float: ...
-
-
-class _ScenarioInvalid(ValueError):
-    """A scenario the game's schema refused; :func:`_describe` reports its first problem."""
-
-    def __init__(self, exc: ValidationError, model: type[BaseModel]) -> None:
-        super().__init__(str(exc))
-        self.exc = exc
-        self.model = model
-
-
-class SourceTraits(Protocol):
-    """What the config needs to know about a feedback source (see
-    :class:`icl_aif.engine.feedback.registry.FeedbackSource`)."""
-
-    @property
-    def needs_person(self) -> bool: ...
-
-    @property
-    def may_be_arm(self) -> bool: ...
-
-    @property
-    def calls_critic(self) -> bool: ...
-
-
-class SourceProblem(Protocol):
-    def __call__(self, name: str, *, arm: bool) -> str | None: ...
-
-
-@dataclass(frozen=True)
-class ConfigChecks:
-    """What validating a config asks of the layers above this module, passed where configs are
-    validated (pydantic's validation context, ``{"checks": ...}``; :mod:`icl_aif.engine.configs` holds
-    the package's): the games (``find_game`` a game by name, ``game_problem`` why a name is not
-    one), the model layer's checks of ``provider:model`` strings and provider names, and the
-    feedback sources (``find_source``, ``source_problem``). A validated config keeps its checks
-    (:attr:`ExperimentConfig.checks`) for its game's traits and its sweep's cells."""
-
-    find_game: Callable[[str], GameTraits | None]
-    game_problem: Callable[[str], str | None]
-    model_string: ModelCheck
-    provider: ModelCheck
-    find_source: Callable[[str], SourceTraits | None]
-    source_problem: SourceProblem
-
-    def game(self, name: str) -> GameTraits:
-        """The game called ``name``; a ValueError saying why for an unknown one."""
-        found = self.find_game(name)
-        if found is None:
-            raise ValueError(self.game_problem(name) or f"unknown game {name!r}")
-        return found
-
-    def source(self, name: str) -> SourceTraits:
-        """The feedback source called ``name``; a ValueError saying why for an unknown one."""
-        found = self.find_source(name)
-        if found is None:
-            raise ValueError(self.source_problem(name, arm=False) or f"unknown source {name!r}")
-        return found
-
-    def with_game(self, game: GameTraits) -> ConfigChecks:
-        """These checks, with ``game`` found by its name (a game not in the registry: the
-        conformance check's)."""
-        find, problem = self.find_game, self.game_problem
-
-        def find_game(name: str) -> GameTraits | None:
-            return game if name == game.name else find(name)
-
-        def game_problem(name: str) -> str | None:
-            return None if name == game.name else problem(name)
-
-        return replace(self, find_game=find_game, game_problem=game_problem)
-
-
-def checks_of(info: ValidationInfo) -> ConfigChecks:
-    """The checks a validation was given (``context={"checks": ...}``)."""
-    context = info.context if isinstance(info.context, dict) else {}
-    checks = context.get("checks")
-    if not isinstance(checks, ConfigChecks):
-        raise ValueError(
-            "a config is validated with its checks: load it with icl_aif.engine.configs (load_config, "
-            "config_from_dict), or pass context={'checks': ...}"
-        )
-    return checks
-
-
-def _check_arm_name(name: str, info: ValidationInfo) -> str:
-    problem = checks_of(info).source_problem(name, arm=True)
-    if problem:
-        raise ValueError(problem)
-    return name
-
-
-ArmName = Annotated[str, AfterValidator(_check_arm_name)]
-"""A feedback arm: any registered feedback source but one that needs a person at the terminal."""
-
-
-class ExperimentConfig(_Strict):
+class ExperimentConfig(StrictModel):
     """One experiment: a scenario, models per role, and the ICL-AIF protocol settings."""
 
     name: str = Field("experiment", pattern=r"^[A-Za-z0-9_.-]+$")
@@ -542,7 +209,7 @@ class ExperimentConfig(_Strict):
         try:
             return model.model_validate(value)
         except ValidationError as exc:
-            raise _ScenarioInvalid(exc, model) from None
+            raise ScenarioInvalid(exc, model) from None
 
     @model_validator(mode="after")
     def _keep_checks(self, info: ValidationInfo) -> ExperimentConfig:
@@ -673,7 +340,7 @@ class ExperimentConfig(_Strict):
                 self.cell_config(settings)
             except ValidationError as exc:
                 shown = ", ".join(f"{k}={v}" for k, v in settings.items())
-                raise ValueError(f"sweep cell {shown}: {_describe(exc)}") from None
+                raise ValueError(f"sweep cell {shown}: {validation_problem(exc)}") from None
         return self
 
     @field_validator("rate_limits")
@@ -771,7 +438,7 @@ class ExperimentConfig(_Strict):
 
     def cell_config(self, settings: dict[str, Any]) -> ExperimentConfig:
         """This config with one value per sweep axis (a plain config, no sweep)."""
-        data = _deep_copy(self.sweep_base)  # as the user wrote it: defaults resolve per cell
+        data = deep_copy(self.sweep_base)  # as the user wrote it: defaults resolve per cell
         for path, value in settings.items():
             node = data
             parts = path.split(".")
@@ -823,7 +490,7 @@ def sweep_axes(
     ``improved_model``, ``rival_persona``, ``scenario.<field>`` but openers) and ``data`` with
     each replaced by its first value."""
     axes: dict[str, tuple[Any, ...]] = {}
-    base = _deep_copy(data)
+    base = deep_copy(data)
     for key in ("improve", "improved_model", "rival_persona"):
         if isinstance(base.get(key), list):
             axes[key] = tuple(base[key])
@@ -904,266 +571,22 @@ def critic_for(player: Any) -> dict[str, Any] | None:
         return None
     if player["model"].startswith("scripted:"):
         return {"model": "scripted:critic"}
-    return _deep_copy(player)
+    return deep_copy(player)
 
 
-def parse_override(item: str) -> tuple[list[str], Any]:
-    """``"roles.seller.model=openai:gpt-4o"`` -> (``["roles", "seller", "model"]``, value).
-
-    The value is read as YAML, so numbers, booleans, ``null``, lists and ``{k: v}`` mappings come
-    out typed; text that YAML would read as a mapping without braces (``local:``) stays text.
-    """
-    key, sep, raw = item.partition("=")
-    if not sep or not key.strip():
-        raise UsageError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. --set runs=10")
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
-    if isinstance(value, dict) and not raw.lstrip().startswith("{"):
-        value = raw  # "local:" or "a: b" is text; a mapping must be written {key: value}
-    return key.strip().split("."), value
+def deep_copy(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: deep_copy(v) if isinstance(v, dict) else v for k, v in data.items()}
 
 
-def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """Return a copy of ``data`` with every ``--set`` override applied."""
-    result: dict[str, Any] = _deep_copy(data)
-    for item in overrides:
-        path, value = parse_override(item)
-        node = result
-        for part in path[:-1]:
-            child = node.get(part)
-            if child is None:
-                child = node[part] = {}
-            if not isinstance(child, dict):
-                raise UsageError(f"--set {item!r}: {part!r} is not a section")
-            node = child
-        node[path[-1]] = value
-    return result
-
-
-def _deep_copy(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: _deep_copy(v) if isinstance(v, dict) else v for k, v in data.items()}
-
-
-def config_from_dict(
-    data: dict[str, Any], source: str = "config", *, checks: ConfigChecks
-) -> ExperimentConfig:
-    """Validate ``data`` with ``checks``; a problem becomes one line naming ``source``, the field
-    and what is allowed. (:func:`icl_aif.engine.configs.config_from_dict` passes the package's checks.)"""
-    try:
-        return ExperimentConfig.model_validate(data, context={"checks": checks})
-    except ValidationError as exc:
-        raise UsageError(f"{source}: {_describe(exc)}") from None
-
-
-def load_config(
-    path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks
-) -> ExperimentConfig:
-    """Read an experiment YAML file, apply ``--set`` overrides and validate it with ``checks``."""
-    data = apply_overrides(read_config_data(path), overrides or [])
-    return config_from_dict(data, str(path), checks=checks)
-
-
-def load_offline_config(
-    path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks
-) -> tuple[ExperimentConfig, dict[str, Any]]:
-    """:func:`load_config` with every model-backed role on a simulator (:func:`offline_data`);
-    also returns what replaced what."""
-    data, replaced = offline_data(apply_overrides(read_config_data(path), overrides or []))
-    return config_from_dict(data, source=str(path), checks=checks), replaced
-
-
-def offline_line(
-    original: dict[str, Any], replaced: dict[str, Any], config: ExperimentConfig
-) -> str:
-    """What ``--offline`` did, in one line: each path's models and the simulator that replaced
-    them, and the sweep's cells kept (values that became one simulator are played once).
-    ``original`` is the config's data before :func:`offline_data`, ``replaced`` its map."""
-    if not replaced:
-        return "--offline: every role already runs offline; nothing replaced"
-    parts = []
-    for path, mapping in replaced.items():
-        by_new: dict[str, list[str]] = {}
-        for old, new in mapping.items():
-            by_new.setdefault(str(new), []).append(str(old))
-        parts += [f"{path} {', '.join(olds)} -> {new}" for new, olds in by_new.items()]
-    try:
-        axes, _ = sweep_axes(original, config.seats)
-    except ValueError:  # a bad sweep is reported by the config's own checks
-        axes = {}
-    before = math.prod(len(values) for values in axes.values())
-    after = len(config.cells())
-    if before > 1:
-        kept = f"{after} of {before} cells kept"
-        if after < before:
-            merged = [path for path in axes if path in replaced]
-            kept += f" (the values of {', '.join(merged)} that became one simulator play once)"
-        parts.append(kept)
-    return f"--offline: {'; '.join(parts)}"
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, except that a key written twice in one mapping is an error (plain
-    YAML keeps the last one silently)."""
-
-
-def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)  # merge keys (<<) resolve as usual
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        line = key_node.start_mark.line + 1
-        try:
-            if key in seen:
-                raise _DuplicateKeyError(key, seen[key], line)
-            seen[key] = line
-        except TypeError:  # an unhashable key: construct_mapping reports it
-            continue
-    return loader.construct_mapping(node)
-
-
-class _DuplicateKeyError(yaml.YAMLError):
-    def __init__(self, key: Any, first: int, again: int) -> None:
-        super().__init__(f"key {key!r} is written twice (lines {first} and {again})")
-        self.line = again
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _unique_mapping,
-)
-
-
-def read_config_data(path: str | Path) -> dict[str, Any]:
-    """The raw mapping of an experiment YAML file, or a one-line error (also for an empty file
-    and for a key written twice)."""
-    path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"{path}: no such config file")
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except _DuplicateKeyError as exc:
-        raise UsageError(f"{path}: line {exc.line}: {exc}; keep one") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"{path}:{where} is not valid YAML") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not a UTF-8 text file") from None
-    if data is None:
-        raise UsageError(
-            f"{path}: the file is empty; write the experiment's settings (e.g. name: and runs:), "
-            "or start from experiments/quickstart.yaml"
-        )
-    if not isinstance(data, dict):
-        raise UsageError(f"{path}: expected a mapping of settings at the top level")
-    return data
-
-
-def config_to_yaml(config: ExperimentConfig) -> str:
-    """The resolved config as YAML (paths as strings), as written into every run directory.
-
-    A sweep's lists are written back at their paths, so the file loads as the same sweep.
-    Credentials are written as ``[redacted]`` (:func:`icl_aif.core.redaction.public_settings`: a
-    URL's userinfo, a ``params`` entry named like a key or a header); a resume asks for them.
-    """
-    data = public_settings(config.model_dump(mode="json"))
-    roles_given = config.sweep_base.get("roles") or {}
-    if config.sweep and isinstance(roles_given, dict) and roles_given.get("critic") is None:
-        data["roles"].pop("critic")  # each cell's critic follows its improved player
-    for path, values in config.sweep.items():
-        node = data
-        parts = path.split(".")
-        for part in parts[:-1]:
-            node = node[part]
-        node[parts[-1]] = list(values)
-    if config.arms is None:  # a run without arms writes the file it always wrote
-        data.pop("arms")
-        data.pop("branch_after")
-    if data.get("improved_model") is None:
-        data.pop("improved_model")
-    if data.get("cache") is None:  # a run without a cache writes the file it always wrote
-        data.pop("cache")
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-
-
-KEPT_OFFLINE = ("scripted", "replay")
-"""The providers an offline run keeps: they call no model."""
-STAND_INS: dict[str, str] = {"critic": "scripted:critic", "moderator": "rules"}
-"""What stands in offline (``--offline``, ``icl-aif estimate``) for a role whose model would be
-called: the scripted critic for the critic, the rules for a model-backed moderator (its calls
-are not counted), :data:`PLAYER_DEFAULT` for a seat (:func:`stand_in`)."""
-
-
-def stand_in(role: str) -> str:
-    """The simulator (or, for the moderator, the mode) that stands in offline for ``role``."""
-    return STAND_INS.get(role, PLAYER_DEFAULT)
-
-
-def offline_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``data`` with every role that would call a model (vendor or ``local:``) on a simulator.
-
-    Players become ``scripted:linear``, the critic ``scripted:critic`` and a model-backed
-    moderator the rules (``scripted:`` and ``replay:`` stay). Sweep lists are mapped value by
-    value. Returns the new data and what replaced what: ``{path: {old: new}}``.
-    """
-    result = _deep_copy(data)
-    replaced: dict[str, Any] = {}
-    improved = result.get("improved_model")
-    if improved is not None:
-        values = improved if isinstance(improved, list) else [improved]
-        mapping = {
-            str(m): PLAYER_DEFAULT for m in values if str(m).partition(":")[0] not in KEPT_OFFLINE
-        }
-        if mapping:
-            replaced["improved_model"] = mapping
-            new = list(dict.fromkeys(mapping.get(str(m), m) for m in values))
-            result["improved_model"] = (
-                new if isinstance(improved, list) and len(new) > 1 else new[0]
-            )
-    roles = result.get("roles")
-    if not isinstance(roles, dict):
-        return result, replaced
-    for role in [*(r for r in roles if r not in NON_SEAT_ROLES), "critic"]:
-        settings = roles.get(role)
-        if not isinstance(settings, dict):
-            continue
-        models = settings.get("model")
-        values = models if isinstance(models, list) else [models]
-        mapping = {
-            str(m): stand_in(role)
-            for m in values
-            if isinstance(m, str) and m.partition(":")[0] not in KEPT_OFFLINE
-        }
-        if not mapping:
-            continue
-        replaced[f"roles.{role}.model"] = mapping
-        new = [mapping.get(str(m), m) for m in values]
-        if isinstance(models, list):
-            deduped = list(dict.fromkeys(new))
-            roles[role] = {"model": deduped if len(deduped) > 1 else deduped[0]}
-        else:
-            roles[role] = {"model": new[0]}
-    moderator = roles.get("moderator")
-    rules = stand_in("moderator")
-    if isinstance(moderator, dict) and moderator.get("mode", rules) != rules:
-        replaced["roles.moderator.mode"] = {str(moderator["mode"]): rules}
-        roles["moderator"] = {"mode": rules, "window": moderator.get("window", 4)}
-    if replaced:
-        result["rate_limits"] = {}
-    return result, replaced
-
-
-def _describe(
+def validation_problem(
     exc: ValidationError, prefix: tuple[Any, ...] = (), root: type[BaseModel] | None = None
 ) -> str:
     """The first validation error as ``field: problem (allowed: ...)``; a scenario the game's
     schema refused is described inside that schema (``prefix``, ``root``)."""
     error = exc.errors()[0]
     inner = error.get("ctx", {}).get("error")
-    if isinstance(inner, _ScenarioInvalid):
-        return _describe(inner.exc, prefix + tuple(error["loc"]), inner.model)
+    if isinstance(inner, ScenarioInvalid):
+        return validation_problem(inner.exc, prefix + tuple(error["loc"]), inner.model)
     loc = prefix + tuple(error["loc"])
     field = ".".join(str(p) for p in loc) or "(top level)"
     kind = error["type"]

@@ -2,7 +2,7 @@
 installed plugins), its model providers and its feedback sources.
 
 :mod:`icl_aif.config.experiment` sits below all of them (they read its settings), so validating a config
-asks them through a :class:`~icl_aif.config.experiment.ConfigChecks` handed in where the config is validated;
+asks them through a :class:`~icl_aif.config.checks.ConfigChecks` handed in where the config is validated;
 :data:`CHECKS` is the package's, and the functions here pass it. A game that is not registered
 (the conformance check's) is validated with ``CHECKS.with_game(game)``.
 """
@@ -12,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from icl_aif.config import experiment as config
-from icl_aif.config.experiment import ConfigChecks, ExperimentConfig, apply_overrides
+from icl_aif.config import files, offline
+from icl_aif.config.checks import ConfigChecks
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.files import apply_overrides
 from icl_aif.engine.feedback import sources as feedback
 from icl_aif.games.registry import find_game, game_problem
 from icl_aif.models.registry import model_string_problem, provider_problem
@@ -45,22 +47,22 @@ def config_from_dict(
 ) -> ExperimentConfig:
     """Validate ``data``; a problem becomes one line naming ``source``, the field and what is
     allowed."""
-    return config.config_from_dict(data, source, checks=checks)
+    return files.config_from_dict(data, source, checks=checks)
 
 
 def load_config(
     path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks = CHECKS
 ) -> ExperimentConfig:
     """Read an experiment YAML file and apply ``--set`` overrides."""
-    return config.load_config(path, overrides, checks=checks)
+    return files.load_config(path, overrides, checks=checks)
 
 
 def load_offline_config(
     path: str | Path, overrides: list[str] | None = None, *, checks: ConfigChecks = CHECKS
 ) -> tuple[ExperimentConfig, dict[str, Any]]:
     """:func:`load_config` with every model-backed role on a simulator; also returns what
-    replaced what (:func:`icl_aif.config.experiment.offline_data`)."""
-    return config.load_offline_config(path, overrides, checks=checks)
+    replaced what (:func:`icl_aif.config.offline.offline_data`)."""
+    return offline.load_offline_config(path, overrides, checks=checks)
 
 
 def load_run_config(
@@ -69,4 +71,4 @@ def load_run_config(
     """The resolved config a run wrote (``config.yaml``), in the game's seats whatever the
     run's record format (:func:`icl_aif.records.store.read_run_config_data`), with ``overrides``."""
     data = apply_overrides(read_run_config_data(directory), overrides or [])
-    return config.config_from_dict(data, str(directory / CONFIG), checks=checks)
+    return files.config_from_dict(data, str(directory / CONFIG), checks=checks)

@@ -15,7 +15,10 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from icl_aif.config.experiment import ConfigChecks, ExperimentConfig, RoleConfig, config_from_dict
+from icl_aif.config.checks import ConfigChecks
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.files import config_from_dict
+from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import remember, secrets_of
 from icl_aif.core.seeds import derive_seed, game_id_for

@@ -17,7 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from icl_aif.config.experiment import ConfigChecks
+from icl_aif.config.checks import ConfigChecks
 from icl_aif.engine import nodes
 from icl_aif.engine.configs import CHECKS
 from icl_aif.engine.context import GameContext

@@ -26,7 +26,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from icl_aif.config.experiment import ContextMode, ExperimentConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import ContextMode
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import (

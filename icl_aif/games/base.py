@@ -23,14 +23,8 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ValidationError
 
-from icl_aif.config.experiment import (
-    Anchor,
-    CriticConstraint,
-    ExperimentConfig,
-    ModeratorMode,
-    RoleConfig,
-    Scenario,
-)
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Anchor, CriticConstraint, ModeratorMode, RoleConfig, Scenario
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary, render_strict
 from icl_aif.core.transcript import Message, Seat, Seats, Turn, Verdict, with_move_note
@@ -186,7 +180,7 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
     Class attributes: ``name`` (the config's ``game:`` value and the prompt folder
     ``prompts/<name>/``), ``title`` and ``source`` (for ``icl-aif games`` and docs),
     ``seats`` (:class:`~icl_aif.core.transcript.Seats`: the two seats' ids and names),
-    ``scenario_model`` (a :class:`~icl_aif.config.experiment.Scenario` subclass: the game's ``scenario:``
+    ``scenario_model`` (a :class:`~icl_aif.config.settings.Scenario` subclass: the game's ``scenario:``
     schema, every field defaulted), ``terms_model`` (the pydantic model of an agreement's terms),
     ``judges`` (the ``roles.moderator.mode`` values it supports) and ``simulators`` (the
     ``scripted:KIND`` names it answers, ``critic`` included).

@@ -67,7 +67,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from icl_aif.config.experiment import CacheConfig, CacheMode
+from icl_aif.config.settings import CacheConfig, CacheMode
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import is_credential
 from icl_aif.core.transcript import Message
@@ -107,7 +107,7 @@ def _public(value: Any) -> Any:
 
 
 def decoding(role_config: Any) -> dict[str, Any]:
-    """The settings of a role (a :class:`~icl_aif.config.experiment.RoleConfig` or the moderator's) that
+    """The settings of a role (a :class:`~icl_aif.config.settings.RoleConfig` or the moderator's) that
     go into its calls' keys: :data:`DECODING` and its ``params``, credentials left out."""
     settings = {name: getattr(role_config, name, None) for name in DECODING}
     params = getattr(role_config, "params", None) or {}

@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from icl_aif.config.experiment import Price, RateLimit, RetryConfig
+from icl_aif.config.settings import Price, RateLimit, RetryConfig
 from icl_aif.core.transcript import Message
 from icl_aif.models import cache as response_cache
 from icl_aif.models import limits, pricing

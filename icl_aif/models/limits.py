@@ -35,7 +35,7 @@ from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
-from icl_aif.config.experiment import RateLimit
+from icl_aif.config.settings import RateLimit
 from icl_aif.core.transcript import Message
 
 logger = logging.getLogger(__name__)

@@ -27,7 +27,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from icl_aif.config.experiment import ExperimentConfig, Price
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Price
 from icl_aif.core.errors import UsageError
 from icl_aif.models.registry import find_provider, unwrap
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from tenacity import RetryCallState
 
-from icl_aif.config.experiment import RetryConfig
+from icl_aif.config.settings import RetryConfig
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 _TRANSIENT_NAMES = ("Timeout", "Connection", "RemoteProtocol", "ReadError", "WriteError")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from icl_aif.config.experiment import Price
+from icl_aif.config.settings import Price
 from icl_aif.models.pricing import price_of
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens")

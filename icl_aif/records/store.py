@@ -57,7 +57,8 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from icl_aif._version import __version__
-from icl_aif.config.experiment import ExperimentConfig, config_to_yaml, read_config_data
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.files import config_to_yaml, read_config_data
 from icl_aif.core.errors import UsageError
 from icl_aif.core.record_upgrade import format3_seats, upgrade_seats
 from icl_aif.core.redaction import public_override

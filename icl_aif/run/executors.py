@@ -37,7 +37,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from icl_aif.config.experiment import Cell, RateLimit
+from icl_aif.config.experiment import Cell
+from icl_aif.config.settings import RateLimit
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
 from icl_aif.records.store import GameLines

@@ -16,7 +16,8 @@ import logging
 import shlex
 from typing import Any
 
-from icl_aif.config.experiment import ExperimentConfig, RoleConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import public_url
 from icl_aif.core.templates import PromptLibrary

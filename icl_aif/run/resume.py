@@ -22,13 +22,9 @@ from typing import Any
 
 import yaml
 
-from icl_aif.config.experiment import (
-    ExperimentConfig,
-    apply_overrides,
-    config_to_yaml,
-    offline_data,
-    read_config_data,
-)
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.files import apply_overrides, config_to_yaml, read_config_data
+from icl_aif.config.offline import offline_data
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import REDACTED, hidden_paths
 from icl_aif.engine.configs import config_from_dict, load_run_config

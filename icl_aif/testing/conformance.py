@@ -33,7 +33,10 @@ from typing import Any, NoReturn, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from icl_aif.config.experiment import ConfigChecks, ExperimentConfig, Scenario, config_to_yaml
+from icl_aif.config.checks import ConfigChecks
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.files import config_to_yaml
+from icl_aif.config.settings import Scenario
 from icl_aif.core.templates import PromptLibrary, render_strict
 from icl_aif.core.transcript import Seat, Seats, Turn
 from icl_aif.engine.configs import CHECKS, config_from_dict, load_config

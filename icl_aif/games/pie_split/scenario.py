@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seat, Seats, Turn
 
 __all__ = [

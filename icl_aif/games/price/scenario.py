@@ -18,7 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from icl_aif.config.experiment import Opener, Scenario
+from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seats, Turn, format_money
 from icl_aif.games.price.listings import ListingsError, listing_rows
 

@@ -31,7 +31,8 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from icl_aif.config.experiment import Anchor, ExperimentConfig
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.settings import Anchor
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Message, Seat, Turn
 from icl_aif.games.base import (
