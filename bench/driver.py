@@ -39,7 +39,7 @@ from typing import Any
 from icl_aif.analysis.experiment import run_experiment
 from icl_aif.config.experiment import Cell, ExperimentConfig
 from icl_aif.engine.configs import load_config
-from icl_aif.records.store import GameLines
+from icl_aif.records.writer import GameLines
 from icl_aif.run.play import play_here, recorded
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"

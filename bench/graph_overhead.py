@@ -56,7 +56,7 @@ from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.nodes import context_of
 from icl_aif.engine.state import RoundState, RunState
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 
 PRICE = get_game("price")
 """The game the benchmark plays (the quickstart's)."""

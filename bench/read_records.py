@@ -1,6 +1,6 @@
 """The records reader on a big ``calls.jsonl``: its speed against bare ``json.loads``, and its memory.
 
-Every reader of a run directory goes through :func:`icl_aif.records.store.record_lines`, which checks
+Every reader of a run directory goes through :func:`icl_aif.records.reader.record_lines`, which checks
 each line (JSON, an object, the shape of its record, the format version) so that a damaged line
 is skipped and said instead of crashing a report. This prints what that costs on a long run's
 calls: a quickstart run (the scripted simulators, about 75 calls a game) is played once, its
@@ -8,7 +8,7 @@ calls: a quickstart run (the scripted simulators, about 75 calls a game) is play
 of ``--repeat``:
 
 - ``bare``: ``json.loads`` of every line (no check at all: what the readers did before);
-- ``reader``: :func:`icl_aif.records.store.read_records`;
+- ``reader``: :func:`icl_aif.records.reader.read_records`;
 - ``reader_peak_mb``: the reader's peak Python memory (tracemalloc): it streams.
 
     python bench/read_records.py             # 200 MB in a temporary directory
@@ -28,7 +28,8 @@ from pathlib import Path
 
 from icl_aif.analysis.experiment import run_experiment
 from icl_aif.engine.configs import load_config
-from icl_aif.records.store import CALLS, read_records
+from icl_aif.records.layout import CALLS
+from icl_aif.records.reader import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from icl_aif.analysis.experiment import run_experiment
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.engine.configs import load_config
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from icl_aif.run.processes import ProcessExecutor
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "experiments" / "quickstart.yaml"

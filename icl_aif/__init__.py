@@ -13,7 +13,7 @@ from icl_aif.analysis.experiment import run_experiment
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from icl_aif.run.runner import RunResult
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.engine.configs import config_from_dict, load_config
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import measure_of
-from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.records.reader import read_games, read_json, read_jsonl
 from icl_aif.run.runner import RunResult
 
 ROOT = Path(__file__).resolve().parents[1]

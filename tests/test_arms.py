@@ -12,7 +12,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.configs import load_config
 from icl_aif.engine.protocol import initial_history, turns_as_messages
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 from tests.conftest import QUICKSTART, ROOT, games_without_times, icl_aif, quickstart, run
 
 ARMS = "arms=[ai, human_pool, constant, none]"

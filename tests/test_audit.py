@@ -25,7 +25,7 @@ from icl_aif.analysis.audit import (
 from icl_aif.core.errors import UsageError
 from icl_aif.core.transcript import Turn, Verdict
 from icl_aif.engine.configs import load_config
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from tests.conftest import ROOT, icl_aif, quickstart, run
 
 CLI = Path(sys.executable).parent / "icl-aif"

@@ -17,7 +17,7 @@ from icl_aif.engine.replies import NO_REPLY, Screened
 from icl_aif.engine.replies import screen as screen_labels
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import run
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, RecordingModerator
 

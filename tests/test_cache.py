@@ -19,7 +19,7 @@ import pytest
 from icl_aif.config.settings import CacheConfig, RoleConfig
 from icl_aif.engine.configs import load_config
 from icl_aif.models.cache import Replicate, ResponseCache, cache_counts, decoding
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from icl_aif.run.resume import resume_config
 from icl_aif.testing import FAKE_KEY, REPLY_LINE
 from icl_aif.testing.plugin import StartStub

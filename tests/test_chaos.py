@@ -10,7 +10,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.models.chaos import parse_chaos
 from icl_aif.models.pricing import price_of
 from icl_aif.models.registry import is_offline
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import games_without_times, quickstart, run
 
 FAULTS = "error_rate=0.3&timeout_rate=0.1&empty_rate=0.05&huge_rate=0.05&garbage_rate=0.1"

@@ -119,7 +119,7 @@ def test_the_critic_still_reads_every_round_whatever_the_context() -> None:
 
 
 def test_the_manifest_records_the_context_mode(tmp_path: Any) -> None:
-    from icl_aif.records.store import read_json
+    from icl_aif.records.reader import read_json
     from tests.conftest import quickstart, run
 
     result = run(quickstart("runs=2", "rounds=2", "context=last_rounds", "last_rounds=3"), tmp_path)

@@ -17,7 +17,7 @@ from icl_aif.engine.feedback.sources import give_feedback, load_pool
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import PlayedRound
 from icl_aif.games.price.critic import ScriptedCritic
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from tests.conftest import ROOT, quickstart, run
 
 OPENAI = {"model": "openai:gpt-4o-mini", "temperature": 0.3, "max_tokens": 99}

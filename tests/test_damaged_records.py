@@ -23,8 +23,7 @@ from icl_aif.analysis.compare import compare_runs
 from icl_aif.analysis.frames import load_run
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config
-from icl_aif.records.schema import call_problem, game_problem
-from icl_aif.records.store import (
+from icl_aif.records.reader import (
     DAMAGE_LOG,
     Damage,
     SkippedLines,
@@ -32,6 +31,7 @@ from icl_aif.records.store import (
     read_records,
     record_lines,
 )
+from icl_aif.records.schema import call_problem, game_problem
 from tests import conftest
 from tests.conftest import ROOT, quickstart, run
 

@@ -34,7 +34,7 @@ from icl_aif.games.dond.scenario import (
 )
 from icl_aif.games.dond.simulators import DondPlayer, count_lexicon
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from tests.conftest import ROOT, run
 
 GAME = get_game("dond")

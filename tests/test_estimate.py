@@ -28,7 +28,7 @@ from icl_aif.models import registry
 from icl_aif.models.keys import KEY_VARIABLES
 from icl_aif.models.limits import tokens_in
 from icl_aif.models.pricing import DEFAULT_PRICES, cost_usd
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from icl_aif.run.runner import RunResult
 from tests import conftest
 from tests.conftest import QUICKSTART, quickstart, run

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from tests.conftest import ROOT, icl_aif
 
 CONFIGS = sorted((ROOT / "experiments").glob("*.yaml"))

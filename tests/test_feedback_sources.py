@@ -22,7 +22,7 @@ from icl_aif.engine.feedback import registry as feedback_sources
 from icl_aif.engine.feedback.registry import FEEDBACK_SOURCES, Feedback, feedback_source
 from icl_aif.engine.protocol import PlayedRound
 from icl_aif.games.registry import game_of
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 from tests.conftest import make_package, quickstart, run
 
 OURS = ["ai", "human", "human_pool", "constant", "none"]

@@ -24,7 +24,7 @@ from icl_aif.games.base import Column, Setup
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import GAMES
-from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.records.reader import read_games, read_json, read_jsonl
 from tests.conftest import run
 
 HINT = "State your price with a $ sign."

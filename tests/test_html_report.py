@@ -11,7 +11,7 @@ import pytest
 from icl_aif.analysis.html_report import render_html, write_html_report
 from icl_aif.analysis.plots import PLOT_FILES
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from icl_aif.run.runner import RunResult
 from tests.conftest import PRICE_MEASURE, headless_chromium
 from tests.conftest import icl_aif as cli

@@ -18,7 +18,7 @@ import pytest
 from icl_aif.analysis.experiment import run_experiment
 from icl_aif.cli.app import main
 from icl_aif.core.templates import default_prompts_dir
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from tests.conftest import QUICKSTART, quickstart
 
 VENDOR_SELLER = "roles.seller.model=openai:gpt-4o-mini"  # no OPENAI_API_KEY in the tests

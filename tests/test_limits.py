@@ -20,7 +20,7 @@ from icl_aif.engine.protocol import Message
 from icl_aif.models import limits
 from icl_aif.models.base import TextReplyModel
 from icl_aif.models.limits import estimate_tokens, limiter_for
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from tests.conftest import quickstart, run
 
 

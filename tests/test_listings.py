@@ -15,7 +15,7 @@ from icl_aif.engine.configs import load_config
 from icl_aif.games.price.game import PriceGame
 from icl_aif.games.price.listings import import_craigslist, listing_title
 from icl_aif.games.price.scenario import PriceScenario, load_listings
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from tests.conftest import QUICKSTART, ROOT, icl_aif
 
 DIALOGS = ROOT / "tests" / "data" / "craigslist_small.jsonl"

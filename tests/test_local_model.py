@@ -8,7 +8,7 @@ import pytest
 
 from icl_aif.core.errors import UsageError
 from icl_aif.models import local
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import games_without_times, quickstart, run
 
 MAX_TOKENS = 40

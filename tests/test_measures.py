@@ -38,7 +38,7 @@ from icl_aif.analysis.report import (
 from icl_aif.cli.terminal import outcome_text
 from icl_aif.games.base import Measure, Round
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_summary
+from icl_aif.records.reader import read_summary
 from tests.conftest import PRICE_MEASURE
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
 from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading
 from icl_aif.games.price.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
 from icl_aif.models.calls import ModelCallError
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import quickstart, run
 
 DEAL_JSON = '{"state": "deal", "price": 15, "reason": "accepts the standing offer"}'

@@ -27,7 +27,7 @@ from icl_aif.games.moves import Move, accept_problem, disagreement, read_move, r
 from icl_aif.games.price.scenario import PriceScenario
 from icl_aif.games.registry import get_game
 from icl_aif.models.base import TextReplyModel, message_text
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from icl_aif.testing.plugin import StartStub
 from tests.conftest import QUICKSTART, quickstart, run
 

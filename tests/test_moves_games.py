@@ -31,7 +31,7 @@ from icl_aif.games.resource_split.scenario import ResourceSplitScenario, complet
 from icl_aif.games.size_price.binding import SizePriceOffer
 from icl_aif.games.size_price.offers import read_offer
 from icl_aif.games.size_price.scenario import SizePriceScenario
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from tests.conftest import ROOT, run
 
 GAMES = ("pie_split", "dond", "size_price", "resource_split")

@@ -20,7 +20,7 @@ import pytest
 from icl_aif.analysis.metrics import no_move_counts, round_metrics, round_score, summarize
 from icl_aif.analysis.report import experiment_markdown, no_move_line
 from icl_aif.analysis.summary import measure_entry
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from icl_aif.testing import FAKE_KEY
 from icl_aif.testing.plugin import StartStub
 from icl_aif.testing.stubs import VendorStub

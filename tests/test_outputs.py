@@ -15,7 +15,7 @@ from icl_aif.analysis.export import chat_examples, export_run, preference_pairs
 from icl_aif.analysis.frames import CALL_COLUMNS, TURN_COLUMNS, load_run, round_columns, run_columns
 from icl_aif.analysis.plots import PLOT_FILES, PLOTS, plots_for_run
 from icl_aif.core.errors import UsageError
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 from icl_aif.run.runner import RunResult
 from tests.conftest import PRICE_MEASURE, quickstart, run
 from tests.conftest import icl_aif as cli

@@ -19,7 +19,7 @@ from icl_aif.engine.configs import CHECKS, config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.records.reader import read_games, read_json, read_jsonl
 from icl_aif.run.runner import play_game
 from tests.conftest import ROOT, quickstart, run
 from tests.test_protocol_messages import OPEN_1, OPEN_2, OPEN_3, SELLER_BRIEF

@@ -24,7 +24,7 @@ from icl_aif.games.pie_split.offers import read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, PieSplitTerms
 from icl_aif.games.pie_split.simulators import PieSplitPlayer, count_lexicon
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from tests.conftest import ROOT, icl_aif, run
 
 GAME = get_game("pie_split")

@@ -16,7 +16,7 @@ from pytest_httpserver import HTTPServer
 from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from icl_aif.run.preflight import PROBE, PROBE_MAX_TOKENS, check_model_hint, preflight
 from tests.conftest import icl_aif, quickstart
 from tests.test_vendor_stubs import SECRET, VENDORS, play

@@ -18,7 +18,7 @@ from icl_aif.analysis.experiment import run_experiment
 from icl_aif.config.settings import RateLimit
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from icl_aif.run import play
 from icl_aif.run.processes import MAX_TRIES, ProcessExecutor
 from tests.conftest import (

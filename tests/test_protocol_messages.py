@@ -200,7 +200,7 @@ def test_moderator_sees_the_last_four_turns_with_speakers() -> None:
 
 def test_the_improved_players_prompts_only_ever_grow_at_the_end(tmp_path: Any) -> None:
     """Each call's messages extend the previous call's: the prefix vendors cache stays the same."""
-    from icl_aif.records.store import read_jsonl
+    from icl_aif.records.reader import read_jsonl
     from tests.conftest import quickstart, run
 
     for improve in ("seller", "buyer"):

@@ -24,7 +24,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.models import registry
 from icl_aif.models.providers import PROVIDERS, provider
 from icl_aif.models.retries import is_retryable
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from icl_aif.testing import FAKE_KEY as SECRET
 from icl_aif.testing import REPLY_LINE as SELLER_LINE
 from icl_aif.testing import assert_key_not_recorded, load_played

@@ -22,7 +22,7 @@ from icl_aif.cli.app import app
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
-from icl_aif.records.store import read_json, read_jsonl
+from icl_aif.records.reader import read_json, read_jsonl
 from icl_aif.run.executors import RAY_MISSING, RayExecutor, make_executor, play_in_worker
 from tests.conftest import (
     EXECUTOR_DESIGNS,

@@ -28,17 +28,10 @@ from icl_aif.analysis.metrics import round_metrics
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config
 from icl_aif.games.registry import silent_lines
-from icl_aif.records.store import (
-    FORMAT_VERSION,
-    CallRecord,
-    GameRecord,
-    ManifestRecord,
-    RunWriter,
-    read_games,
-    read_json,
-    read_jsonl,
-    record_order,
-)
+from icl_aif.records.layout import record_order
+from icl_aif.records.reader import read_games, read_json, read_jsonl
+from icl_aif.records.schema import FORMAT_VERSION, CallRecord, GameRecord, ManifestRecord
+from icl_aif.records.writer import RunWriter
 from icl_aif.run.resume import resume_config
 from tests.conftest import PRICE_MEASURE, ROOT, icl_aif, quickstart, resume_without_first_game, run
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from icl_aif.config.experiment import Cell
-from icl_aif.records import store as records
-from icl_aif.records.store import GameLines, _GroupCommit
+from icl_aif.records import writer
+from icl_aif.records.writer import GameLines, _GroupCommit
 from icl_aif.run.play import play_here_recorded
 from icl_aif.run.processes import ProcessExecutor
 from tests.conftest import EXECUTOR_DESIGNS, assert_same_records, quickstart, run
@@ -166,7 +166,7 @@ def test_nothing_is_appended_after_a_failed_write() -> None:
 
 
 def test_a_batch_ends_past_batch_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(records, "BATCH_BYTES", 25)
+    monkeypatch.setattr(writer, "BATCH_BYTES", 25)
     batches: list[int] = []
 
     async def record() -> None:

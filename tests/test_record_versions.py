@@ -1,5 +1,5 @@
 """Runs of every earlier record format keep loading, reporting, comparing, exporting and
-resuming, read through the one upgrade step (``icl_aif.records.store.upgraded``).
+resuming, read through the one upgrade step (``icl_aif.records.reader.upgraded``).
 
 - ``tests/data/run_v0`` and ``run_v0_arms``: format 0, the price game (``test_record_format.py``
   reads them closely);
@@ -30,8 +30,7 @@ from icl_aif.analysis.frames import load_run
 from icl_aif.analysis.metrics import round_metrics
 from icl_aif.engine.configs import load_run_config
 from icl_aif.games.registry import measure_of, silent_lines
-from icl_aif.records.store import (
-    FORMAT_VERSION,
+from icl_aif.records.reader import (
     read_calls,
     read_games,
     read_json,
@@ -40,6 +39,7 @@ from icl_aif.records.store import (
     read_run_config_data,
     read_summary,
 )
+from icl_aif.records.schema import FORMAT_VERSION
 from tests.conftest import ROOT, icl_aif, resume_without_first_game
 
 DATA = ROOT / "tests" / "data"

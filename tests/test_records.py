@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from icl_aif.records import store as records
-from icl_aif.records.store import FORMAT_VERSION, RunWriter, read_jsonl, repair_records
+from icl_aif.records import layout, writer
+from icl_aif.records.reader import read_jsonl
+from icl_aif.records.schema import FORMAT_VERSION
+from icl_aif.records.writer import RunWriter, repair_records
 from icl_aif.run.runner import RunResult
 from tests.conftest import quickstart
 
@@ -138,7 +140,7 @@ def test_a_run_directory_is_never_mixed(small_run: RunResult) -> None:
 
 
 def test_record_files_are_sorted_by_cell_and_game_keeping_each_games_order(tmp_path: Path) -> None:
-    from icl_aif.records.store import sort_jsonl
+    from icl_aif.records.writer import sort_jsonl
 
     rows = [
         {"game_id": "g00002", "n": 1},
@@ -228,4 +230,4 @@ def test_repair_streams_the_records_instead_of_loading_them(tmp_path: Path) -> N
 )
 def test_a_line_sorts_by_the_keys_its_record_sorts_by(record: dict[str, object]) -> None:
     line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    assert records._line_order(line) == records.record_order(record)
+    assert writer._line_order(line) == layout.record_order(record)

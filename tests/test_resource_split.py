@@ -36,7 +36,7 @@ from icl_aif.games.resource_split.simulators import (
     count_lexicon,
     demand_bundle,
 )
-from icl_aif.records.store import read_games, read_json
+from icl_aif.records.reader import read_games, read_json
 from icl_aif.testing.conformance import check_game
 from tests.conftest import ROOT, run
 

@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 
 from icl_aif.core.errors import UsageError
-from icl_aif.records import store as records
-from icl_aif.records.store import lock_directory, read_json, read_jsonl
+from icl_aif.records import layout, writer
+from icl_aif.records.reader import read_json, read_jsonl
+from icl_aif.records.writer import lock_directory
 from icl_aif.run.resume import resume_config
 from tests.conftest import (
     QUICKSTART,
@@ -170,7 +171,7 @@ def test_torn_last_lines_and_calls_of_unfinished_games_are_repaired(
         (out / name).unlink()
     game_lines = (complete / "games.jsonl").read_text().splitlines(keepends=True)
     call_lines = (complete / "calls.jsonl").read_text().splitlines(keepends=True)
-    key = lambda line: records.game_key(json.loads(line))  # noqa: E731
+    key = lambda line: layout.game_key(json.loads(line))  # noqa: E731
     order = list(dict.fromkeys(key(line) for line in game_lines))
     kept, unfinished, next_game = order[:2], order[2], order[3]
     third = [line for line in game_lines if key(line) == unfinished]
@@ -203,7 +204,7 @@ def test_ctrl_c_prints_the_resume_command_and_resume_finishes(
     recorded = {g["game_id"] for g in read_jsonl(out / "games.jsonl")}
     assert 2 <= len(recorded) < 8
     # the calls of the recorded games, and none of an abandoned one
-    assert sorted(calls_without_timing(out), key=records.record_order) == [
+    assert sorted(calls_without_timing(out), key=layout.record_order) == [
         c for c in calls_without_timing(reference) if c["game_id"] in recorded
     ]
     assert not processes_naming(out)  # no worker left behind
@@ -299,11 +300,11 @@ def test_resume_refuses_changed_prompts_and_records_new_versions(
         "restore it to resume, or start a new run"
     ]
     pool.write_text((ROOT / "prompts" / "price" / "feedback" / "seller_pool.txt").read_text())
-    versions = {**records.package_versions(), "langgraph": "0.0.1"}
+    versions = {**writer.package_versions(), "langgraph": "0.0.1"}
     monkeypatch.setattr("icl_aif.run.runner.package_versions", lambda: versions)
     resume_in_process(out)
     (entry,) = read_json(out / "manifest.json")["resumed_with"]
-    assert entry["versions"] == {"langgraph": [records.package_versions()["langgraph"], "0.0.1"]}
+    assert entry["versions"] == {"langgraph": [writer.package_versions()["langgraph"], "0.0.1"]}
 
 
 def main_cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, list[str]]:
@@ -346,7 +347,7 @@ def test_a_bad_directory_is_one_line_before_anything_is_spent(
     def failing(fd: int, text: str) -> None:
         raise error
 
-    monkeypatch.setattr(records, "_append", failing)
+    monkeypatch.setattr(writer, "_append", failing)
     monkeypatch.setattr("icl_aif.run.runner.preflight", no_preflight)
     out = tmp_path / "run"
     code, stderr = main_cli(capsys, "run", QUICKSTART, "--out", out, "--set", "runs=2")
@@ -370,7 +371,7 @@ def test_a_full_disk_mid_run_stops_in_one_line_and_resumes(
     capsys: pytest.CaptureFixture[str],
     reference: Path,
 ) -> None:
-    real_append = records._append
+    real_append = writer._append
     appends = 0
 
     def fills_up(fd: int, text: str) -> None:
@@ -382,7 +383,7 @@ def test_a_full_disk_mid_run_stops_in_one_line_and_resumes(
         real_append(fd, text[: len(text) // 2])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(records, "_append", fills_up)
+    monkeypatch.setattr(writer, "_append", fills_up)
     out = tmp_path / "run"
     sets = [item for o in SLOW_RUN for item in ("--set", o)]
     code, stderr = main_cli(capsys, "run", QUICKSTART, "--out", out, *sets)
@@ -395,7 +396,7 @@ def test_a_full_disk_mid_run_stops_in_one_line_and_resumes(
     )
     assert read_json(out / "manifest.json")["status"] == "interrupted"
     assert not (out / "games.jsonl").read_text().endswith("\n")  # a torn line was left
-    monkeypatch.setattr(records, "_append", real_append)  # space freed
+    monkeypatch.setattr(writer, "_append", real_append)  # space freed
     code, _ = main_cli(capsys, "run", "--resume", out)
     assert code == 0
     assert_same_run(out, reference)

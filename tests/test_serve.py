@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from icl_aif.engine.feedback.sources import load_pool
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 from icl_aif.run.play import Answer
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.pool import pool_line, provenance_path

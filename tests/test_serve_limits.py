@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from icl_aif.serve.guards import MAX_BODY_BYTES, origin_problem
 from icl_aif.serve.journal import read_lines, write_problem
 from icl_aif.serve.pool import provenance_path

@@ -36,7 +36,7 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 from icl_aif.games.size_price.simulators import SizePricePlayer, count_lexicon
-from icl_aif.records.store import read_games
+from icl_aif.records.reader import read_games
 from icl_aif.testing.conformance import check_game
 from tests.conftest import ROOT, run
 

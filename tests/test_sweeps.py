@@ -15,7 +15,7 @@ from icl_aif.config.files import config_to_yaml
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_config, load_offline_config
 from icl_aif.models.registry import split_model_string
-from icl_aif.records.store import read_games, read_jsonl
+from icl_aif.records.reader import read_games, read_jsonl
 from tests.conftest import PRICE_MEASURE, QUICKSTART, ROOT, icl_aif, quickstart, run
 
 SWEEP = ("roles.seller.model=[scripted:linear, scripted:boulware]", "improve=[seller, buyer]")

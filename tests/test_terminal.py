@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from icl_aif.records.store import read_games, read_json, read_jsonl
+from icl_aif.records.reader import read_games, read_json, read_jsonl
 from tests.conftest import CLI, QUICKSTART, ROOT, cli_env
 
 pexpect = pytest.importorskip("pexpect")

@@ -23,7 +23,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.models.pricing import DEFAULT_PRICES, FREE, cost_usd, price_of
 from icl_aif.models.providers import PROVIDERS
-from icl_aif.records.store import read_jsonl
+from icl_aif.records.reader import read_jsonl
 from icl_aif.run.runner import RunResult
 from tests.conftest import ROOT, cli_env, quickstart, run
 

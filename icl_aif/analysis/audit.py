@@ -54,8 +54,8 @@ from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.base import Game, Judge
 from icl_aif.games.registry import game_of
 from icl_aif.models.calls import ModelCallError
+from icl_aif.records.reader import SkippedLines, read_games
 from icl_aif.records.schema import failed_to_move, is_truncated, upgrade_game
-from icl_aif.records.store import SkippedLines, read_games
 
 __all__ = [
     "AUDIT",

@@ -28,7 +28,7 @@ from icl_aif.core.seeds import derive_seed
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
 
 Z95 = 1.959963984540054
 COMPARE_SEED = 20230524
@@ -160,7 +160,7 @@ def run_game_of(directory: Path) -> tuple[str, Measure]:
     without one, a run written by hand, plays the default experiment's game)."""
     from icl_aif.analysis.frames import run_config, run_measure
     from icl_aif.engine.configs import config_from_dict
-    from icl_aif.records.store import CONFIG
+    from icl_aif.records.layout import CONFIG
 
     if (directory / CONFIG).is_file():
         config = run_config(directory)
@@ -205,7 +205,7 @@ def compare_runs(
     (cells) and must name one of them. Damaged lines of either ``games.jsonl`` are skipped with
     a warning and noted in ``skipped``.
     """
-    from icl_aif.records.store import read_games
+    from icl_aif.records.reader import read_games
 
     games = []
     for directory in (run_a, run_b):

@@ -40,7 +40,8 @@ from icl_aif.core.transcript import Seat
 from icl_aif.engine.protocol import Message, feedback_turns, player_brief
 from icl_aif.games.base import turns_as_messages
 from icl_aif.games.registry import game_of
-from icl_aif.records.store import CALLS, SkippedLines, read_calls, read_games
+from icl_aif.records.layout import CALLS
+from icl_aif.records.reader import SkippedLines, read_calls, read_games
 
 logger = logging.getLogger(__name__)
 

@@ -35,17 +35,9 @@ from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_run_config
 from icl_aif.games.base import Measure
 from icl_aif.games.registry import measure_of
-from icl_aif.records.store import (
-    CALLS,
-    CONFIG,
-    SkippedLines,
-    format_version_of,
-    is_truncated,
-    read_calls,
-    read_games,
-    read_manifest,
-    read_summary,
-)
+from icl_aif.records.layout import CALLS, CONFIG
+from icl_aif.records.reader import SkippedLines, read_calls, read_games, read_manifest, read_summary
+from icl_aif.records.schema import format_version_of, is_truncated
 
 
 def run_columns(name: str) -> tuple[str, ...]:
@@ -160,7 +152,7 @@ def load_run(path: str | Path, *, calls: bool = True) -> Run:
 
     ``calls=False`` skips reading ``calls.jsonl`` (large for long runs): ``Run.calls`` is then an
     empty frame with the usual columns. A missing file raises :class:`UsageError` naming it.
-    Runs of every record format up to :data:`icl_aif.records.store.FORMAT_VERSION` load (``truncated``
+    Runs of every record format up to :data:`icl_aif.records.schema.FORMAT_VERSION` load (``truncated``
     of a format-0 round: its reason is ``cap``); a newer one is a one-line :class:`UsageError`.
     Damaged lines of ``games.jsonl`` and ``calls.jsonl`` are skipped with one warning per file
     and counted in ``Run.damaged_lines``.

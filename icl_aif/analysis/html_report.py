@@ -42,7 +42,7 @@ from icl_aif.records.schema import failed_to_move
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
 
 DEFAULT_MAX_TRANSCRIPTS = 200
 """Games whose transcripts the page shows by default (a few hundred keep it quick to open)."""
@@ -328,7 +328,7 @@ def render_html(
     """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``game``: the
     run's (its seats name the lines, it words the scenario); ``measure``: the game's, which reads
     each round's outcome; the tables name the summary's. ``damaged``: what was skipped of each
-    damaged record file (:meth:`icl_aif.records.store.SkippedLines.messages`), shown under the title."""
+    damaged record file (:meth:`icl_aif.records.reader.SkippedLines.messages`), shown under the title."""
     improve = str(summary.get("improve") or manifest.get("improve") or game.seats.ids[0])
     openers = len((config.get("scenario") or {}).get("openers") or []) or 3
     title = f"{manifest.get('name', 'run')} ({improve} improved)"
@@ -362,7 +362,7 @@ def write_html_report(
     from icl_aif.analysis.frames import run_config, run_measure
     from icl_aif.analysis.plots import run_plot_pngs
     from icl_aif.core.errors import UsageError
-    from icl_aif.records.store import (
+    from icl_aif.records.reader import (
         SkippedLines,
         read_games,
         read_manifest,

@@ -188,7 +188,7 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
     """The figures of the finished run in ``directory``, from its records, as PNG bytes: of the
     measure of its config's game (a run written before games: the deal price)."""
     from icl_aif.analysis.frames import run_config, run_measure
-    from icl_aif.records.store import read_games, read_manifest, read_summary
+    from icl_aif.records.reader import read_games, read_manifest, read_summary
 
     manifest = read_manifest(directory)
     config = run_config(directory)

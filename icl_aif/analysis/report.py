@@ -2,7 +2,7 @@
 
 The tables show the game's measure (``summary.json``'s ``measure``: its ``name`` keys the
 columns, ``label`` words the legends, ``money`` formats it as dollars; a summary of an earlier
-record format names it once read, :func:`icl_aif.records.store.read_summary`).
+record format names it once read, :func:`icl_aif.records.reader.read_summary`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class MeasureInfo:
 def summary_measure(summary: dict[str, Any], default: MeasureLike | None = None) -> MeasureLike:
     """The measure ``summary`` (or a sweep's cell) names; ``default`` (a sweep's own) when it
     names none. A summary that names none and has no default is a :class:`ValueError`: every
-    summary names its measure once read (:func:`icl_aif.records.store.read_summary`)."""
+    summary names its measure once read (:func:`icl_aif.records.reader.read_summary`)."""
     entry = summary.get("measure")
     if isinstance(entry, dict) and entry.get("name"):
         name = str(entry["name"])
@@ -51,7 +51,7 @@ def summary_measure(summary: dict[str, Any], default: MeasureLike | None = None)
         )
     if default is None:
         raise ValueError(
-            "the summary names no measure: read it with icl_aif.records.store.read_summary"
+            "the summary names no measure: read it with icl_aif.records.reader.read_summary"
         )
     return default
 

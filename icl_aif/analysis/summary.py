@@ -23,7 +23,7 @@ from icl_aif.games.base import Measure
 from icl_aif.games.registry import game_of, measure_of, silent_lines
 from icl_aif.models.cache import cache_counts
 from icl_aif.models.usage import role_order, summarize_usage
-from icl_aif.records.store import read_calls, read_games
+from icl_aif.records.reader import read_calls, read_games
 
 
 def summarize_run(

@@ -24,7 +24,7 @@ from icl_aif.engine.configs import load_config
 
 if TYPE_CHECKING:
     from icl_aif.games.base import Measure
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
     from icl_aif.run.executors import Executor
     from icl_aif.run.runner import RunResult
 
@@ -147,7 +147,7 @@ def run(
     from icl_aif.config.files import apply_overrides, read_config_data
     from icl_aif.config.offline import offline_line
     from icl_aif.engine.configs import load_offline_config
-    from icl_aif.records.store import default_run_dir
+    from icl_aif.records.layout import default_run_dir
     from icl_aif.run.resume import resume_command, resume_config
 
     overrides = list(set_ or [])
@@ -264,7 +264,8 @@ def play(
     """
     from icl_aif.analysis.experiment import run_experiment
     from icl_aif.cli.terminal import TerminalPerson
-    from icl_aif.records.store import default_run_dir, read_games
+    from icl_aif.records.layout import default_run_dir
+    from icl_aif.records.reader import read_games
 
     seats = load_config(config, list(set_ or [])).seats
     if side not in seats:
@@ -443,7 +444,7 @@ def _serve_run(
 ) -> None:
     """``icl-aif serve CONFIG`` (a new run) or ``icl-aif serve RUN_DIR`` (continue it): the
     feedback of a ``feedback.source: human`` run, written on the page."""
-    from icl_aif.records.store import GAMES, default_run_dir
+    from icl_aif.records.layout import GAMES, default_run_dir
     from icl_aif.run.resume import resume_config
     from icl_aif.serve.server import listen, page_url, serve_run
 
@@ -557,13 +558,8 @@ def report(
     code stays 0 (the report was made). Damaged lines of games.jsonl are warned of and counted
     (the tables are summary.json's, computed when the run finished).
     """
-    from icl_aif.records.store import (
-        GAMES,
-        SkippedLines,
-        count_records,
-        read_manifest,
-        read_summary,
-    )
+    from icl_aif.records.layout import GAMES
+    from icl_aif.records.reader import SkippedLines, count_records, read_manifest, read_summary
 
     summary = read_summary(run_dir)
     manifest = read_manifest(run_dir)  # a newer record format: one line saying to upgrade
@@ -624,7 +620,7 @@ def compare(
         pad_edge=False,
         collapse_padding=True,
     )
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
 
     measure = compared_measure(run_a, run_b)  # the game's per-round figure: price, payoff, ...
     skipped = SkippedLines()
@@ -657,7 +653,7 @@ def export(
 ) -> None:
     """Write training data from a run: chat transcripts or preference pairs from feedback arms."""
     from icl_aif.analysis.export import export_run
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
 
     skipped = SkippedLines()
     target, count = export_run(run_dir, out, fmt=format_, keep=filter_, side=side, skipped=skipped)
@@ -692,7 +688,7 @@ def audit(
     judge's calls go to RUN_DIR/audit_calls.jsonl.
     """
     from icl_aif.analysis.audit import audit_line, audit_rows, plan_audit, run_audit
-    from icl_aif.records.store import SkippedLines
+    from icl_aif.records.reader import SkippedLines
 
     skipped = SkippedLines()
     plan = plan_audit(
@@ -768,7 +764,7 @@ def _print_failures(summary: dict[str, Any]) -> bool:
 def _interrupted(directory: Path, resume: str) -> NoReturn:
     """Ctrl-C during a run: how to continue it (``resume``), or that nothing was recorded;
     exit code 130."""
-    from icl_aif.records.store import MANIFEST
+    from icl_aif.records.layout import MANIFEST
 
     if (directory / MANIFEST).is_file():
         errors.print(
@@ -961,9 +957,9 @@ register_price_commands(app)  # moderator-eval, moderator-add, scenarios import
 
 
 def _warn_of_damaged_records() -> None:
-    """Damaged record lines (:data:`icl_aif.records.store.DAMAGE_LOG`) are said as one ``warning: ...``
+    """Damaged record lines (:data:`icl_aif.records.reader.DAMAGE_LOG`) are said as one ``warning: ...``
     line on stderr, a file's damaged lines in one."""
-    from icl_aif.records.store import DAMAGE_LOG
+    from icl_aif.records.reader import DAMAGE_LOG
 
     handler = logging.StreamHandler()  # today's stderr (main may run again in one process)
     handler.set_name("icl-aif warnings")

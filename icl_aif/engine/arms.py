@@ -29,7 +29,8 @@ from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.state import RunState
 from icl_aif.games.base import Judge
-from icl_aif.records.store import game_record, now
+from icl_aif.records.layout import now
+from icl_aif.records.schema import game_record
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,8 @@ from icl_aif.config.files import apply_overrides
 from icl_aif.engine.feedback import sources as feedback
 from icl_aif.games.registry import find_game, game_problem
 from icl_aif.models.registry import model_string_problem, provider_problem
-from icl_aif.records.store import CONFIG, read_run_config_data
+from icl_aif.records.layout import CONFIG
+from icl_aif.records.reader import read_run_config_data
 
 __all__ = [
     "CHECKS",
@@ -69,6 +70,6 @@ def load_run_config(
     directory: Path, overrides: list[str] | None = None, *, checks: ConfigChecks = CHECKS
 ) -> ExperimentConfig:
     """The resolved config a run wrote (``config.yaml``), in the game's seats whatever the
-    run's record format (:func:`icl_aif.records.store.read_run_config_data`), with ``overrides``."""
+    run's record format (:func:`icl_aif.records.reader.read_run_config_data`), with ``overrides``."""
     data = apply_overrides(read_run_config_data(directory), overrides or [])
     return files.config_from_dict(data, str(directory / CONFIG), checks=checks)

@@ -1,7 +1,7 @@
 """Typed, versioned run records: one pydantic model per kind of line (schema in docs/records.md).
 
 ```python
-from icl_aif.records.store import GameRecord, read_jsonl
+from icl_aif.records import GameRecord, read_jsonl
 
 for line in read_jsonl(path / "games.jsonl"):
     game = GameRecord.model_validate(line)
@@ -11,7 +11,7 @@ for line in read_jsonl(path / "games.jsonl"):
 The models are the shape of ``games.jsonl`` lines (:class:`GameRecord`, its rounds
 :class:`RoundRecord` and their turns :class:`TurnRecord`), ``calls.jsonl`` lines
 (:class:`CallRecord`) and ``manifest.json`` (:class:`ManifestRecord`).
-:func:`icl_aif.records.store.encode_game` (run wherever a game is played) is the one place that turns a
+:func:`icl_aif.records.writer.encode_game` (run wherever a game is played) is the one place that turns a
 game's records into lines: it validates each one against its model and writes it with
 :func:`game_line` / :func:`call_line`, so the field order of a model is the key order of a line.
 Keys a record does not have stay absent (``cell`` without a sweep, ``arm`` without arms,
@@ -76,7 +76,7 @@ and terms).
 4: a generated line that states no terms carries the game's silent flag in its ``flags``
 (``no_price`` in the price game, ``no_offer`` in the splits: :class:`SilentLines`), recorded
 when it was said, so that no reader parses a transcript to count such lines.
-:func:`icl_aif.records.store.upgraded` reads every earlier format as this one."""
+:func:`icl_aif.records.reader.upgraded` reads every earlier format as this one."""
 
 FORMAT1_MEASURE: dict[str, Any] = {"name": "price", "label": "deal price", "money": True}
 """``summary.json``'s ``measure`` of a run of format 0 or 1 (all of the price game), which
@@ -86,7 +86,7 @@ summaries did not name before format 2."""
 @dataclass(frozen=True)
 class SilentLines:
     """How a game flags a generated line that states no terms (format 4 records it as the line
-    is said; an older line gets it on read where the game is known, :func:`icl_aif.records.store.upgraded`).
+    is said; an older line gets it on read where the game is known, :func:`icl_aif.records.reader.upgraded`).
 
     ``flag`` is the game's name for such a line (:attr:`icl_aif.games.base.Measure.silent_flag`),
     ``states`` says whether a line states terms, and the first ``openers`` lines of a round (the

@@ -4,7 +4,7 @@ machine (:mod:`icl_aif.run.processes`) or as Ray tasks.
 :func:`icl_aif.run.runner.run_experiment` schedules games the same way whatever the executor:
 ``concurrency`` games in flight, each one's records and calls written by the driver the moment
 the game comes back, then rewritten in game-id order at the end. A worker sends a game back as
-its lines, validated and serialised (:class:`icl_aif.records.store.GameLines`): the driver only
+its lines, validated and serialised (:class:`icl_aif.records.writer.GameLines`): the driver only
 appends bytes. An executor only decides where
 one game is played; every game derives its randomness from the experiment seed and its index, so
 a Ray run writes the same ``games.jsonl`` (timestamps aside), ``calls.jsonl`` (latencies aside)
@@ -41,7 +41,7 @@ from icl_aif.config.experiment import Cell
 from icl_aif.config.settings import RateLimit
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
-from icl_aif.records.store import GameLines
+from icl_aif.records.writer import GameLines
 from icl_aif.run.play import play_here_recorded
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,9 @@ from icl_aif.engine.arms import play_branched_game
 from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.graphs import build_pausable_run_graph, build_run_graph
 from icl_aif.models.pricing import total_cost
-from icl_aif.records.store import GameLines, encode_game, game_record, now
+from icl_aif.records.layout import now
+from icl_aif.records.schema import game_record
+from icl_aif.records.writer import GameLines, encode_game
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ async def play_game(
     graph: CompiledStateGraph[Any, Any, Any, Any] | None = None,
 ) -> dict[str, Any]:
     """Play one run of the multi-round experiment and return its ``games.jsonl`` record
-    (:func:`icl_aif.records.store.game_record`; the writer validates and versions it).
+    (:func:`icl_aif.records.schema.game_record`; the writer validates and versions it).
 
     With ``ask_human`` the game runs on ``graph`` (default: a pausable run graph with its own
     in-memory checkpointer) and every pause is answered by ``ask_human``.
@@ -158,7 +160,7 @@ def _in_cell(ask_human: AskHuman, cell_id: str) -> AskHuman:
 
 def recorded(cell: Cell, result: GameResult) -> GameLines:
     """A finished game of ``cell`` as the run writer appends it: its lines, tagged with the
-    cell in a sweep (:func:`icl_aif.records.store.encode_game`), and the cost of its calls."""
+    cell in a sweep (:func:`icl_aif.records.writer.encode_game`), and the cost of its calls."""
     games, calls = result
     return encode_game(games, calls, cell.id, total_cost(calls))
 

@@ -48,7 +48,7 @@ from typing import Any
 from icl_aif.config.experiment import Cell
 from icl_aif.core.errors import UsageError
 from icl_aif.models import limits
-from icl_aif.records.store import GameLines
+from icl_aif.records.writer import GameLines
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ configs never mix in one directory. Only ``concurrency`` may change (lowered aft
 trouble, say): no game depends on it. Prompts and data files must be the ones the run started
 with (:func:`check_prompts`); package versions that changed are recorded in the manifest's
 ``resumed_with``. The records are repaired by
-:func:`icl_aif.records.store.repair_records` when :func:`icl_aif.run.runner.run_experiment` resumes.
+:func:`icl_aif.records.writer.repair_records` when :func:`icl_aif.run.runner.run_experiment` resumes.
 """
 
 from __future__ import annotations
@@ -28,14 +28,9 @@ from icl_aif.config.offline import offline_data
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import REDACTED, hidden_paths
 from icl_aif.engine.configs import config_from_dict, load_run_config
-from icl_aif.records.store import (
-    CONFIG,
-    MANIFEST,
-    check_format_version,
-    read_run_config_data,
-    run_seats,
-    upgraded,
-)
+from icl_aif.records.layout import CONFIG, MANIFEST
+from icl_aif.records.reader import read_run_config_data, run_seats, upgraded
+from icl_aif.records.schema import check_format_version
 
 RESULT_NEUTRAL = ("concurrency",)
 """Config fields a resume may change: they change how fast games are played, never a game."""

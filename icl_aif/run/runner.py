@@ -31,18 +31,15 @@ from icl_aif.engine.context import GameContext, judge_for
 from icl_aif.engine.graphs import build_pausable_run_graph
 from icl_aif.games.registry import game_of, silent_lines
 from icl_aif.models.pricing import check_budget_prices, total_cost
-from icl_aif.records.store import (
-    MANIFEST,
-    GameKey,
+from icl_aif.records.layout import MANIFEST, GameKey, now
+from icl_aif.records.reader import SkippedLines, read_manifest
+from icl_aif.records.writer import (
     GameLines,
     RunWriter,
-    SkippedLines,
     base_manifest,
     directory_error,
-    now,
     package_versions,
     prompt_hashes,
-    read_manifest,
     repair_records,
     write_problem,
 )
@@ -71,7 +68,7 @@ class RunResult:
     summary: dict[str, Any]
     dropped_lines: dict[str, int] = field(default_factory=dict)
     """A resume only: the damaged lines its repair dropped, per record file
-    (``{"games.jsonl": 2}``; :func:`icl_aif.records.store.repair_records`)."""
+    (``{"games.jsonl": 2}``; :func:`icl_aif.records.writer.repair_records`)."""
 
 
 def person_needed(config: ExperimentConfig) -> str:
@@ -117,7 +114,7 @@ async def run_experiment(
     The directory is locked for the run's lifetime (a second process on it is refused) and
     checked to take data before the preflight and any game. With ``resume`` the run already in
     ``directory`` (played with this ``config``: :func:`icl_aif.run.resume.resume_config`) continues:
-    its records are repaired (:func:`icl_aif.records.store.repair_records`), finished games are kept
+    its records are repaired (:func:`icl_aif.records.writer.repair_records`), finished games are kept
     and the others are played; the manifest gets the time in ``resumed_at``. The games are the
     ones an uninterrupted run writes. Cancelled (Ctrl-C), the games in flight are abandoned and
     the manifest says ``interrupted``; a full disk stops the run the same way with a one-line
@@ -125,7 +122,7 @@ async def run_experiment(
 
     ``executor`` plays each game elsewhere (:class:`icl_aif.run.executors.RayExecutor`: Ray tasks;
     :class:`icl_aif.run.processes.ProcessExecutor`: worker processes), which sends back its lines
-    ready to append (:class:`icl_aif.records.store.GameLines`); this process still schedules the
+    ready to append (:class:`icl_aif.records.writer.GameLines`); this process still schedules the
     games and writes every record. The caller closes it.
 
     ``summarize`` computes ``summary.json`` and ``summary.md`` once the games are written: the
@@ -216,7 +213,7 @@ def _repaired(
 ) -> tuple[dict[str, Any] | None, set[GameKey], float]:
     """What a resume keeps: the manifest of the run being resumed (None without one), the
     finished games and the cost of their calls, after the prompts they used are checked and
-    the records repaired (:func:`~icl_aif.records.store.repair_records`); nothing for a new run."""
+    the records repaired (:func:`~icl_aif.records.writer.repair_records`); nothing for a new run."""
     directory = writer.directory
     if not resume:
         return None, set(), 0.0

@@ -20,7 +20,8 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.engine.configs import load_run_config
 from icl_aif.engine.protocol import critic_transcript
-from icl_aif.records.store import CONFIG, read_games
+from icl_aif.records.layout import CONFIG
+from icl_aif.records.reader import read_games
 from icl_aif.serve.journal import append_line, read_lines, transcript_hash
 from icl_aif.serve.tasks import Submission, Task, TaskBoard, TaskProblem
 

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from icl_aif.records.store import now
+from icl_aif.records.layout import now
 
 logger = logging.getLogger(__name__)
 

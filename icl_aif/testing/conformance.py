@@ -43,8 +43,9 @@ from icl_aif.engine.configs import CHECKS, config_from_dict, load_config
 from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.base import Game
 from icl_aif.games.registry import get_game
-from icl_aif.records.store import CONFIG, read_jsonl
-from icl_aif.records.store import GAMES as GAMES_FILE
+from icl_aif.records.layout import CONFIG
+from icl_aif.records.layout import GAMES as GAMES_FILE
+from icl_aif.records.reader import read_jsonl
 from icl_aif.testing.runs import Played, play
 
 __all__ = ["PROPERTIES", "TIMING_KEYS", "check_game"]

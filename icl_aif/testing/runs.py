@@ -21,7 +21,7 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.config.files import apply_overrides
 from icl_aif.config.settings import DEFAULT_GAME
 from icl_aif.engine.configs import CHECKS, config_from_dict
-from icl_aif.records.store import read_calls, read_games, read_manifest, read_summary
+from icl_aif.records.reader import read_calls, read_games, read_manifest, read_summary
 from icl_aif.testing.wire import FAKE_KEY, Usage
 
 RoleSpec = str | Mapping[str, Any] | Sequence[str]
