@@ -10,15 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from icl_aif.cli.terminal import progress_bar
-from icl_aif.config.experiment import ExperimentConfig
-from icl_aif.core.errors import UsageError
-from icl_aif.engine.configs import load_config
-
-if TYPE_CHECKING:
-    from icl_aif.games.base import Measure
-    from icl_aif.run.executors import Executor
-    from icl_aif.run.runner import RunResult
 from icl_aif.cli.options import (
     ConfigArgument,
     ExecutorOption,
@@ -31,6 +22,15 @@ from icl_aif.cli.options import (
     WorkersOption,
 )
 from icl_aif.cli.output import console, exit_interrupted, finish_run
+from icl_aif.cli.terminal import progress_bar
+from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.core.errors import UsageError
+from icl_aif.engine.configs import load_config
+
+if TYPE_CHECKING:
+    from icl_aif.games.base import Measure
+    from icl_aif.run.executors import Executor
+    from icl_aif.run.runner import RunResult
 
 
 def run(

@@ -23,12 +23,6 @@ from typing import Any
 
 from icl_aif.config.experiment import ExperimentConfig
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: runs are not locked
-    fcntl = None  # type: ignore[assignment]
-
-
 GAMES = "games.jsonl"
 CALLS = "calls.jsonl"
 MANIFEST = "manifest.json"

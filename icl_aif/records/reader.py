@@ -6,7 +6,6 @@ object or not the shape of its record (:func:`~icl_aif.records.schema.game_probl
 :func:`~icl_aif.records.schema.call_problem`) is skipped, said in one warning per file
 (:data:`DAMAGE_LOG`) and counted in the command's :class:`SkippedLines`; a file with no readable
 game, or a damaged ``manifest.json``, is a one-line :class:`UsageError`.
-
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from pydantic import ValidationError
 from icl_aif.config.files import read_config_data
 from icl_aif.core.errors import UsageError
 from icl_aif.core.record_upgrade import format3_seats, upgrade_seats
+from icl_aif.records.layout import CALLS, CONFIG, GAMES, MANIFEST, SUMMARY, record_order
 from icl_aif.records.schema import (
     FORMAT1_MEASURE,
     FORMAT_VERSION,
@@ -36,14 +36,6 @@ from icl_aif.records.schema import (
     prompts_of,
     upgrade_game,
 )
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: runs are not locked
-    fcntl = None  # type: ignore[assignment]
-from icl_aif.records.layout import CALLS, CONFIG, GAMES, MANIFEST, SUMMARY, record_order
-
-logger = logging.getLogger(__name__)
 
 DAMAGE_LOG = "icl_aif.records.damaged"
 """The logger that warns of damaged record lines, once per file (the CLI prints its records as

@@ -1,7 +1,8 @@
 """Writing a run directory.
 
-Every line is written through its record model (:mod:`icl_aif.records.schema`) and carries ``format_version``; readers accept records
-of this version and older ones, and refuse a newer one in one line.
+Every line is written through its record model (:mod:`icl_aif.records.schema`) and carries
+``format_version``; readers accept records of this version and older ones, and refuse a newer
+one in one line.
 
 A finished game reaches the writer as :class:`GameLines`: its lines already validated and
 serialised (:func:`encode_game`), by the worker process or Ray worker that played it, so that the
@@ -38,19 +39,6 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.config.files import config_to_yaml
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import public_override
-from icl_aif.records.schema import (
-    FORMAT_VERSION,
-    SilentLines,
-    call_line,
-    format_version_of,
-    game_line,
-    manifest_text,
-)
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: runs are not locked
-    fcntl = None  # type: ignore[assignment]
 from icl_aif.records.layout import (
     CALLS,
     CONFIG,
@@ -65,6 +53,19 @@ from icl_aif.records.layout import (
     record_order,
 )
 from icl_aif.records.reader import SkippedLines, record_lines, upgraded
+from icl_aif.records.schema import (
+    FORMAT_VERSION,
+    SilentLines,
+    call_line,
+    format_version_of,
+    game_line,
+    manifest_text,
+)
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: runs are not locked
+    fcntl = None  # type: ignore[assignment]
 
 logger = logging.getLogger(__name__)
 
