@@ -16,7 +16,7 @@ from icl_aif.engine.context import GameContext, build_model
 from icl_aif.engine.feedback import give_feedback, load_pool
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import RoundRecord
-from icl_aif.games.price.critic import ScriptedCritic
+from icl_aif.games.critics import ScriptedCritic
 from icl_aif.records.store import read_games, read_json
 from tests.conftest import ROOT, quickstart, run
 

@@ -45,7 +45,7 @@ from langchain_core.messages import BaseMessage
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.dond.critic import build_critic
+from icl_aif.games.dond.critic import DondCritic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
     ITEMS,
@@ -390,7 +390,7 @@ def build_player(request: SimulatorRequest) -> DondPlayer:
 
 def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
-    return simulation.dispatch(request, build_player, build_critic)
+    return simulation.dispatch(request, build_player, DondCritic.from_request)
 
 
 def spoken_agreement(

@@ -54,7 +54,7 @@ from langchain_core.messages import BaseMessage
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.pie_split.critic import build_critic
+from icl_aif.games.pie_split.critic import PieSplitCritic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
     SEATS,
@@ -321,7 +321,7 @@ def build_player(request: SimulatorRequest) -> PieSplitPlayer:
 
 def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
-    return simulation.dispatch(request, build_player, build_critic)
+    return simulation.dispatch(request, build_player, PieSplitCritic.from_request)
 
 
 def spoken_agreement(

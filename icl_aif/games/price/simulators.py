@@ -53,7 +53,7 @@ from pydantic import PrivateAttr
 from icl_aif.core.transcript import Seat, Turn, format_money
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.price.critic import build_critic
+from icl_aif.games.price.critic import PriceCritic
 from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import TextReplyModel, message_text
@@ -368,7 +368,7 @@ def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
     if request.role == "moderator":
         raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    return simulation.dispatch(request, build_negotiator, build_critic)
+    return simulation.dispatch(request, build_negotiator, PriceCritic.from_request)
 
 
 def spoken_agreement(

@@ -61,7 +61,7 @@ from pydantic import PrivateAttr
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.resource_split.critic import build_critic
+from icl_aif.games.resource_split.critic import ResourceSplitCritic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
@@ -378,7 +378,7 @@ def build_player(request: SimulatorRequest) -> ResourceSplitPlayer:
 
 def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
-    return simulation.dispatch(request, build_player, build_critic)
+    return simulation.dispatch(request, build_player, ResourceSplitCritic.from_request)
 
 
 def spoken_agreement(offerer: Seat, mine: Bundle, yours: Bundle, rng: random.Random) -> list[Turn]:

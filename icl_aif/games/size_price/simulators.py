@@ -63,7 +63,7 @@ from langchain_core.messages import BaseMessage
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.size_price.critic import build_critic
+from icl_aif.games.size_price.critic import SizePriceCritic
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import (
     SEATS,
@@ -327,7 +327,7 @@ def build_player(request: SimulatorRequest) -> SizePricePlayer:
 
 def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` players and ``scripted:critic`` of the size-price game."""
-    return simulation.dispatch(request, build_player, build_critic)
+    return simulation.dispatch(request, build_player, SizePriceCritic.from_request)
 
 
 def spoken_agreement(offerer: Seat, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:
