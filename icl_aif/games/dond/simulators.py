@@ -38,13 +38,10 @@ import random
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.dond.critic import DondCritic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
     ITEMS,
@@ -64,7 +61,6 @@ __all__ = [
     "STRATEGIES",
     "DondPlayer",
     "RoundView",
-    "build_scripted",
     "round_turns",
     "spoken_agreement",
 ]
@@ -351,11 +347,6 @@ def _message_claim(move: Move) -> Claim | None:
     if claim.problem is not None or claim.mine is None or claim.yours is None:
         return None
     return claim
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
-    return simulation.dispatch(request, DondPlayer.from_request, DondCritic.from_request)
 
 
 def spoken_agreement(

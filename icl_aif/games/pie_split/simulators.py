@@ -48,13 +48,10 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.pie_split.critic import PieSplitCritic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
     SEATS,
@@ -69,7 +66,6 @@ __all__ = [
     "STRATEGIES",
     "PieSplitPlayer",
     "RoundView",
-    "build_scripted",
     "next_number",
     "own_demands",
     "spoken_agreement",
@@ -275,11 +271,6 @@ def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -
         return {"move": kind, "terms": None}
     terms = {"mine": float(format_amount(mine)), "yours": float(format_amount(yours))}
     return {"move": kind, "terms": terms}
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
-    return simulation.dispatch(request, PieSplitPlayer.from_request, PieSplitCritic.from_request)
 
 
 def spoken_agreement(

@@ -53,14 +53,11 @@ import random
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.resource_split.critic import ResourceSplitCritic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
@@ -81,7 +78,6 @@ __all__ = [
     "STRATEGIES",
     "ResourceSplitPlayer",
     "RoundView",
-    "build_scripted",
     "demand_bundle",
     "even_bundle",
     "own_splits",
@@ -328,13 +324,6 @@ def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
     if offered is None:
         return dict.fromkeys(RESOURCES, 0.5)
     return {r: offered.mine.get(r) / amounts.get(r) if amounts.get(r) else 0.5 for r in RESOURCES}
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
-    return simulation.dispatch(
-        request, ResourceSplitPlayer.from_request, ResourceSplitCritic.from_request
-    )
 
 
 def spoken_agreement(offerer: Seat, mine: Bundle, yours: Bundle, rng: random.Random) -> list[Turn]:

@@ -56,13 +56,10 @@ import random
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.size_price.critic import SizePriceCritic
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import (
     SEATS,
@@ -80,7 +77,6 @@ __all__ = [
     "STRATEGIES",
     "RoundView",
     "SizePricePlayer",
-    "build_scripted",
     "own_offers",
     "spoken_agreement",
     "standing_offer",
@@ -278,11 +274,6 @@ def _move(kind: str, offer: Offer | None = None) -> dict[str, Any]:
         return {"move": kind, "terms": None}
     terms = {"quantity": int(offer.quantity), "unit_price": round(offer.unit_price, 2)}
     return {"move": kind, "terms": terms}
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the size-price game."""
-    return simulation.dispatch(request, SizePricePlayer.from_request, SizePriceCritic.from_request)
 
 
 def spoken_agreement(offerer: Seat, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:
