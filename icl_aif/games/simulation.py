@@ -25,6 +25,7 @@ from icl_aif.games.base import SimulatorRequest
 from icl_aif.models.base import TextReplyModel, message_text
 
 __all__ = [
+    "ACKNOWLEDGEMENT",
     "ROUND_OVER",
     "ConcessionPlayer",
     "History",
@@ -47,6 +48,9 @@ PlayerT = TypeVar("PlayerT", bound="ConcessionPlayer")
 
 ROUND_OVER = re.compile(r"Round \d+ is over\.")
 """The start of the between-rounds turn (``<game>/round/next_round.txt``)."""
+
+ACKNOWLEDGEMENT = "Understood. I will use this feedback in the next round."
+"""A player's reply to the between-rounds turn."""
 
 _ROUND = re.compile(r"^Round (\d+)$")
 
@@ -343,6 +347,18 @@ class ConcessionPlayer(TextReplyModel):
         """The next line of this player given the conversation it sees (the line of
         :meth:`respond_move`)."""
         return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): the
+        acknowledgement of feedback (:data:`ACKNOWLEDGEMENT`, no move) after a round, else the
+        strategy's line (:meth:`play`)."""
+        if is_round_over(messages):
+            return ACKNOWLEDGEMENT, None
+        return self.play(messages)
+
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The strategy's next line of the round and its binding move."""
+        raise NotImplementedError
 
     def lexicon(self, feedback: Sequence[str]) -> dict[str, int]:
         """How often each group of :attr:`LEXICON` is mentioned over all ``feedback`` turns."""

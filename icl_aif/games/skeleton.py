@@ -20,7 +20,8 @@ payoff and the simulators follow one shape; a game fills in its values:
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, ClassVar, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -28,10 +29,11 @@ from pydantic import BaseModel
 
 from icl_aif.config.experiment import Scenario
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.core.transcript import Message, Seat
+from icl_aif.core.transcript import Message, Seat, Turn
 from icl_aif.games import simulation
 from icl_aif.games.base import (
     Game,
+    Measure,
     Round,
     Setup,
     SimulatorRequest,
@@ -47,6 +49,7 @@ from icl_aif.games.base import (
     sample_round_sets,
 )
 from icl_aif.games.critics import ScriptedCritic
+from icl_aif.games.scenarios import render_openers
 
 __all__ = ["REASONS", "GameSkeleton"]
 
@@ -74,6 +77,9 @@ class GameSkeleton(Game[ScenarioT, TermsT]):
     reasons: ClassVar[Mapping[str, str]] = REASONS
     anchor_key: ClassVar[str] = "anchor"
     sample_reason: ClassVar[str] = "cap"
+    measure_name: ClassVar[str] = "payoff"
+    measure_label: ClassVar[str]
+    silent_flag: ClassVar[str | None] = None
 
     # --- the game's own parts ------------------------------------------------------------
 
@@ -145,16 +151,45 @@ class GameSkeleton(Game[ScenarioT, TermsT]):
 
         return anchor_round(rounds, setup.anchor, value)
 
-    def improved_payoff(self, setup: Setup[ScenarioT]) -> Callable[[Round], float | None]:
-        """The improved side's payoff of a round that ended in a deal with readable terms, None
-        for any other round (the measure of a game that reports payoffs)."""
+    def measure_value(self, scenario: ScenarioT, side: Seat, terms: TermsT) -> float | None:
+        """The per-round figure of ``side`` for a deal on ``terms`` (:meth:`measure`): by
+        default its payoff."""
+        return self.deal_payoff(scenario, side, terms)
+
+    def states(self, scenario: ScenarioT, text: str) -> bool:
+        """Whether a line states terms (an offer), for the silent-line flag
+        :attr:`silent_flag`."""
+        raise NotImplementedError
+
+    def measure(self, setup: Setup[ScenarioT]) -> Measure:
+        """The improved side's :meth:`measure_value` of a deal with readable terms (named
+        :attr:`measure_name`, :attr:`measure_label`); a round without a deal scores
+        ``setup.no_deal_value``. With :attr:`silent_flag`, the lines that state no terms
+        (:meth:`states`) are flagged."""
         scenario, side = setup.scenario, setup.improve
 
         def of(record: Round) -> float | None:
             terms = self.terms_of(record)
-            return None if terms is None else self.deal_payoff(scenario, side, terms)
+            return None if terms is None else self.measure_value(scenario, side, terms)
 
-        return of
+        flag = self.silent_flag
+        return Measure(
+            name=self.measure_name,
+            label=self.measure_label,
+            of=of,
+            no_deal_value=setup.no_deal_value,
+            money=False,
+            silent_flag=flag,
+            states=None if flag is None else partial(self.states, scenario),
+        )
+
+    def opening_turns(self, scenario: ScenarioT) -> list[Turn]:
+        """The openers rendered with :meth:`opener_values`."""
+        return render_openers(scenario, self.opener_values(scenario))
+
+    @abstractmethod
+    def opener_values(self, scenario: ScenarioT) -> dict[str, Any]:
+        """The values the openers (and the briefs) may name."""
 
     def outcome_sentence(self, record: Round, scenario: ScenarioT) -> str:
         """A deal (:meth:`deal_sentence`), ``deal on <unread> that could not be read``,

@@ -32,7 +32,6 @@ from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.base import (
     Column,
     Judge,
-    Measure,
     ModelFor,
     Setup,
 )
@@ -51,7 +50,6 @@ from icl_aif.games.dond.scenario import (
     all_splits,
     draw_context,
     items_text,
-    opening_turns,
     pareto_optimal,
     scenario_values,
     score,
@@ -113,6 +111,7 @@ class DondGame(GameSkeleton[DondScenario, DondTerms]):
     terms_model = DondTerms
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = DondOffer
+    measure_label = "improved side's payoff (own score + lambda x other's score)"
     unread = "items"
     nobody = "a player"
     reasons = REASONS
@@ -126,10 +125,6 @@ class DondGame(GameSkeleton[DondScenario, DondTerms]):
     )
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: DondScenario) -> list[Turn]:
-        """The openers with ``{items}`` and the other public values filled in."""
-        return opening_turns(scenario)
 
     def opener_values(self, scenario: DondScenario) -> dict[str, Any]:
         """``items`` (``3 books, 1 hat and 2 balls``), ``books``, ``hats``, ``balls``,
@@ -343,17 +338,6 @@ class DondGame(GameSkeleton[DondScenario, DondTerms]):
             for alice, bob in all_splits(s.counts)
         ]
         return (min(payoffs), max(payoffs))
-
-    def measure(self, setup: Setup[DondScenario]) -> Measure:
-        """The improved side's payoff of a deal; a round without one scores
-        ``setup.no_deal_value`` (0 by default)."""
-        return Measure(
-            name="payoff",
-            label="improved side's payoff (own score + lambda x other's score)",
-            of=self.improved_payoff(setup),
-            no_deal_value=setup.no_deal_value,
-            money=False,
-        )
 
     def round_metrics(
         self, setup: Setup[DondScenario], games: Sequence[Mapping[str, Any]], number: int

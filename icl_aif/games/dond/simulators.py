@@ -176,13 +176,10 @@ class DondPlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): a message is
         talk, a proposal that matches the other side's pending one accepts it, any other
-        proposal offers its split, a walk-away walks away; the acknowledgement of feedback makes
-        none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
+        proposal offers its split, a walk-away walks away."""
         view = simulation.read_round(messages, self._first_opener, read_move)
         lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":

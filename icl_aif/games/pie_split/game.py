@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Seat, Turn
-from icl_aif.games.base import Judge, Measure, ModelFor, Setup
+from icl_aif.games.base import Judge, ModelFor, Setup
 from icl_aif.games.pie_split import binding
 from icl_aif.games.pie_split.binding import PieSplitOffer
 from icl_aif.games.pie_split.critic import PieSplitCritic
@@ -36,7 +36,6 @@ from icl_aif.games.pie_split.scenario import (
     PieSplitScenario,
     PieSplitTerms,
     format_amount,
-    opening_turns,
     scenario_values,
     share_step,
 )
@@ -71,13 +70,11 @@ class PieSplitGame(GameSkeleton[PieSplitScenario, PieSplitTerms]):
     terms_model = PieSplitTerms
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = PieSplitOffer
+    measure_label = "improved side's payoff (share x discount^t)"
+    silent_flag = "no_offer"
     unread = "a split"
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: PieSplitScenario) -> list[Turn]:
-        """The openers with ``{pie}``, ``{shrink}`` and the other scenario values filled in."""
-        return opening_turns(scenario)
 
     def opener_values(self, scenario: PieSplitScenario) -> dict[str, Any]:
         """``pie``, ``discount``, ``shrink`` (``10%``), ``max_exchanges``, ``max_lines``."""
@@ -206,19 +203,9 @@ class PieSplitGame(GameSkeleton[PieSplitScenario, PieSplitTerms]):
         """From nothing to the whole pie at once: (0, 1)."""
         return (0.0, 1.0)
 
-    def measure(self, setup: Setup[PieSplitScenario]) -> Measure:
-        """The improved side's payoff of a deal; a round without one scores
-        ``setup.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
-        pie = setup.scenario.pie
-        return Measure(
-            name="payoff",
-            label="improved side's payoff (share x discount^t)",
-            of=self.improved_payoff(setup),
-            no_deal_value=setup.no_deal_value,
-            money=False,
-            silent_flag="no_offer",
-            states=lambda text: read_split(text, pie) is not None,
-        )
+    def states(self, scenario: PieSplitScenario, text: str) -> bool:
+        """Whether a line states an offer."""
+        return read_split(text, scenario.pie) is not None
 
     # --- simulators ----------------------------------------------------------------------
 

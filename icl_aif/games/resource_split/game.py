@@ -36,7 +36,6 @@ from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.base import (
     Column,
     Judge,
-    Measure,
     ModelFor,
     Setup,
 )
@@ -61,7 +60,6 @@ from icl_aif.games.resource_split.scenario import (
     amounts_of,
     complete,
     draw_scenario,
-    opening_turns,
     scenario_values,
 )
 from icl_aif.games.simulation import ConcessionPlayer
@@ -149,6 +147,9 @@ class ResourceSplitGame(GameSkeleton[ResourceSplitScenario, ResourceSplitTerms])
     terms_model = ResourceSplitTerms
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = ResourceSplitOffer
+    measure_name = "reward"
+    measure_label = "improved side's reward (its worth of the split / worth of everything)"
+    silent_flag = "no_offer"
     unread = "a split"
     nobody = "a player"
     reasons = REASONS
@@ -161,10 +162,6 @@ class ResourceSplitGame(GameSkeleton[ResourceSplitScenario, ResourceSplitTerms])
     )
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: ResourceSplitScenario) -> list[Turn]:
-        """The openers with the amounts and the other scenario values filled in."""
-        return opening_turns(complete(scenario))
 
     def opener_values(self, scenario: ResourceSplitScenario) -> dict[str, Any]:
         """``amount_A``, ``amount_B``, ``amount_C``, ``max_exchanges``, ``max_lines``,
@@ -337,19 +334,6 @@ class ResourceSplitGame(GameSkeleton[ResourceSplitScenario, ResourceSplitTerms])
         """From nothing to everything: (0, 1)."""
         return (0.0, 1.0)
 
-    def measure(self, setup: Setup[ResourceSplitScenario]) -> Measure:
-        """The improved side's reward of a deal; a round without one scores
-        ``setup.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
-        return Measure(
-            name="reward",
-            label="improved side's reward (its worth of the split / worth of everything)",
-            of=self.improved_payoff(setup),
-            no_deal_value=setup.no_deal_value,
-            money=False,
-            silent_flag="no_offer",
-            states=lambda text: read_split(text) is not None,
-        )
-
     def round_metrics(
         self, setup: Setup[ResourceSplitScenario], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
@@ -380,6 +364,10 @@ class ResourceSplitGame(GameSkeleton[ResourceSplitScenario, ResourceSplitTerms])
             "mean_player2_reward": fmean(rewards["player2"]) if rewards["player2"] else None,
             "win_rate": fmean(wins) if wins else None,
         }
+
+    def states(self, scenario: ResourceSplitScenario, text: str) -> bool:
+        """Whether a line states an offer."""
+        return read_split(text) is not None
 
     # --- simulators ----------------------------------------------------------------------
 

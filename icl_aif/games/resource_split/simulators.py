@@ -224,12 +224,9 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered split offers it, an acceptance accepts, walking away walks away; the
-        acknowledgement of feedback makes none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
+        held or countered split offers it, an acceptance accepts, walking away walks away."""
         played = self._played
         amounts, own = amounts_of(played), utilities(played, self.side)
         top = max_value(played, self.side)

@@ -35,9 +35,7 @@ from icl_aif.games import skeleton
 from icl_aif.games.base import (
     Column,
     Judge,
-    Measure,
     ModelFor,
-    Round,
     Setup,
 )
 from icl_aif.games.registry import register_game
@@ -57,7 +55,6 @@ from icl_aif.games.size_price.scenario import (
     format_price,
     joint_surplus,
     max_surplus,
-    opening_turns,
     public_values,
     scenario_values,
     side_payoff,
@@ -96,14 +93,13 @@ class SizePriceGame(GameSkeleton[SizePriceScenario, SizePriceTerms]):
     terms_model = SizePriceTerms
     simulators = ("boulware", "linear", "conceder", "critic")
     offer_model = SizePriceOffer
+    measure_name = "bargaining_power"
+    measure_label = "improved side's bargaining power alpha (generalized Nash, d = 0)"
+    silent_flag = "no_offer"
     reasons = REASONS
     anchor_key = "target"
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: SizePriceScenario) -> list[Turn]:
-        """The openers with ``{product}`` and the other public values filled in."""
-        return opening_turns(scenario)
 
     def opener_values(self, scenario: SizePriceScenario) -> dict[str, Any]:
         """``product``, ``max_quantity``, ``max_exchanges``, ``max_lines`` (no private value)."""
@@ -279,6 +275,14 @@ class SizePriceGame(GameSkeleton[SizePriceScenario, SizePriceTerms]):
         """Seller ``(p - c) n``, buyer ``v H(n) - p n``."""
         return side_payoff(scenario, side, terms)
 
+    def measure_value(
+        self, scenario: SizePriceScenario, side: Seat, terms: SizePriceTerms
+    ) -> float | None:
+        """``side``'s bargaining power ``alpha`` of the deal (seed 004's metric; None for a deal
+        without surplus); a round without a deal scores ``setup.no_deal_value`` (0 by default)."""
+        alpha = bargaining_power(scenario, side, terms)
+        return None if alpha is None else round(alpha, 6)
+
     def walk_away(self, scenario: SizePriceScenario, side: Seat) -> float:
         """0 for either side (seed 004)."""
         return 0.0
@@ -291,30 +295,6 @@ class SizePriceGame(GameSkeleton[SizePriceScenario, SizePriceTerms]):
         """From 0 (the simulators accept nothing that pays them less) to ``S*``, the largest
         joint surplus (the other side accepts nothing that pays it less than 0)."""
         return (0.0, max_surplus(scenario))
-
-    def measure(self, setup: Setup[SizePriceScenario]) -> Measure:
-        """The improved side's bargaining power ``alpha`` of a deal (seed 004's metric; None for
-        a deal without surplus); a round without a deal scores ``setup.no_deal_value`` (0 by
-        default)."""
-        side = setup.improve
-        s = setup.scenario
-
-        def of(record: Round) -> float | None:
-            terms = self.terms_of(record)
-            if terms is None:
-                return None
-            alpha = bargaining_power(s, side, terms)
-            return None if alpha is None else round(alpha, 6)
-
-        return Measure(
-            name="bargaining_power",
-            label="improved side's bargaining power alpha (generalized Nash, d = 0)",
-            of=of,
-            no_deal_value=setup.no_deal_value,
-            money=False,
-            silent_flag="no_offer",
-            states=lambda text: read_line(text).offer is not None,
-        )
 
     columns = (
         Column("mean_quantity", "quantity", "number"),
@@ -369,6 +349,10 @@ class SizePriceGame(GameSkeleton[SizePriceScenario, SizePriceTerms]):
             "normalised_earnings": _mean(normalised),
             "efficiency": _mean(efficiency),
         }
+
+    def states(self, scenario: SizePriceScenario, text: str) -> bool:
+        """Whether a line states an offer."""
+        return read_line(text).offer is not None
 
     # --- simulators ----------------------------------------------------------------------
 

@@ -178,12 +178,9 @@ class SizePricePlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered offer offers it, an acceptance accepts, walking away walks away; the
-        acknowledgement of feedback makes none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
+        held or countered offer offers it, an acceptance accepts, walking away walks away."""
         view = simulation.read_round(messages, self._first_opener, read_line)
         lexicon = self.lexicon(view.feedback)
         opening, reservation, beta = self._adapted(lexicon)
