@@ -10,6 +10,7 @@ from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.protocol import Message, turns_as_messages
+from icl_aif.games.critics import rounds_in_view
 from icl_aif.games.price.critic import PriceCritic
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.moderator.rules import RulesModerator
@@ -125,18 +126,21 @@ def test_scripted_critic_diagnoses_the_last_round() -> None:
         ]
 
     turns = said("Hi", "It is $20.", "$10?", "I can do $12.", "No thanks, I'll walk away.")
-    critic.read_rounds([{"round": 1, "turns": turns, "outcome": "no_deal", "reason": "walk_away"}])
-    # the text the critic model is sent is not what the scripted critic reads
-    reply = critic.respond(to_langchain([{"role": "user", "content": "Round 1"}]))
+    no_deal = [{"round": 1, "turns": turns, "outcome": "no_deal", "reason": "walk_away"}]
+    asked = to_langchain([{"role": "user", "content": "Round 1"}])
+    # the scripted critic reads the rounds in view of the call, not the text it is sent
+    with rounds_in_view(no_deal):
+        reply = critic.respond(asked)
     lines = reply.splitlines()
     assert len(lines) == 3 and [ln[:3] for ln in lines] == ["1. ", "2. ", "3. "]
     assert "concede faster near the end" in lines[0]  # broke the deal
     assert "Anchor high" in lines[1]  # $20 -> $12 is 80% of the gap at once
     early = said("Hi", "It is $20.", "$15?", "Deal!")
-    critic.read_rounds([{"round": 1, "turns": early, "outcome": "deal", "terms": {"price": 15.0}}])
-    assert "Do not accept too early" in critic.respond(
-        to_langchain([{"role": "user", "content": "Round 1"}])
-    )
+    deal = [{"round": 1, "turns": early, "outcome": "deal", "terms": {"price": 15.0}}]
+    with rounds_in_view(deal):
+        assert "Do not accept too early" in critic.respond(asked)
+    general = critic.respond(asked)  # no round in view: general advice only
+    assert "concede faster" not in general and "Do not accept" not in general
 
 
 def test_offline_loop_shows_the_price_versus_deal_rate_trade_off(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from icl_aif.engine.protocol import (
     human_suggestions,
     parse_suggestions,
 )
-from icl_aif.games.base import RoundReader
+from icl_aif.games.critics import rounds_in_view
 
 __all__ = [
     "Feedback",
@@ -118,10 +118,8 @@ async def give_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feed
 async def critic_feedback(ctx: GameContext, rounds: Sequence[RoundRecord]) -> Feedback:
     """The critic model reads the improved player's record and writes suggestions."""
     messages = critic_messages(ctx.prompts, ctx.config, rounds)
-    critic = ctx.models.get("critic")
-    if isinstance(critic, RoundReader):  # a scripted critic reads the records, not the text
-        critic.read_rounds(rounds)
-    text = await ctx.call_model("critic", rounds[-1]["round"], messages)
+    with rounds_in_view(rounds):  # a scripted critic reads the records, not the text
+        text = await ctx.call_model("critic", rounds[-1]["round"], messages)
     return Feedback("ai", text, parse_suggestions(text))
 
 

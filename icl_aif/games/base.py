@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ValidationError
@@ -43,7 +43,6 @@ __all__ = [
     "Measure",
     "ModelFor",
     "Round",
-    "RoundReader",
     "Setup",
     "SimulatorRequest",
     "acknowledgement_text",
@@ -114,18 +113,6 @@ class Judge(Protocol):
         calls: list[dict[str, Any]] | None = None,
     ) -> Verdict:
         """The state after the window's last turn."""
-        ...
-
-
-@runtime_checkable
-class RoundReader(Protocol):
-    """A critic model that reads the improved player's rounds as records besides its prompt (a
-    game's scripted critic, :class:`icl_aif.games.critics.ScriptedCritic`): the engine hands it
-    the rounds before each call, so that it reads terms, payoffs and reasons as data, never the
-    outcome sentences of its transcript."""
-
-    def read_rounds(self, rounds: Sequence[Round]) -> None:
-        """Take ``rounds`` (``games.jsonl`` round records): the next reply is about them."""
         ...
 
 

@@ -1,9 +1,11 @@
 """The games' scripted critic (``scripted:critic``): one skeleton every game subclasses.
 
-A scripted critic is a simulator, not a language model. The engine hands it the improved player's
-rounds as records (:meth:`ScriptedCritic.read_rounds`, before each call) beside the prompt every
-critic gets; it reads the last round's structured data (its lines, read by the game's line reader,
-its outcome, reason and terms), never the outcome sentence of the transcript. Its reply is the
+A scripted critic is a simulator, not a language model. While the engine calls the critic it puts
+the improved player's rounds, as records, in view (:func:`rounds_in_view`) beside the prompt every
+critic gets; a scripted critic reads the last round's structured data (its lines, read by the
+game's line reader, its outcome, reason and terms), never the outcome sentence of the transcript.
+The rounds reach it through any wrapper of the model (``chaos:``), since they travel with the call
+(a context variable), not in the model's messages. Its reply is the
 game's diagnoses of that round, most important first, then the game's general advice in a seeded
 random order, numbered (``1. ...``).
 
@@ -16,7 +18,9 @@ advice names values, :meth:`~ScriptedCritic.advice_values`).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -28,11 +32,25 @@ from icl_aif.games import simulation
 from icl_aif.games.base import Round, SimulatorRequest, read_terms
 from icl_aif.models.base import TextReplyModel
 
-__all__ = ["RoundSummary", "ScriptedCritic", "last_round"]
+__all__ = ["RoundSummary", "ScriptedCritic", "last_round", "rounds_in_view"]
 
 ReadingT = TypeVar("ReadingT")
 TermsT = TypeVar("TermsT", bound=BaseModel)
 CriticT = TypeVar("CriticT", bound="ScriptedCritic")
+
+_IN_VIEW: ContextVar[tuple[Round, ...]] = ContextVar("icl_aif_critic_rounds", default=())
+"""The improved player's rounds during a call of the critic (:func:`rounds_in_view`)."""
+
+
+@contextmanager
+def rounds_in_view(rounds: Sequence[Round]) -> Iterator[None]:
+    """Put ``rounds`` (``games.jsonl`` round records) in view of a scripted critic for the calls
+    made inside the block (the engine's, around each call of the critic)."""
+    token = _IN_VIEW.set(tuple(rounds))
+    try:
+        yield
+    finally:
+        _IN_VIEW.reset(token)
 
 
 @dataclass(frozen=True)
@@ -102,7 +120,6 @@ class ScriptedCritic(TextReplyModel):
     stream_seed: int | None = None
 
     _rng: random.Random = PrivateAttr()
-    _rounds: list[Round] = PrivateAttr(default_factory=list)
 
     @classmethod
     def from_request(cls: type[CriticT], request: SimulatorRequest) -> CriticT:
@@ -126,15 +143,11 @@ class ScriptedCritic(TextReplyModel):
     def _llm_type(self) -> str:
         return self.LLM_TYPE or f"scripted-{self.GAME.replace('_', '-')}-critic"
 
-    def read_rounds(self, rounds: Sequence[Round]) -> None:
-        """Take the improved player's rounds as records (the engine's, before each call):
-        :meth:`respond` diagnoses the last of them."""
-        self._rounds = list(rounds)
-
     @property
-    def rounds(self) -> list[Round]:
-        """The rounds :meth:`read_rounds` last handed over (none before)."""
-        return self._rounds
+    def rounds(self) -> tuple[Round, ...]:
+        """The improved player's rounds in view of this call (:func:`rounds_in_view`; none
+        outside one): :meth:`respond` diagnoses the last of them."""
+        return _IN_VIEW.get()
 
     def diagnose(self) -> list[str]:
         """The advice keys the last round calls for, most important first (none without
