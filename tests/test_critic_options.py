@@ -13,10 +13,10 @@ from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext, build_model
-from icl_aif.engine.feedback.sources import give_feedback, load_pool
+from icl_aif.engine.feedback import give_feedback, load_pool
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import PlayedRound
-from icl_aif.games.price.critic import ScriptedCritic
+from icl_aif.games.critics import ScriptedCritic
 from icl_aif.records.reader import read_games, read_json
 from tests.conftest import ROOT, quickstart, run
 

@@ -71,7 +71,7 @@ def clean_plugins() -> Iterator[None]:
 
 @pytest.fixture
 def coach(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_plugins: None) -> Path:
-    """The demo plugin package, declaring ``coach`` in ``icl_aif.engine.feedback.registry``."""
+    """The demo plugin package, declaring ``coach`` in ``icl_aif.feedback_sources``."""
     root = tmp_path / "site"
     root.mkdir()
     make_package(

@@ -35,3 +35,18 @@ def test_the_critic_and_the_improved_player_in_round_2(name: str) -> None:
         {"role": "assistant", "content": first["acknowledgement"]},
     ]
     assert improved and improved[0][: len(expected_prefix)] == expected_prefix
+
+
+@pytest.mark.parametrize("name", sorted(registered_games()))
+def test_the_scripted_critic_reads_the_rounds_through_a_wrapper(name: str) -> None:
+    # the rounds travel with the call, so a chaos: wrapper without faults changes no suggestion
+    def feedback(critic: str) -> list[str]:
+        roles = {"critic": {"model": critic}}
+        config = config_from_dict(
+            {"name": "critic", "game": name, "runs": 1, "rounds": 4, "roles": roles}
+        )
+        ctx = GameContext(config=config)
+        state = asyncio.run(build_run_graph(ctx.game).ainvoke({}, context=ctx))
+        return [str(r.get("feedback")) for r in state["rounds"][:-1]]
+
+    assert feedback("chaos:scripted:critic?error_rate=0") == feedback("scripted:critic")

@@ -32,10 +32,11 @@ from icl_aif.games.resource_split.scenario import (
     reward,
 )
 from icl_aif.games.resource_split.simulators import (
+    LEXICON,
     ResourceSplitPlayer,
-    count_lexicon,
     demand_bundle,
 )
+from icl_aif.games.simulation import count_lexicon
 from icl_aif.records.reader import read_games, read_json
 from icl_aif.testing.conformance import check_game
 from tests.conftest import ROOT, run
@@ -376,7 +377,7 @@ def test_round_metrics_count_invalid_moves_aborts_rewards_and_wins() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in ADVICE.items():
-        assert any(count_lexicon([advice]).values()), key
+        assert any(count_lexicon([advice], LEXICON).values()), key
 
 
 def test_a_demand_takes_what_the_player_values_most_first() -> None:

@@ -10,7 +10,8 @@ from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.protocol import Message, turns_as_messages
-from icl_aif.games.price.critic import ScriptedCritic
+from icl_aif.games.critics import rounds_in_view
+from icl_aif.games.price.critic import PriceCritic
 from icl_aif.games.price.moderator.prices import standing_offer
 from icl_aif.games.price.moderator.rules import RulesModerator
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
@@ -116,22 +117,30 @@ def test_feedback_lexicon_makes_the_seller_tougher(phrase: str) -> None:
 
 
 def test_scripted_critic_diagnoses_the_last_round() -> None:
-    critic = ScriptedCritic(side="seller", scenario=SCENARIO, suggestions=3, seed=0)
-    no_deal = (
-        "Round 1\nbuyer: Hi\nseller: It is $20.\nbuyer: $10?\nseller: I can do $12.\n"
-        "buyer: No thanks, I'll walk away.\nOutcome: no deal: the buyer walked away."
-    )
-    reply = critic.respond(to_langchain([{"role": "user", "content": no_deal}]))
+    critic = PriceCritic(side="seller", scenario=SCENARIO, suggestions=3, seed=0)
+
+    def said(*lines: str) -> list[dict[str, str]]:
+        return [
+            {"speaker": "buyer" if i % 2 == 0 else "seller", "text": text}
+            for i, text in enumerate(lines)
+        ]
+
+    turns = said("Hi", "It is $20.", "$10?", "I can do $12.", "No thanks, I'll walk away.")
+    no_deal = [{"round": 1, "turns": turns, "outcome": "no_deal", "reason": "walk_away"}]
+    asked = to_langchain([{"role": "user", "content": "Round 1"}])
+    # the scripted critic reads the rounds in view of the call, not the text it is sent
+    with rounds_in_view(no_deal):
+        reply = critic.respond(asked)
     lines = reply.splitlines()
     assert len(lines) == 3 and [ln[:3] for ln in lines] == ["1. ", "2. ", "3. "]
     assert "concede faster near the end" in lines[0]  # broke the deal
     assert "Anchor high" in lines[1]  # $20 -> $12 is 80% of the gap at once
-    early = (
-        "Round 1\nbuyer: Hi\nseller: It is $20.\nbuyer: $15?\nseller: Deal!\nOutcome: deal at $15."
-    )
-    assert "Do not accept too early" in critic.respond(
-        to_langchain([{"role": "user", "content": early}])
-    )
+    early = said("Hi", "It is $20.", "$15?", "Deal!")
+    deal = [{"round": 1, "turns": early, "outcome": "deal", "terms": {"price": 15.0}}]
+    with rounds_in_view(deal):
+        assert "Do not accept too early" in critic.respond(asked)
+    general = critic.respond(asked)  # no round in view: general advice only
+    assert "concede faster" not in general and "Do not accept" not in general
 
 
 def test_offline_loop_shows_the_price_versus_deal_rate_trade_off(tmp_path: Path) -> None:

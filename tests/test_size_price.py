@@ -21,6 +21,7 @@ from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import moderator_window
 from icl_aif.games.registry import get_game
+from icl_aif.games.simulation import count_lexicon
 from icl_aif.games.size_price.critic import ADVICE
 from icl_aif.games.size_price.judge import SizePriceJudge
 from icl_aif.games.size_price.offers import read_line
@@ -35,7 +36,7 @@ from icl_aif.games.size_price.scenario import (
     max_surplus,
     payoffs,
 )
-from icl_aif.games.size_price.simulators import SizePricePlayer, count_lexicon
+from icl_aif.games.size_price.simulators import LEXICON, SizePricePlayer
 from icl_aif.records.reader import read_games
 from icl_aif.testing.conformance import check_game
 from tests.conftest import ROOT, run
@@ -369,7 +370,7 @@ def test_an_unknown_simulator_names_the_games_own() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in ADVICE.items():
-        assert any(count_lexicon([advice]).values()), key
+        assert any(count_lexicon([advice], LEXICON).values()), key
 
 
 def first_offer(player: SizePricePlayer, history: list[BaseMessage]) -> tuple[float, float]:

@@ -14,7 +14,7 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -25,9 +25,11 @@ from icl_aif.games.base import SimulatorRequest
 from icl_aif.models.base import TextReplyModel, message_text
 
 __all__ = [
+    "ACKNOWLEDGEMENT",
     "ROUND_OVER",
     "ConcessionPlayer",
     "History",
+    "RoundView",
     "check_reservation",
     "check_share_params",
     "choose_advice",
@@ -38,10 +40,17 @@ __all__ = [
     "last_round_lines",
     "numbered",
     "read_history",
+    "read_round",
 ]
+
+ReadingT = TypeVar("ReadingT")
+PlayerT = TypeVar("PlayerT", bound="ConcessionPlayer")
 
 ROUND_OVER = re.compile(r"Round \d+ is over\.")
 """The start of the between-rounds turn (``<game>/round/next_round.txt``)."""
+
+ACKNOWLEDGEMENT = "Understood. I will use this feedback in the next round."
+"""A player's reply to the between-rounds turn."""
 
 _ROUND = re.compile(r"^Round (\d+)$")
 
@@ -157,6 +166,53 @@ def read_history(
     return History(messages=messages, texts=texts, start=start, feedback=feedback)
 
 
+@dataclass(frozen=True)
+class RoundView(Generic[ReadingT]):
+    """What a player takes from the conversation it receives: the current round's lines, each
+    as said (``texts``) and as its game's line reader reads it (``lines``: ``own`` True for its
+    own), and the feedback turns before its later rounds."""
+
+    lines: list[tuple[bool, ReadingT]]
+    texts: list[str]
+    feedback: list[str]
+
+    @property
+    def own_lines(self) -> int:
+        """How many lines the player has said this round."""
+        return sum(own for own, _ in self.lines)
+
+    def own(self) -> list[ReadingT]:
+        """The readings of the player's own lines this round, in order."""
+        return [reading for own, reading in self.lines if own]
+
+    def rival_latest(self, found: Callable[[ReadingT], bool]) -> ReadingT | None:
+        """The reading of the other side's latest line this round for which ``found`` is true
+        (an offer, say), if any."""
+        for own, reading in reversed(self.lines):
+            if not own and found(reading):
+                return reading
+        return None
+
+
+def read_round(
+    messages: Sequence[BaseMessage],
+    first_opener: str,
+    read: Callable[[str], ReadingT],
+    *,
+    prefix: bool = False,
+) -> RoundView[ReadingT]:
+    """Split the history into the current round (from the last time its first opener was said;
+    with ``prefix`` its start: a countdown may follow it in the same message), each line read
+    with ``read``, and the feedback turns before every later round."""
+    history = read_history(messages, first_opener, prefix=prefix)
+    said = history.lines()
+    return RoundView(
+        lines=[(own, read(text)) for own, text in said],
+        texts=[text for _, text in said],
+        feedback=history.feedback,
+    )
+
+
 def count_lexicon(feedback: Sequence[str], lexicon: Mapping[str, Sequence[str]]) -> dict[str, int]:
     """How often each group of ``lexicon`` is mentioned over all feedback turns
     (case-insensitive)."""
@@ -218,6 +274,15 @@ class ConcessionPlayer(TextReplyModel):
     RESERVATION: ClassVar[tuple[float, float]]
     BETAS: ClassVar[Mapping[str, float]]
     FAIR: ClassVar[str | None] = None
+    LEXICON: ClassVar[Mapping[str, Sequence[str]]]
+    """The feedback phrases the player reacts to, by group (:meth:`lexicon`)."""
+    SHARES: ClassVar[str]
+    """What its ``opening`` and ``reservation`` params are shares of, for the params' errors
+    (``shares of the pie between 0 and 1``)."""
+    LABEL: ClassVar[str | None] = None
+    """How the params' errors name the game; None: :attr:`GAME` with hyphens (``pie-split``)."""
+    SHARE: ClassVar[str] = "a share"
+    """How one such share is named in an out-of-range error (``a share of the pie``)."""
 
     strategy: str
     side: Seat
@@ -254,9 +319,50 @@ class ConcessionPlayer(TextReplyModel):
             )
         self._first_opener = self.first_opener()
 
+    @classmethod
+    def from_request(cls: type[PlayerT], request: SimulatorRequest) -> PlayerT:
+        """``scripted:<strategy>`` for the seat ``request.side``, its ``params`` checked
+        (:func:`check_share_params`)."""
+        check_share_params(
+            request,
+            cls.BETAS,
+            game=cls.LABEL or cls.GAME.replace("_", "-"),
+            shares=cls.SHARES,
+            share=cls.SHARE,
+        )
+        return cls(
+            strategy=request.name,
+            side=request.side,
+            scenario=request.scenario,
+            seed=request.seed,
+            stream_seed=request.stream_seed,
+            **request.params,
+        )
+
     def first_opener(self) -> str:
         """The text of the round's first opening line (where a round starts in the history)."""
         raise NotImplementedError
+
+    def respond(self, messages: Sequence[BaseMessage]) -> str:
+        """The next line of this player given the conversation it sees (the line of
+        :meth:`respond_move`)."""
+        return self.respond_move(messages)[0]
+
+    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The next line and the binding move it makes (``moves: structured``): the
+        acknowledgement of feedback (:data:`ACKNOWLEDGEMENT`, no move) after a round, else the
+        strategy's line (:meth:`play`)."""
+        if is_round_over(messages):
+            return ACKNOWLEDGEMENT, None
+        return self.play(messages)
+
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+        """The strategy's next line of the round and its binding move."""
+        raise NotImplementedError
+
+    def lexicon(self, feedback: Sequence[str]) -> dict[str, int]:
+        """How often each group of :attr:`LEXICON` is mentioned over all ``feedback`` turns."""
+        return count_lexicon(feedback, self.LEXICON)
 
     @property
     def _llm_type(self) -> str:

@@ -32,6 +32,7 @@ from icl_aif.engine.protocol import (
     human_suggestions,
     parse_suggestions,
 )
+from icl_aif.games.critics import rounds_in_view
 
 __all__ = [
     "Feedback",
@@ -117,7 +118,8 @@ async def give_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feed
 async def critic_feedback(ctx: GameContext, rounds: Sequence[PlayedRound]) -> Feedback:
     """The critic model reads the improved player's record and writes suggestions."""
     messages = critic_messages(ctx.prompts, ctx.config, rounds)
-    text = await ctx.call_model("critic", rounds[-1]["round"], messages)
+    with rounds_in_view(rounds):  # a scripted critic reads the records, not the text
+        text = await ctx.call_model("critic", rounds[-1]["round"], messages)
     return Feedback("ai", text, parse_suggestions(text))
 
 

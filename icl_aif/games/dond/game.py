@@ -23,36 +23,21 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any, cast
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from icl_aif.config.experiment import ExperimentConfig
-from icl_aif.config.settings import Anchor
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.core.transcript import Message, Seat, Turn
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.base import (
     Column,
-    Game,
     Judge,
-    Measure,
     ModelFor,
-    Round,
     Setup,
-    SimulatorRequest,
-    acknowledgement_text,
-    anchor_label,
-    anchor_round,
-    critic_prompt,
-    last_speaker,
-    next_round_text,
-    read_terms,
-    reason_text,
-    round_goal,
-    sample_round_sets,
 )
 from icl_aif.games.dond import binding
 from icl_aif.games.dond.binding import DondOffer
+from icl_aif.games.dond.critic import DondCritic
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import move_problem
 from icl_aif.games.dond.scenario import (
@@ -65,7 +50,6 @@ from icl_aif.games.dond.scenario import (
     all_splits,
     draw_context,
     items_text,
-    opening_turns,
     pareto_optimal,
     scenario_values,
     score,
@@ -73,57 +57,32 @@ from icl_aif.games.dond.scenario import (
     values_text,
 )
 from icl_aif.games.registry import register_game
+from icl_aif.games.simulation import ConcessionPlayer
+from icl_aif.games.skeleton import GameSkeleton
 
-__all__ = ["DondGame", "anchor_payoff", "deal_terms", "side_payoff", "side_score"]
+__all__ = ["REASONS", "DondGame", "side_payoff"]
 
 PROMPTS = "dond"
 
-
-def deal_terms(record: Round) -> DondTerms | None:
-    """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    return read_terms(record, DondTerms)
-
-
-def side_score(terms: DondTerms, side: Seat) -> int:
-    """``side``'s own score: its items by its own values, as the terms record it."""
-    return terms.score(side)
+REASONS: dict[str, str] = {
+    "walk_away": "{last} walked away",
+    "refusal": "{last} refused to go on",
+    "mismatch": "the two proposals did not fit together",
+    "cap": "the round reached its limit of {lines} lines",
+    "invalid_moves": "the round was stopped after repeated invalid moves",
+}
+"""Why a round ended without an agreement, naming the player that ended it."""
 
 
 def side_payoff(scenario: DondScenario, terms: DondTerms, side: Seat) -> float:
     """``side``'s own score plus lambda (``scenario.objective_weight``) times the other's."""
-    own = side_score(terms, side)
-    other = side_score(terms, SEATS.other(side))
+    own = terms.score(side)
+    other = terms.score(SEATS.other(side))
     return float(own + scenario.objective_weight * other)
-
-
-def anchor_payoff(
-    rounds: Sequence[Round], anchor: Anchor, side: Seat, scenario: DondScenario
-) -> tuple[float, int] | None:
-    """The payoff the next round should beat and the round it came from (``previous``, ``first``
-    or ``best``, the earliest among equals); None when that round had no deal."""
-
-    def value(record: Round) -> float | None:
-        terms = deal_terms(record)
-        return None if terms is None else side_payoff(scenario, terms, side)
-
-    return anchor_round(rounds, anchor, value)
 
 
 def _number(value: float) -> str:
     return f"{value:g}"
-
-
-def _no_deal_reason(record: Round, scenario: DondScenario) -> str:
-    """Why a round ended without an agreement, naming the player that ended it."""
-    last = last_speaker(record, ROLE_NAMES, "a player")
-    texts = {
-        "walk_away": f"{last} walked away",
-        "refusal": f"{last} refused to go on",
-        "mismatch": "the two proposals did not fit together",
-        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
-        "invalid_moves": "the round was stopped after repeated invalid moves",
-    }
-    return reason_text(record, texts)
 
 
 def _objective_file(weight: float) -> str:
@@ -137,7 +96,7 @@ def _objective_file(weight: float) -> str:
 
 
 @register_game
-class DondGame(Game[DondScenario, DondTerms]):
+class DondGame(GameSkeleton[DondScenario, DondTerms]):
     """Deal or No Deal with an objective weight (seeds 000 and 001: language model self-play in
     cooperative, semi-competitive and strictly competitive games)."""
 
@@ -150,9 +109,13 @@ class DondGame(Game[DondScenario, DondTerms]):
     )
     scenario_model = DondScenario
     terms_model = DondTerms
-    judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = DondOffer
+    measure_label = "improved side's payoff (own score + lambda x other's score)"
+    unread = "items"
+    nobody = "a player"
+    reasons = REASONS
+    sample_reason = "mismatch"
     columns = (
         Column("alice_score", "Alice's score", "number"),
         Column("bob_score", "Bob's score", "number"),
@@ -162,10 +125,6 @@ class DondGame(Game[DondScenario, DondTerms]):
     )
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: DondScenario) -> list[Turn]:
-        """The openers with ``{items}`` and the other public values filled in."""
-        return opening_turns(scenario)
 
     def opener_values(self, scenario: DondScenario) -> dict[str, Any]:
         """``items`` (``3 books, 1 hat and 2 balls``), ``books``, ``hats``, ``balls``,
@@ -192,112 +151,66 @@ class DondGame(Game[DondScenario, DondTerms]):
             mismatch=mismatch,
         )
 
-    def outcome_sentence(self, record: Round, scenario: DondScenario) -> str:
+    def deal_sentence(self, scenario: DondScenario, terms: DondTerms) -> str:
         """``deal: Alice gets 3 books, 1 hat and 0 balls (score 10), Bob gets 0 books, 0 hats
-        and 2 balls (score 6); payoffs 10 and 6; Pareto-optimal`` or ``no deal: Bob walked
-        away``."""
+        and 2 balls (score 6); payoffs 10 and 6; Pareto-optimal``."""
         s = scenario
-        outcome = record.get("outcome")
-        if outcome == "deal":
-            terms = deal_terms(record)
-            if terms is None:
-                return "deal on items that could not be read"
-            pareto = (
-                "Pareto-optimal"
-                if pareto_optimal(s, terms)
-                else "not Pareto-optimal: another split gives one side more and the other no less"
-            )
-            return (
-                f"deal: Alice gets {items_text(terms.alice)} (score "
-                f"{side_score(terms, 'alice')}), Bob gets {items_text(terms.bob)} (score "
-                f"{side_score(terms, 'bob')}); payoffs "
-                f"{_number(side_payoff(s, terms, 'alice'))} and "
-                f"{_number(side_payoff(s, terms, 'bob'))}; {pareto}"
-            )
-        if outcome == "error":
-            return f"stopped by an error ({record.get('reason')})"
-        return f"no deal: {_no_deal_reason(record, s)}"
+        pareto = (
+            "Pareto-optimal"
+            if pareto_optimal(s, terms)
+            else "not Pareto-optimal: another split gives one side more and the other no less"
+        )
+        return (
+            f"deal: Alice gets {items_text(terms.alice)} (score "
+            f"{terms.score('alice')}), Bob gets {items_text(terms.bob)} (score "
+            f"{terms.score('bob')}); payoffs "
+            f"{_number(side_payoff(s, terms, 'alice'))} and "
+            f"{_number(side_payoff(s, terms, 'bob'))}; {pareto}"
+        )
 
-    def next_round_instruction(
-        self,
-        prompts: PromptLibrary,
-        setup: Setup[DondScenario],
-        rounds: Sequence[Round],
-        feedback: str | None,
-    ) -> str:
-        """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
-        s = setup.scenario
+    def payoff_text(self, value: float) -> str:
+        """``10``, ``7.5``."""
+        return _number(value)
+
+    def deal_result(self, setup: Setup[DondScenario], terms: DondTerms) -> dict[str, Any]:
+        """Each side's items and score, the rival and the improved side's payoff."""
         side = setup.improve
         rival = SEATS.other(side)
-        last = rounds[-1]
-        terms = deal_terms(last)
-        if terms is not None:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_deal.txt",
-                own_items=items_text(terms.of(side)),
-                own_score=side_score(terms, side),
-                other_items=items_text(terms.of(rival)),
-                other_score=side_score(terms, rival),
-                rival=ROLE_NAMES[rival],
-                payoff=_number(side_payoff(s, terms, side)),
-            )
-        elif last.get("outcome") == "deal":
-            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
-        else:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_no_deal.txt", reason=_no_deal_reason(last, s)
-            )
-        anchor = anchor_payoff(rounds, setup.anchor, side, s)
-        anchored = None
-        if anchor is not None:
-            anchored = {
-                "anchor": _number(anchor[0]),
-                "anchor_label": anchor_label(setup.anchor, anchor[1]),
-            }
-        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
-        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
+        return {
+            "own_items": items_text(terms.of(side)),
+            "own_score": terms.score(side),
+            "other_items": items_text(terms.of(rival)),
+            "other_score": terms.score(rival),
+            "rival": ROLE_NAMES[rival],
+            "payoff": _number(side_payoff(setup.scenario, terms, side)),
+        }
 
-    def scripted_acknowledgement(
-        self, prompts: PromptLibrary, setup: Setup[DondScenario], rounds: Sequence[Round]
-    ) -> str:
-        """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        anchor = anchor_payoff(rounds, setup.anchor, setup.improve, setup.scenario)
-        aim = None if anchor is None else {"anchor": _number(anchor[0])}
-        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
-
-    def critic_messages(
-        self, prompts: PromptLibrary, setup: Setup[DondScenario], transcript: str
-    ) -> list[Message]:
-        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
-        both ask for ``feedback.suggestions`` suggestions."""
-        s = setup.scenario
-        values = {
+    def critic_values(self, prompts: PromptLibrary, setup: Setup[DondScenario]) -> dict[str, Any]:
+        """The improved role and seat and the items."""
+        return {
             "role": ROLE_NAMES[setup.improve],
             "seat": setup.improve,
-            "items": items_text(s.counts),
+            "items": items_text(setup.scenario.counts),
             "suggestions": setup.suggestions,
         }
-        return critic_prompt(
-            prompts,
-            PROMPTS,
-            setup,
-            values,
-            transcript,
-            values=values_text(s.values(setup.improve)),
-            weight=_number(s.objective_weight),
-            mismatch=prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
-        )
 
-    def sample_rounds(self, scenario: DondScenario) -> list[list[dict[str, Any]]]:
-        """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
-        a deal whose terms could not be read."""
-        s = scenario
-        turns = [{"speaker": t["speaker"], "text": t["text"]} for t in opening_turns(s)]
-        c = s.counts
-        terms = terms_of(
-            s, Items(books=c.books, hats=0, balls=0), Items(books=0, hats=c.hats, balls=c.balls)
+    def critic_system(self, prompts: PromptLibrary, setup: Setup[DondScenario]) -> dict[str, Any]:
+        """The improved side's values, the objective weight and the mismatch rule."""
+        s = setup.scenario
+        return {
+            "values": values_text(s.values(setup.improve)),
+            "weight": _number(s.objective_weight),
+            "mismatch": prompts.render(f"{PROMPTS}/critic/mismatch_{s.mismatch}.txt").strip(),
+        }
+
+    def sample_terms(self, scenario: DondScenario) -> dict[str, Any]:
+        """Alice takes the books, Bob the hats and the balls."""
+        c = scenario.counts
+        return terms_of(
+            scenario,
+            Items(books=c.books, hats=0, balls=0),
+            Items(books=0, hats=c.hats, balls=c.balls),
         )
-        return sample_round_sets(turns, terms, reason="mismatch")
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -404,17 +317,8 @@ class DondGame(Game[DondScenario, DondTerms]):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: DondScenario, side: Seat, record: Round) -> float | None:
-        """Own score + lambda x the other's after a deal; 0 without one; None for an error or
-        a deal whose terms cannot be read."""
-        outcome = record.get("outcome")
-        if outcome == "error":
-            return None
-        if outcome != "deal":
-            return self.walk_away(scenario, side)
-        terms = deal_terms(record)
-        if terms is None:
-            return None
+    def deal_payoff(self, scenario: DondScenario, side: Seat, terms: DondTerms) -> float:
+        """Own score + lambda x the other's."""
         return side_payoff(scenario, terms, side)
 
     def walk_away(self, scenario: DondScenario, side: Seat) -> float:
@@ -435,24 +339,6 @@ class DondGame(Game[DondScenario, DondTerms]):
         ]
         return (min(payoffs), max(payoffs))
 
-    def measure(self, setup: Setup[DondScenario]) -> Measure:
-        """The improved side's payoff of a deal; a round without one scores
-        ``setup.no_deal_value`` (0 by default)."""
-        side = setup.improve
-        scenario = setup.scenario
-
-        def of(record: Round) -> float | None:
-            terms = deal_terms(record)
-            return None if terms is None else side_payoff(scenario, terms, side)
-
-        return Measure(
-            name="payoff",
-            label="improved side's payoff (own score + lambda x other's score)",
-            of=of,
-            no_deal_value=setup.no_deal_value,
-            money=False,
-        )
-
     def round_metrics(
         self, setup: Setup[DondScenario], games: Sequence[Mapping[str, Any]], number: int
     ) -> dict[str, Any]:
@@ -470,9 +356,9 @@ class DondGame(Game[DondScenario, DondTerms]):
                 if record.get("round") != number or record.get("outcome") == "error":
                     continue
                 rounds += 1
-                terms = deal_terms(record)
+                terms = self.terms_of(record)
                 for side in ("alice", "bob"):
-                    own = 0 if terms is None else side_score(terms, side)
+                    own = 0 if terms is None else terms.score(side)
                     scores[side].append(float(own))
                 if terms is not None:
                     pareto.append(pareto_optimal(scenario, terms))
@@ -492,8 +378,10 @@ class DondGame(Game[DondScenario, DondTerms]):
 
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
-        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
-        from icl_aif.games.dond.simulators import build_scripted
+    # --- simulators ----------------------------------------------------------------------
 
-        return build_scripted(request)
+    def simulator_types(self) -> tuple[type[ConcessionPlayer], type[DondCritic]]:
+        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
+        from icl_aif.games.dond.simulators import DondPlayer
+
+        return DondPlayer, DondCritic

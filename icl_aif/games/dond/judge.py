@@ -26,24 +26,19 @@ from typing import Any
 from icl_aif.core.transcript import State, Turn, Verdict
 from icl_aif.games.dond.moves import read_move
 from icl_aif.games.dond.scenario import ITEMS, DondScenario, Items, terms_of
+from icl_aif.games.judges import GameJudge
 
 __all__ = ["DondJudge"]
 
 
-class DondJudge:
+class DondJudge(GameJudge):
     """Rules that label the state after the last line of a window (no model)."""
-
-    name = "rules"
 
     def __init__(self, scenario: DondScenario) -> None:
         self.scenario = scenario
 
-    def classify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> Verdict:
         """``ongoing``, ``deal`` (with the items of each seat) or ``no_deal`` (with a reason)."""
-        if not window:
-            return Verdict("ongoing", reason="empty window")
         context = self.scenario
         if scenario:  # judge_info: the context of the game being judged
             context = context.model_copy(
@@ -86,12 +81,3 @@ class DondJudge:
             )
         state: State = "no_deal" if context.mismatch == "end" else "ongoing"
         return Verdict(state, reason="mismatch")
-
-    async def aclassify(
-        self,
-        window: Sequence[Turn],
-        scenario: Mapping[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
-        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
-        return self.classify(window, scenario)

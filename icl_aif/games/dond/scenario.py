@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seat, Seats, Turn
+from icl_aif.games.scenarios import exchanges_field, render_openers, round_values
 
 __all__ = [
     "COUNT_RANGE",
@@ -153,12 +154,9 @@ class DondScenario(Scenario):
         description="Two proposals that do not give out exactly all the items: end the round "
         "without a deal (the papers' rule), or continue the discussion.",
     )
-    max_exchanges: int = Field(
+    max_exchanges: int = exchanges_field(
         8,
-        ge=2,
-        le=100,
-        description="Alice-bob pairs of lines per round, openers included; then the round "
-        "is truncated.",
+        "Alice-bob pairs of lines per round, openers included; then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
 
@@ -314,12 +312,10 @@ def scenario_values(scenario: DondScenario) -> dict[str, Any]:
         "books": scenario.counts.books,
         "hats": scenario.counts.hats,
         "balls": scenario.counts.balls,
-        "max_exchanges": scenario.max_exchanges,
-        "max_lines": 2 * scenario.max_exchanges,
+        **round_values(scenario),
     }
 
 
 def opening_turns(scenario: DondScenario) -> list[Turn]:
     """The scripted lines that open every round."""
-    values = scenario_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
+    return render_openers(scenario, scenario_values(scenario))

@@ -36,16 +36,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.dond.critic import build_critic
 from icl_aif.games.dond.moves import Claim, Move, last_pending, read_claim, read_move
 from icl_aif.games.dond.scenario import (
     ITEMS,
@@ -65,9 +61,7 @@ __all__ = [
     "STRATEGIES",
     "DondPlayer",
     "RoundView",
-    "build_player",
-    "build_scripted",
-    "count_lexicon",
+    "round_turns",
     "spoken_agreement",
 ]
 
@@ -116,29 +110,17 @@ REPLIES: dict[str, tuple[str, ...]] = {
 """The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
-def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
-    """How often each lexicon group is mentioned over all feedback turns."""
-    return simulation.count_lexicon(feedback, LEXICON)
+RoundView = simulation.RoundView[Move]
+"""What a player takes from the conversation it receives: each line's move
+(:class:`~icl_aif.games.simulation.RoundView`)."""
 
 
-@dataclass(frozen=True)
-class RoundView:
-    """What a player takes from the conversation: the current round's lines as turns (with
-    their moves) and the feedback turns before its later rounds."""
-
-    turns: list[Turn]
-    moves: list[Move]
-    feedback: list[str]
-
-
-def read_round(messages: Sequence[BaseMessage], first_opener: str, side: Seat) -> RoundView:
-    """The current round (from the last time its first opener was said) and the feedback."""
-    history = simulation.read_history(messages, first_opener)
-    turns = [
-        Turn(speaker=side if own else SEATS.other(side), text=text) for own, text in history.lines()
+def round_turns(view: RoundView, side: Seat) -> list[Turn]:
+    """The current round's lines as turns, from ``side``'s seat."""
+    return [
+        Turn(speaker=side if own else SEATS.other(side), text=text)
+        for (own, _), text in zip(view.lines, view.texts, strict=True)
     ]
-    moves = [read_move(t["text"]) for t in turns]
-    return RoundView(turns=turns, moves=moves, feedback=history.feedback)
 
 
 def _rest(counts: Items, mine: Items) -> Items | None:
@@ -154,6 +136,9 @@ class DondPlayer(simulation.ConcessionPlayer):
     OPENING = (0.75, 0.95)
     RESERVATION = (0.4, 0.6)
     BETAS = STRATEGIES
+    LEXICON = LEXICON
+    LABEL = "Deal or No Deal"
+    SHARES = "shares of the best utility between 0 and 1"
 
     strategy: Strategy
     scenario: DondScenario
@@ -168,9 +153,9 @@ class DondPlayer(simulation.ConcessionPlayer):
         """The other side's values per item, from the types it has claimed this round."""
         counts = self.scenario.counts
         weights = [1.0, 1.0, 1.0]
-        for turn, move in zip(view.turns, view.moves, strict=True):
+        for own, move in view.lines:
             claim = move.claim if move.kind == "propose" else _message_claim(move)
-            if turn["speaker"] == self.side or claim is None or claim.mine is None:
+            if own or claim is None or claim.mine is None:
                 continue
             for k, item in enumerate(ITEMS):
                 if counts.of(item):
@@ -191,19 +176,12 @@ class DondPlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond(self, messages: Sequence[BaseMessage]) -> str:
-        """The next line of this player given the conversation it sees."""
-        return self.respond_move(messages)[0]
-
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): a message is
         talk, a proposal that matches the other side's pending one accepts it, any other
-        proposal offers its split, a walk-away walks away; the acknowledgement of feedback makes
-        none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
-        view = read_round(messages, self._first_opener, self.side)
-        lexicon = count_lexicon(view.feedback)
+        proposal offers its split, a walk-away walks away."""
+        view = simulation.read_round(messages, self._first_opener, read_move)
+        lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":
             lexicon = dict.fromkeys(lexicon, 0)
         estimate = self._estimate(view)
@@ -212,8 +190,8 @@ class DondPlayer(simulation.ConcessionPlayer):
         utilities = {mine: self._utility(mine, estimate) for mine in splits}
         best = max(utilities.values())
         opening, reservation, beta = self._adapted(lexicon)
-        left = 2 * self.scenario.max_exchanges - len(view.turns)  # lines left, this one included
-        own_lines = sum(t["speaker"] == self.side for t in view.turns)
+        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
+        own_lines = view.own_lines
         own_left = max((left + 1) // 2, 1)
         values = self.scenario.values(self.side)
         if self.strategy == "fair":
@@ -234,7 +212,7 @@ class DondPlayer(simulation.ConcessionPlayer):
         def last_chance(mine: Items) -> bool:
             return worth[mine] >= floor - 1e-9
 
-        pending = last_pending(view.turns)
+        pending = last_pending(round_turns(view, self.side))
         if pending is not None and pending["speaker"] != self.side:
             offered = self._offered(read_move(pending["text"]))
             if offered is not None and last_chance(offered):
@@ -244,7 +222,7 @@ class DondPlayer(simulation.ConcessionPlayer):
             return self._say("walk", lexicon), _move("walk_away")
         if left <= 1:
             return self._say("walk", lexicon), _move("walk_away")
-        previous = view.moves[-1].kind if view.moves else None
+        previous = view.lines[-1][1].kind if view.lines else None
         may_propose = previous not in (None, "propose")
         offered = self._latest_offer(view)
         if may_propose and offered is not None and acceptable(offered):
@@ -255,10 +233,8 @@ class DondPlayer(simulation.ConcessionPlayer):
             return self._propose(view, lexicon, demand)
         mine_before = [
             claim.mine
-            for turn, move in zip(view.turns, view.moves, strict=True)
-            if turn["speaker"] == self.side
-            and (claim := _message_claim(move)) is not None
-            and claim.mine is not None
+            for own, move in view.lines
+            if own and (claim := _message_claim(move)) is not None and claim.mine is not None
         ]
         intent = "open" if not mine_before else "hold" if mine_before[-1] == demand else "counter"
         return self._say(intent, lexicon, mine=demand), _move("talk")
@@ -325,8 +301,8 @@ class DondPlayer(simulation.ConcessionPlayer):
         return _rest(self.scenario.counts, claim.mine)
 
     def _latest_offer(self, view: RoundView) -> Items | None:
-        for turn, move in zip(reversed(view.turns), reversed(view.moves), strict=True):
-            if turn["speaker"] != self.side and (offered := self._offered(move)) is not None:
+        for own, move in reversed(view.lines):
+            if not own and (offered := self._offered(move)) is not None:
                 return offered
         return None
 
@@ -339,7 +315,7 @@ class DondPlayer(simulation.ConcessionPlayer):
         text = self._say("propose", lexicon, mine=mine)
         rest = _rest(self.scenario.counts, mine)
         assert rest is not None
-        pending = last_pending(view.turns)
+        pending = last_pending(round_turns(view, self.side))
         if pending is not None and pending["speaker"] != self.side:
             claim = read_move(pending["text"]).claim
             if claim is not None and claim.mine is not None and claim.mine == rest:
@@ -368,29 +344,6 @@ def _message_claim(move: Move) -> Claim | None:
     if claim.problem is not None or claim.mine is None or claim.yours is None:
         return None
     return claim
-
-
-def build_player(request: SimulatorRequest) -> DondPlayer:
-    """``scripted:<strategy>`` for either seat."""
-    simulation.check_share_params(
-        request,
-        STRATEGIES,
-        game="Deal or No Deal",
-        shares="shares of the best utility between 0 and 1",
-    )
-    return DondPlayer(
-        strategy=request.name,
-        side=request.side,
-        scenario=request.scenario,
-        seed=request.seed,
-        stream_seed=request.stream_seed,
-        **request.params,
-    )
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of Deal or No Deal."""
-    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(

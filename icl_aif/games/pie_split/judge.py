@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icl_aif.core.transcript import Seat, Turn, Verdict
+from icl_aif.games.judges import GameJudge
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line, same_split
 from icl_aif.games.pie_split.scenario import SEATS, PieSplitTerms
 
@@ -45,21 +46,15 @@ def terms_of(offer: Split, offerer: Seat, pie: float, exchanges: int) -> dict[st
     return terms.model_dump()
 
 
-class PieSplitJudge:
+class PieSplitJudge(GameJudge):
     """Rules that label the state after the last line of a window (no model)."""
-
-    name = "rules"
 
     def __init__(self, pie: float = 100.0, window: int = 4) -> None:
         self.pie = pie
         self.window = window
 
-    def classify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> Verdict:
         """``ongoing``, ``deal`` (with its terms) or ``no_deal`` (with its reason)."""
-        if not window:
-            return Verdict("ongoing", reason="empty window")
         pie = float((scenario or {}).get("pie", self.pie))
         readings = [read_line(t["text"], pie) for t in window]
         last, speaker = readings[-1], window[-1]["speaker"]
@@ -75,15 +70,6 @@ class PieSplitJudge:
         if last.ending is not None:
             return Verdict("no_deal", reason=last.ending)
         return Verdict("ongoing", reason="talk")
-
-    async def aclassify(
-        self,
-        window: Sequence[Turn],
-        scenario: Mapping[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
-        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
-        return self.classify(window, scenario)
 
     def _bind(
         self, window: Sequence[Turn], readings: list[LineReading], acceptor: Seat, pie: float

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seat, Seats, Turn
+from icl_aif.games.scenarios import exchanges_field, render_openers, round_values
 
 __all__ = [
     "DEFAULT_OPENERS",
@@ -65,11 +66,9 @@ class PieSplitScenario(Scenario):
         description="Each side's payoff when a round ends without an agreement (seed 003: -0.5, "
         "so that a deal is worth reaching).",
     )
-    max_exchanges: int = Field(
+    max_exchanges: int = exchanges_field(
         5,
-        ge=2,
-        le=100,
-        description="Proposer-responder pairs of lines per round, openers included (the paper: 5); "
+        "Proposer-responder pairs of lines per round, openers included (the paper: 5); "
         "then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
@@ -130,13 +129,11 @@ def scenario_values(scenario: PieSplitScenario) -> dict[str, Any]:
         "pie": format_amount(scenario.pie),
         "discount": f"{scenario.discount:g}",
         "shrink": f"{(1 - scenario.discount) * 100:g}%",
-        "max_exchanges": scenario.max_exchanges,
-        "max_lines": 2 * scenario.max_exchanges,
+        **round_values(scenario),
         "no_deal_payoff": f"{scenario.no_deal_payoff:g}",
     }
 
 
 def opening_turns(scenario: PieSplitScenario) -> list[Turn]:
     """The scripted lines that open every round."""
-    values = scenario_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
+    return render_openers(scenario, scenario_values(scenario))

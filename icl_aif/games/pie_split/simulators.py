@@ -45,16 +45,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.pie_split.critic import build_critic
 from icl_aif.games.pie_split.offers import LineReading, Split, read_line
 from icl_aif.games.pie_split.scenario import (
     SEATS,
@@ -69,11 +66,10 @@ __all__ = [
     "STRATEGIES",
     "PieSplitPlayer",
     "RoundView",
-    "build_player",
-    "build_scripted",
-    "count_lexicon",
-    "read_round",
+    "next_number",
+    "own_demands",
     "spoken_agreement",
+    "standing_offer",
 ]
 
 Strategy = Literal["boulware", "linear", "conceder", "fair"]
@@ -129,49 +125,27 @@ REPLIES: dict[str, tuple[str, ...]] = {
 """The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
-@dataclass(frozen=True)
-class RoundView:
-    """What a player takes from the conversation it receives: the current round's lines
-    (``own`` True for its own) and the feedback turns before its earlier rounds."""
-
-    lines: list[tuple[bool, LineReading]]
-    feedback: list[str]
-
-    @property
-    def own_lines(self) -> int:
-        """How many lines the player has said this round."""
-        return sum(own for own, _ in self.lines)
-
-    def own_demands(self) -> list[float]:
-        """The player's own share in each split it stated this round."""
-        return [r.split.mine for own, r in self.lines if own and r.split is not None]
-
-    def standing_offer(self) -> Split | None:
-        """The other side's latest split this round (from its side), if any."""
-        for own, reading in reversed(self.lines):
-            if not own and reading.split is not None:
-                return reading.split
-        return None
-
-    def next_number(self) -> int:
-        """The number the next offer takes: one more than the offers so far, or than the
-        highest number stated."""
-        splits = [r.split for _, r in self.lines if r.split is not None]
-        stated = [s.number for s in splits if s.number is not None]
-        return max(len(splits), *stated, 0) + 1
+RoundView = simulation.RoundView[LineReading]
+"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
 
 
-def read_round(messages: Sequence[BaseMessage], first_opener: str, pie: float) -> RoundView:
-    """Split the history into the current round (from the last time its first opener was said)
-    and the feedback turns before every later round."""
-    history = simulation.read_history(messages, first_opener)
-    lines = [(own, read_line(text, pie)) for own, text in history.lines()]
-    return RoundView(lines=lines, feedback=history.feedback)
+def own_demands(view: RoundView) -> list[float]:
+    """The player's own share in each split it stated this round."""
+    return [r.split.mine for r in view.own() if r.split is not None]
 
 
-def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
-    """How often each lexicon group is mentioned over all feedback turns."""
-    return simulation.count_lexicon(feedback, LEXICON)
+def standing_offer(view: RoundView) -> Split | None:
+    """The other side's latest split this round (from its side), if any."""
+    found = view.rival_latest(lambda r: r.split is not None)
+    return None if found is None else found.split
+
+
+def next_number(view: RoundView) -> int:
+    """The number the next offer takes: one more than the offers so far, or than the highest
+    number stated."""
+    splits = [r.split for _, r in view.lines if r.split is not None]
+    stated = [s.number for s in splits if s.number is not None]
+    return max(len(splits), *stated, 0) + 1
 
 
 class PieSplitPlayer(simulation.ConcessionPlayer):
@@ -183,6 +157,9 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
     RESERVATION = (0.3, 0.45)
     BETAS = STRATEGIES
     FAIR = "fair"
+    LEXICON = LEXICON
+    SHARES = "shares of the pie between 0 and 1"
+    SHARE = "a share of the pie"
 
     strategy: Strategy
     scenario: PieSplitScenario
@@ -193,19 +170,12 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond(self, messages: Sequence[BaseMessage]) -> str:
-        """The next line of this player given the conversation it sees."""
-        return self.respond_move(messages)[0]
-
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered split offers it, an acceptance accepts, walking away walks away; the
-        acknowledgement of feedback makes none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
+        held or countered split offers it, an acceptance accepts, walking away walks away."""
         pie = self.scenario.pie
-        view = read_round(messages, self._first_opener, pie)
-        lexicon = count_lexicon(view.feedback)
+        view = simulation.read_round(messages, self._first_opener, partial(read_line, pie=pie))
+        lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":
             lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
         opening, reservation, beta = self._adapted(lexicon)
@@ -214,9 +184,9 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
         last_line = own_left <= 1
         rival_after = left >= 2
         demand = self._demand(view, own_left, opening, reservation, beta)
-        number = view.next_number()
+        number = next_number(view)
         tolerance = 1e-6 * pie
-        offered = view.standing_offer()
+        offered = standing_offer(view)
         if offered is not None and offered.adds_up(pie):
             mine = offered.yours  # the other side's split, as it gives to me
             if self.strategy == "fair":
@@ -230,7 +200,7 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
                 return self._accept(offered, lexicon), _move("accept")
         if last_line and not rival_after:
             return self._say("walk", lexicon), _move("walk_away")
-        previous = view.own_demands()
+        previous = own_demands(view)
         intent = "open" if not previous else "hold" if demand == previous[-1] else "counter"
         yours = round(pie - demand, 6)
         text = self._say(intent, lexicon, number=number, mine=demand, yours=yours)
@@ -260,7 +230,7 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
         amount = share * pie + self._rng.uniform(-0.5, 0.5) * step
         amount = min(max(amount, reservation * pie), opening * pie)
         amount = round(round(amount / step) * step, 6)
-        previous = view.own_demands()
+        previous = own_demands(view)
         if previous and amount > previous[-1]:
             amount = previous[-1]  # demands only ever move towards the other side
         return amount
@@ -298,30 +268,6 @@ def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -
         return {"move": kind, "terms": None}
     terms = {"mine": float(format_amount(mine)), "yours": float(format_amount(yours))}
     return {"move": kind, "terms": terms}
-
-
-def build_player(request: SimulatorRequest) -> PieSplitPlayer:
-    """``scripted:<strategy>`` for the proposer (proposer seat) or the responder (responder seat)."""
-    simulation.check_share_params(
-        request,
-        STRATEGIES,
-        game="pie-split",
-        shares="shares of the pie between 0 and 1",
-        share="a share of the pie",
-    )
-    return PieSplitPlayer(
-        strategy=request.name,
-        side=request.side,
-        scenario=request.scenario,
-        seed=request.seed,
-        stream_seed=request.stream_seed,
-        **request.params,
-    )
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the pie split."""
-    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(

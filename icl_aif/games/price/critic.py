@@ -1,8 +1,8 @@
 """A rule-based critic (a simulator, not a language model).
 
-It reads the transcript that :func:`icl_aif.engine.protocol.critic_transcript` renders (``Round N`` headers,
-``seller: ...`` / ``buyer: ...`` lines, an ``Outcome: ...`` line), diagnoses the improved player's
-most recent round and returns numbered suggestions. The diagnoses, in order of priority:
+It reads the improved player's most recent round from its record
+(:class:`~icl_aif.games.critics.RoundSummary`: its lines and its outcome) and returns numbered
+suggestions. The diagnoses, in order of priority:
 
 - broke the deal (no deal): close the deal, concede faster near the end;
 - large first concession (over 30% of the opening gap): anchor high / anchor low;
@@ -15,25 +15,14 @@ The phrases match the feedback lexicon of :mod:`icl_aif.games.price.simulators`,
 
 from __future__ import annotations
 
-import random
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.messages import BaseMessage
-from pydantic import PrivateAttr
-
 from icl_aif.core.transcript import Seat
-from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
+from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
 from icl_aif.games.price.moderator.prices import standing_offer
-from icl_aif.games.price.scenario import SEATS, ScenarioConfig
-from icl_aif.models.base import TextReplyModel, last_user_text
+from icl_aif.games.price.scenario import SEATS, PriceTerms, ScenarioConfig
 
-_LINE = re.compile(r"^(seller|buyer): (.*)$")
+__all__ = ["ADVICE", "PriceCritic", "diagnose"]
 
-_ADVICE: dict[str, dict[Seat, str]] = {
+ADVICE: dict[str, dict[Seat, str]] = {
     "close": {
         "seller": "You lost the sale: when the round is running out, concede faster near the end "
         "so that a deal still closes.",
@@ -73,39 +62,12 @@ _ADVICE: dict[str, dict[Seat, str]] = {
         "buyer": "Stay friendly and patient; sellers give more to a calm buyer.",
     },
 }
-_GENERAL = ("value", "walk", "patience")
+GENERAL = ("value", "walk", "patience")
+
+Summary = RoundSummary[float | None, PriceTerms]
 
 
-@dataclass(frozen=True)
-class RoundSummary:
-    """The improved player's most recent round as the critic reads it."""
-
-    own_offers: list[float]
-    own_turns: int
-    deal: bool
-
-
-def last_round(transcript: str, side: Seat) -> RoundSummary | None:
-    """Parse the last ``Round N`` block of a critic transcript."""
-    block = simulation.last_round_lines(transcript)
-    if block is None:
-        return None
-    own_offers: list[float] = []
-    own_turns = 0
-    deal = False
-    for line in block:
-        match = _LINE.match(line)
-        if match and match.group(1) == side:
-            own_turns += 1
-            offer = standing_offer(match.group(2))
-            if offer is not None:
-                own_offers.append(offer)
-        elif line.startswith("Outcome: deal"):
-            deal = True
-    return RoundSummary(own_offers=own_offers, own_turns=own_turns, deal=deal)
-
-
-def diagnose(summary: RoundSummary | None, side: Seat, scenario: ScenarioConfig) -> list[str]:
+def diagnose(summary: Summary | None, scenario: ScenarioConfig) -> list[str]:
     """The advice keys that the round calls for, most important first."""
     if summary is None:
         return []
@@ -113,50 +75,31 @@ def diagnose(summary: RoundSummary | None, side: Seat, scenario: ScenarioConfig)
     gap = scenario.list_price - scenario.buyer_open
     if not summary.deal:
         keys.append("close")
-    offers = summary.own_offers
+    offers = [offer for offer in summary.own() if offer is not None]
     if len(offers) >= 2 and abs(offers[1] - offers[0]) > 0.3 * gap:
         keys.append("anchor")
     if offers and abs(offers[-1] - offers[0]) > 0.5 * gap:
         keys.append("firm")
-    if summary.deal and summary.own_turns <= 3:
+    if summary.deal and len(summary.own()) <= 3:
         keys.append("early")
     return keys
 
 
-class ScriptedCritic(TextReplyModel):
+class PriceCritic(ScriptedCritic):
     """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
 
-    side: Seat
+    GAME = "scripted"
+    LLM_TYPE = "scripted-critic"
+    SEATS = SEATS
+    GENERAL = GENERAL
+
     scenario: ScenarioConfig
-    suggestions: int = 3
-    seed: int = 0
-    stream_seed: int | None = None
 
-    _rng: random.Random = PrivateAttr()
+    def diagnose(self) -> list[str]:
+        """The advice keys of the last round (:func:`diagnose`)."""
+        summary = last_round(self.rounds, self.side, standing_offer, PriceTerms)
+        return diagnose(summary, self.scenario)
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Seed this game's random choices (``stream_seed`` when set: a paired arm's own)."""
-        self._rng = simulation.critic_rng("scripted", SEATS, self.side, self.seed, self.stream_seed)
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted-critic"
-
-    def respond(self, messages: Sequence[BaseMessage]) -> str:
-        """Numbered suggestions for the improved player."""
-        summary = last_round(last_user_text(messages), self.side)
-        keys = diagnose(summary, self.side, self.scenario)
-        chosen = simulation.choose_advice(keys, _GENERAL, self._rng, self.suggestions)
-        lines = [_ADVICE[k][self.side].format(item=self.scenario.item) for k in chosen]
-        return simulation.numbered(lines)
-
-
-def build_critic(request: SimulatorRequest) -> ScriptedCritic:
-    """``scripted:critic`` for the critic role."""
-    return ScriptedCritic(
-        side=request.side,
-        scenario=request.scenario,
-        suggestions=request.suggestions,
-        seed=request.seed,
-        stream_seed=request.stream_seed,
-    )
+    def advice(self, key: str) -> str:
+        """The suggestion of ``key`` for the improved seat, naming the item."""
+        return ADVICE[key][self.side].format(item=self.scenario.item)

@@ -21,6 +21,7 @@ from pydantic import (
 from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seats, Turn, format_money
 from icl_aif.games.price.listings import ListingsError, listing_rows
+from icl_aif.games.scenarios import render_openers
 
 __all__ = [
     "DEFAULT_OPENERS",
@@ -177,5 +178,4 @@ def scenario_values(scenario: PriceScenario) -> dict[str, Any]:
 
 def opening_turns(scenario: PriceScenario) -> list[Turn]:
     """The scripted lines that open every round."""
-    values = scenario_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
+    return render_openers(scenario, scenario_values(scenario))

@@ -53,7 +53,7 @@ from pydantic import PrivateAttr
 from icl_aif.core.transcript import Seat, Turn, format_money
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.price.critic import build_critic
+from icl_aif.games.price.critic import PriceCritic
 from icl_aif.games.price.moderator.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import TextReplyModel, message_text
@@ -172,11 +172,6 @@ def read_conversation(
     )
 
 
-def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
-    """How often each lexicon group is mentioned over all feedback turns."""
-    return simulation.count_lexicon(feedback, LEXICON)
-
-
 def price_step(list_price: float) -> float:
     """Offers are whole dollars for small items and coarser for expensive ones."""
     return float(max(1, 10 ** math.floor(math.log10(max(list_price / 20, 1)))))
@@ -239,7 +234,7 @@ class ScriptedNegotiator(TextReplyModel):
         if messages and messages[-1].type == "human" and self._is_feedback(messages):
             return "Understood. I will use this feedback in the next round.", None
         reading = read_conversation(messages, self._first_opener, self.scenario.item)
-        lexicon = count_lexicon(reading.feedback)
+        lexicon = simulation.count_lexicon(reading.feedback, LEXICON)
         for group, mentions in PERSONAS.get(self.persona or "", {}).items():
             lexicon[group] += mentions
         sign = 1.0 if self.side == "seller" else -1.0  # +1: higher is better for me
@@ -368,7 +363,7 @@ def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
     if request.role == "moderator":
         raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    return simulation.dispatch(request, build_negotiator, build_critic)
+    return simulation.dispatch(request, build_negotiator, PriceCritic.from_request)
 
 
 def spoken_agreement(

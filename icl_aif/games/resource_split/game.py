@@ -28,36 +28,21 @@ from functools import cache
 from statistics import fmean
 from typing import Any, cast
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from icl_aif.config.experiment import ExperimentConfig
-from icl_aif.config.settings import Anchor
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.core.transcript import Message, Seat, Turn
+from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games.base import (
     Column,
-    Game,
     Judge,
-    Measure,
     ModelFor,
-    Round,
     Setup,
-    SimulatorRequest,
-    acknowledgement_text,
-    anchor_label,
-    anchor_round,
-    critic_prompt,
-    last_speaker,
-    next_round_text,
-    read_terms,
-    reason_text,
-    round_goal,
-    sample_round_sets,
 )
 from icl_aif.games.registry import register_game
 from icl_aif.games.resource_split import binding
 from icl_aif.games.resource_split.binding import ResourceSplitOffer
+from icl_aif.games.resource_split.critic import ResourceSplitCritic
 from icl_aif.games.resource_split.judge import (
     ResourceSplitJudge,
     judge_values,
@@ -75,46 +60,22 @@ from icl_aif.games.resource_split.scenario import (
     amounts_of,
     complete,
     draw_scenario,
-    opening_turns,
     scenario_values,
 )
+from icl_aif.games.simulation import ConcessionPlayer
+from icl_aif.games.skeleton import GameSkeleton
 
-__all__ = ["ResourceSplitGame", "anchor_reward", "deal_terms"]
+__all__ = ["REASONS", "ResourceSplitGame"]
 
 PROMPTS = "resource_split"
 
-
-def deal_terms(record: Round) -> ResourceSplitTerms | None:
-    """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    return read_terms(record, ResourceSplitTerms)
-
-
-def anchor_reward(rounds: Sequence[Round], anchor: Anchor, side: Seat) -> tuple[float, int] | None:
-    """The reward the next round should beat and the round it came from (``previous``: the last
-    round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
-    when that round had no deal."""
-
-    def value(record: Round) -> float | None:
-        terms = deal_terms(record)
-        return None if terms is None else terms.reward(side)
-
-    return anchor_round(rounds, anchor, value)
-
-
-def _reward_text(value: float) -> str:
-    return f"{value:.3f}"
-
-
-def _no_deal_reason(record: Round, scenario: ResourceSplitScenario) -> str:
-    """Why a round ended without an agreement, naming the player that ended it."""
-    last = last_speaker(record, ROLE_NAMES, "a player")
-    texts = {
-        "walk_away": f"{last} walked away",
-        "refusal": f"{last} refused to go on",
-        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
-        "invalid_moves": "the round was stopped after repeated invalid moves",
-    }
-    return reason_text(record, texts)
+REASONS: dict[str, str] = {
+    "walk_away": "{last} walked away",
+    "refusal": "{last} refused to go on",
+    "cap": "the round reached its limit of {lines} lines",
+    "invalid_moves": "the round was stopped after repeated invalid moves",
+}
+"""Why a round ended without an agreement, naming the player that ended it."""
 
 
 @cache
@@ -174,7 +135,7 @@ def invalid_move_message(
 
 
 @register_game
-class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
+class ResourceSplitGame(GameSkeleton[ResourceSplitScenario, ResourceSplitTerms]):
     """Two players divide three resources that each values differently (seed 003: an RL-tuned
     negotiator's resource split)."""
 
@@ -184,9 +145,14 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
     source = "seed 003 (fine-tuning LLM negotiators with RL: the resource split game)"
     scenario_model = ResourceSplitScenario
     terms_model = ResourceSplitTerms
-    judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "fair", "critic")
     offer_model = ResourceSplitOffer
+    measure_name = "reward"
+    measure_label = "improved side's reward (its worth of the split / worth of everything)"
+    silent_flag = "no_offer"
+    unread = "a split"
+    nobody = "a player"
+    reasons = REASONS
     columns = (
         Column("invalid_moves", "invalid moves", "count"),
         Column("aborts", "aborts", "count"),
@@ -196,10 +162,6 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
     )
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: ResourceSplitScenario) -> list[Turn]:
-        """The openers with the amounts and the other scenario values filled in."""
-        return opening_turns(complete(scenario))
 
     def opener_values(self, scenario: ResourceSplitScenario) -> dict[str, Any]:
         """``amount_A``, ``amount_B``, ``amount_C``, ``max_exchanges``, ``max_lines``,
@@ -219,82 +181,54 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
             max_value=sum(played.amounts.get(r) * own.get(r) for r in RESOURCES),
         )
 
-    def outcome_sentence(self, record: Round, scenario: ResourceSplitScenario) -> str:
+    def deal_sentence(self, scenario: ResourceSplitScenario, terms: ResourceSplitTerms) -> str:
         """``deal: player 1 takes A=6 B=2 C=5 (reward 0.520), player 2 takes A=4 B=8 C=5 (reward
-        0.610)`` or ``no deal: player 2 walked away``."""
-        outcome = record.get("outcome")
-        if outcome == "deal":
-            terms = deal_terms(record)
-            if terms is None:
-                return "deal on a split that could not be read"
-            return (
-                f"deal: player 1 takes {terms.player1.text()} "
-                f"(reward {_reward_text(terms.player1_reward)}), player 2 takes "
-                f"{terms.player2.text()} (reward {_reward_text(terms.player2_reward)})"
-            )
-        if outcome == "error":
-            return f"stopped by an error ({record.get('reason')})"
-        return f"no deal: {_no_deal_reason(record, scenario)}"
+        0.610)``."""
+        return (
+            f"deal: player 1 takes {terms.player1.text()} "
+            f"(reward {self.payoff_text(terms.player1_reward)}), player 2 takes "
+            f"{terms.player2.text()} (reward {self.payoff_text(terms.player2_reward)})"
+        )
 
-    def next_round_instruction(
-        self,
-        prompts: PromptLibrary,
-        setup: Setup[ResourceSplitScenario],
-        rounds: Sequence[Round],
-        feedback: str | None,
-    ) -> str:
-        """The result (``round/result_*.txt``), the feedback and the reward to beat."""
-        s = setup.scenario
+    def payoff_text(self, value: float) -> str:
+        """``0.520``."""
+        return f"{value:.3f}"
+
+    def deal_result(
+        self, setup: Setup[ResourceSplitScenario], terms: ResourceSplitTerms
+    ) -> dict[str, Any]:
+        """Each side's share, the rival and the improved side's reward."""
         side = setup.improve
-        last = rounds[-1]
-        terms = deal_terms(last)
-        if terms is not None:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_deal.txt",
-                own=terms.share(side).text(),
-                other=terms.share(SEATS.other(side)).text(),
-                rival=ROLE_NAMES[SEATS.other(side)],
-                reward=_reward_text(terms.reward(side)),
-            )
-        elif last.get("outcome") == "deal":
-            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
-        else:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_no_deal.txt",
-                reason=_no_deal_reason(last, s),
-                no_deal_payoff=f"{s.no_deal_payoff:g}",
-            )
-        anchor = anchor_reward(rounds, setup.anchor, side)
-        anchored = None
-        if anchor is not None:
-            anchored = {
-                "anchor": _reward_text(anchor[0]),
-                "anchor_label": anchor_label(setup.anchor, anchor[1]),
-            }
-        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored)
-        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
+        return {
+            "own": terms.share(side).text(),
+            "other": terms.share(SEATS.other(side)).text(),
+            "rival": ROLE_NAMES[SEATS.other(side)],
+            "reward": self.payoff_text(terms.reward(side)),
+        }
 
-    def scripted_acknowledgement(
-        self, prompts: PromptLibrary, setup: Setup[ResourceSplitScenario], rounds: Sequence[Round]
-    ) -> str:
-        """``round/acknowledgement.txt`` with the aim (the reward to beat, if any)."""
-        anchor = anchor_reward(rounds, setup.anchor, setup.improve)
-        aim = None if anchor is None else {"anchor": _reward_text(anchor[0])}
-        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
+    def no_deal_result(self, setup: Setup[ResourceSplitScenario]) -> dict[str, Any]:
+        """The no-deal payoff."""
+        return {"no_deal_payoff": f"{setup.scenario.no_deal_payoff:g}"}
 
-    def critic_messages(
-        self, prompts: PromptLibrary, setup: Setup[ResourceSplitScenario], transcript: str
-    ) -> list[Message]:
-        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
-        both ask for ``feedback.suggestions`` suggestions."""
-        s = setup.scenario
-        values = {
+    def critic_values(
+        self, prompts: PromptLibrary, setup: Setup[ResourceSplitScenario]
+    ) -> dict[str, Any]:
+        """The improved role and seat and the no-deal payoff."""
+        return {
             "role": ROLE_NAMES[setup.improve],
             "seat": setup.improve,
-            "no_deal_payoff": f"{s.no_deal_payoff:g}",
+            "no_deal_payoff": f"{setup.scenario.no_deal_payoff:g}",
             "suggestions": setup.suggestions,
         }
-        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
+
+    def sample_terms(self, scenario: ResourceSplitScenario) -> dict[str, Any]:
+        """Player 1 takes A=6 B=2 C=5, player 2 the rest."""
+        return ResourceSplitTerms(
+            player1=Bundle(A=6, B=2, C=5),
+            player2=Bundle(A=4, B=8, C=5),
+            player1_reward=0.5,
+            player2_reward=0.6,
+        ).model_dump()
 
     def check_templates(
         self, prompts: PromptLibrary, config: ExperimentConfig, *, critic: bool
@@ -309,19 +243,6 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
             ("mismatch", {"rival": "player 2", "theirs": "A=1 B=1 C=1", "yours": "A=1 B=1 C=1"}),
         ):
             _move_message(prompts, kind, played, **values)
-
-    def sample_rounds(self, scenario: ResourceSplitScenario) -> list[list[dict[str, Any]]]:
-        """A deal (a reward to beat), a no deal after it, a no deal alone (nothing to beat) and
-        a deal whose terms could not be read."""
-        s = scenario
-        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
-        terms = ResourceSplitTerms(
-            player1=Bundle(A=6, B=2, C=5),
-            player2=Bundle(A=4, B=8, C=5),
-            player1_reward=0.5,
-            player2_reward=0.6,
-        ).model_dump()
-        return sample_round_sets(turns, terms)
 
     # --- one game's scenario, and moves -----------------------------------------------------
 
@@ -363,10 +284,6 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
         """An opener that states a valid split offers it; the default opener is talk."""
         return binding.opening_moves(complete(scenario))
 
-    def seat_name(self, side: Seat) -> str:
-        """``player 1`` (the player1 seat) or ``player 2`` (the player2 seat)."""
-        return ROLE_NAMES[side]
-
     # --- the judge and the terms ----------------------------------------------------------
 
     def build_judge(
@@ -402,17 +319,12 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: ResourceSplitScenario, side: Seat, record: Round) -> float | None:
-        """``side``'s reward of a deal (as its terms state it, under the utilities of the game
-        that agreed it); ``scenario.no_deal_payoff`` without one; None for an error or a deal
-        whose terms cannot be read."""
-        outcome = record.get("outcome")
-        if outcome == "error":
-            return None
-        if outcome != "deal":
-            return self.walk_away(scenario, side)
-        terms = deal_terms(record)
-        return None if terms is None else terms.reward(side)
+    def deal_payoff(
+        self, scenario: ResourceSplitScenario, side: Seat, terms: ResourceSplitTerms
+    ) -> float:
+        """``side``'s reward of a deal, as its terms state it (under the utilities of the game
+        that agreed it)."""
+        return terms.reward(side)
 
     def walk_away(self, scenario: ResourceSplitScenario, side: Seat) -> float:
         """``scenario.no_deal_payoff`` for either side (seed 003: -0.5)."""
@@ -421,25 +333,6 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
     def payoff_bounds(self, scenario: ResourceSplitScenario, side: Seat) -> tuple[float, float]:
         """From nothing to everything: (0, 1)."""
         return (0.0, 1.0)
-
-    def measure(self, setup: Setup[ResourceSplitScenario]) -> Measure:
-        """The improved side's reward of a deal; a round without one scores
-        ``setup.no_deal_value`` (``scenario.no_deal_payoff``, -0.5, by default)."""
-        side = setup.improve
-
-        def of(record: Round) -> float | None:
-            terms = deal_terms(record)
-            return None if terms is None else terms.reward(side)
-
-        return Measure(
-            name="reward",
-            label="improved side's reward (its worth of the split / worth of everything)",
-            of=of,
-            no_deal_value=setup.no_deal_value,
-            money=False,
-            silent_flag="no_offer",
-            states=lambda text: read_split(text) is not None,
-        )
 
     def round_metrics(
         self, setup: Setup[ResourceSplitScenario], games: Sequence[Mapping[str, Any]], number: int
@@ -472,10 +365,16 @@ class ResourceSplitGame(Game[ResourceSplitScenario, ResourceSplitTerms]):
             "win_rate": fmean(wins) if wins else None,
         }
 
+    def states(self, scenario: ResourceSplitScenario, text: str) -> bool:
+        """Whether a line states an offer."""
+        return read_split(text) is not None
+
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
-        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
-        from icl_aif.games.resource_split.simulators import build_scripted
+    # --- simulators ----------------------------------------------------------------------
 
-        return build_scripted(request)
+    def simulator_types(self) -> tuple[type[ConcessionPlayer], type[ResourceSplitCritic]]:
+        """``scripted:boulware|linear|conceder|fair`` players and ``scripted:critic``."""
+        from icl_aif.games.resource_split.simulators import ResourceSplitPlayer
+
+        return ResourceSplitPlayer, ResourceSplitCritic

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icl_aif.core.transcript import Seat, Turn, Verdict
+from icl_aif.games.judges import GameJudge
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
@@ -79,21 +80,15 @@ def _off_by(split: Split, amounts: Bundle) -> str:
     return "; ".join(wrong)
 
 
-class ResourceSplitJudge:
+class ResourceSplitJudge(GameJudge):
     """Rules that label the state after the last line of a window (no model)."""
-
-    name = "rules"
 
     def __init__(self, scenario: ResourceSplitScenario, window: int = 4) -> None:
         self.scenario = scenario
         self.window = window
 
-    def classify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> Verdict:
         """``ongoing``, ``deal`` (with its terms) or ``no_deal`` (with its reason)."""
-        if not window:
-            return Verdict("ongoing", reason="empty window")
         played = scenario_of(scenario, self.scenario) if scenario else self.scenario
         amounts = amounts_of(played)
         readings = [read_line(t["text"]) for t in window]
@@ -107,15 +102,6 @@ class ResourceSplitJudge:
         if last.ending is not None:
             return Verdict("no_deal", reason=last.ending)
         return Verdict("ongoing", reason="malformed offer" if last.malformed else "talk")
-
-    async def aclassify(
-        self,
-        window: Sequence[Turn],
-        scenario: Mapping[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
-        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
-        return self.classify(window, scenario)
 
     def _bind(
         self,

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seat, Seats, Turn
+from icl_aif.games.scenarios import exchanges_field, render_openers, round_values
 
 __all__ = [
     "AMOUNT_RANGE",
@@ -126,11 +127,9 @@ class ResourceSplitScenario(Scenario):
         -0.5,
         description="Each side's reward when a round ends without an agreement (seed 003: -0.5).",
     )
-    max_exchanges: int = Field(
+    max_exchanges: int = exchanges_field(
         4,
-        ge=2,
-        le=100,
-        description="Player1-player2 pairs of lines per round, openers included (the paper: 4 "
+        "Player1-player2 pairs of lines per round, openers included (the paper: 4 "
         "rounds of interaction); then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
@@ -263,13 +262,11 @@ def scenario_values(scenario: ResourceSplitScenario) -> dict[str, Any]:
     amounts = amounts_of(scenario)
     return {
         **{f"amount_{r}": amounts.get(r) for r in RESOURCES},
-        "max_exchanges": scenario.max_exchanges,
-        "max_lines": 2 * scenario.max_exchanges,
+        **round_values(scenario),
         "no_deal_payoff": f"{scenario.no_deal_payoff:g}",
     }
 
 
 def opening_turns(scenario: ResourceSplitScenario) -> list[Turn]:
     """The scripted lines that open every round."""
-    values = scenario_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
+    return render_openers(scenario, scenario_values(scenario))

@@ -51,17 +51,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.resource_split.critic import build_critic
 from icl_aif.games.resource_split.offers import LineReading, Split, read_line
 from icl_aif.games.resource_split.scenario import (
     RESOURCES,
@@ -82,13 +78,11 @@ __all__ = [
     "STRATEGIES",
     "ResourceSplitPlayer",
     "RoundView",
-    "build_player",
-    "build_scripted",
-    "count_lexicon",
     "demand_bundle",
     "even_bundle",
-    "read_round",
+    "own_splits",
     "spoken_agreement",
+    "standing_offer",
 ]
 
 Strategy = Literal["boulware", "linear", "conceder", "fair"]
@@ -146,43 +140,19 @@ REPLIES: dict[str, tuple[str, ...]] = {
 """The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
-@dataclass(frozen=True)
-class RoundView:
-    """What a player takes from the conversation it receives: the current round's lines
-    (``own`` True for its own) and the feedback turns before its earlier rounds."""
-
-    lines: list[tuple[bool, LineReading]]
-    feedback: list[str]
-
-    @property
-    def own_lines(self) -> int:
-        """How many lines the player has said this round."""
-        return sum(own for own, _ in self.lines)
-
-    def own_splits(self) -> list[Split]:
-        """The splits the player stated this round (from its side)."""
-        return [r.split for own, r in self.lines if own and r.split is not None]
-
-    def standing_offer(self) -> Split | None:
-        """The other side's latest split this round (from its side), if any."""
-        for own, reading in reversed(self.lines):
-            if not own and reading.split is not None:
-                return reading.split
-        return None
+RoundView = simulation.RoundView[LineReading]
+"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
 
 
-def read_round(messages: Sequence[BaseMessage], first_opener: str) -> RoundView:
-    """Split the history into the current round (from the last time its first opener was said;
-    a countdown may follow it in the same message) and the feedback turns before every later
-    round."""
-    history = simulation.read_history(messages, first_opener, prefix=True)
-    lines = [(own, read_line(text)) for own, text in history.lines()]
-    return RoundView(lines=lines, feedback=history.feedback)
+def own_splits(view: RoundView) -> list[Split]:
+    """The splits the player stated this round (from its side)."""
+    return [r.split for r in view.own() if r.split is not None]
 
 
-def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
-    """How often each lexicon group is mentioned over all feedback turns."""
-    return simulation.count_lexicon(feedback, LEXICON)
+def standing_offer(view: RoundView) -> Split | None:
+    """The other side's latest split this round (from its side), if any."""
+    found = view.rival_latest(lambda r: r.split is not None)
+    return None if found is None else found.split
 
 
 def demand_bundle(
@@ -235,6 +205,8 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
     RESERVATION = (0.3, 0.45)
     BETAS = STRATEGIES
     FAIR = "fair"
+    LEXICON = LEXICON
+    SHARES = "shares of their maximum value between 0 and 1"
 
     strategy: Strategy
     scenario: ResourceSplitScenario
@@ -252,21 +224,14 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond(self, messages: Sequence[BaseMessage]) -> str:
-        """The next line of this player given the conversation it sees."""
-        return self.respond_move(messages)[0]
-
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered split offers it, an acceptance accepts, walking away walks away; the
-        acknowledgement of feedback makes none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
+        held or countered split offers it, an acceptance accepts, walking away walks away."""
         played = self._played
         amounts, own = amounts_of(played), utilities(played, self.side)
         top = max_value(played, self.side)
-        view = read_round(messages, self._first_opener)
-        lexicon = count_lexicon(view.feedback)
+        view = simulation.read_round(messages, self._first_opener, read_line, prefix=True)
+        lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":
             lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
         opening, reservation, last_floor, beta = self._adapted(lexicon)
@@ -275,7 +240,7 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
         last_line = own_left <= 1
         rival_after = left >= 2
         demand = self._demand(view, own_left, opening, reservation, beta)
-        offered = view.standing_offer()
+        offered = standing_offer(view)
         if offered is not None and offered.adds_up(amounts):
             worth = value_of(offered.yours, own) / top  # the other side's split, my part
             too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
@@ -290,7 +255,7 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
         else:
             claims = _claims(view, amounts) if lexicon["trade"] else None
             mine = demand_bundle(amounts, own, math.ceil(demand * top - 1e-9), claims)
-        previous = view.own_splits()
+        previous = own_splits(view)
         intent = "open" if not previous else "hold" if mine == previous[-1].mine else "counter"
         yours = rest_of(amounts, mine)
         text = self._say(intent, lexicon, left, mine=mine, yours=yours)
@@ -317,7 +282,7 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
         share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
         share = min(max(share + self._rng.uniform(-JITTER, JITTER), reservation), opening)
         own, top = utilities(self._played, self.side), max_value(self._played, self.side)
-        asked = [value_of(s.mine, own) / top for s in view.own_splits()]
+        asked = [value_of(s.mine, own) / top for s in own_splits(view)]
         if asked and share > asked[-1]:
             share = asked[-1]  # demands only ever move towards the other side
         return share
@@ -352,33 +317,10 @@ def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
     """The share of each resource the other side's latest split asked for (0.5 before any)."""
-    offered = view.standing_offer()
+    offered = standing_offer(view)
     if offered is None:
         return dict.fromkeys(RESOURCES, 0.5)
     return {r: offered.mine.get(r) / amounts.get(r) if amounts.get(r) else 0.5 for r in RESOURCES}
-
-
-def build_player(request: SimulatorRequest) -> ResourceSplitPlayer:
-    """``scripted:<strategy>`` for player 1 (player1 seat) or player 2 (player2 seat)."""
-    simulation.check_share_params(
-        request,
-        STRATEGIES,
-        game="resource-split",
-        shares="shares of their maximum value between 0 and 1",
-    )
-    return ResourceSplitPlayer(
-        strategy=request.name,
-        side=request.side,
-        scenario=request.scenario,
-        seed=request.seed,
-        stream_seed=request.stream_seed,
-        **request.params,
-    )
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the resource split."""
-    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(offerer: Seat, mine: Bundle, yours: Bundle, rng: random.Random) -> list[Turn]:

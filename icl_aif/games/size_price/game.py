@@ -26,36 +26,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from icl_aif.config.experiment import ExperimentConfig
-from icl_aif.config.settings import Anchor
 from icl_aif.core.templates import PromptLibrary
-from icl_aif.core.transcript import Message, Seat, Turn
+from icl_aif.core.transcript import Seat, Turn
+from icl_aif.games import skeleton
 from icl_aif.games.base import (
     Column,
-    Game,
     Judge,
-    Measure,
     ModelFor,
-    Round,
     Setup,
-    SimulatorRequest,
-    acknowledgement_text,
-    anchor_label,
-    anchor_round,
-    critic_prompt,
-    last_speaker,
-    next_round_text,
-    read_terms,
-    reason_text,
-    round_goal,
-    sample_round_sets,
 )
 from icl_aif.games.registry import register_game
+from icl_aif.games.simulation import ConcessionPlayer
 from icl_aif.games.size_price import binding
 from icl_aif.games.size_price.binding import SizePriceOffer
+from icl_aif.games.size_price.critic import SizePriceCritic
 from icl_aif.games.size_price.judge import SizePriceJudge, standing_offer
 from icl_aif.games.size_price.offers import Offer, read_line
 from icl_aif.games.size_price.scenario import (
@@ -68,53 +55,25 @@ from icl_aif.games.size_price.scenario import (
     format_price,
     joint_surplus,
     max_surplus,
-    opening_turns,
     public_values,
     scenario_values,
     side_payoff,
 )
+from icl_aif.games.skeleton import GameSkeleton
 
-__all__ = ["SizePriceGame", "anchor_payoff", "deal_terms"]
+__all__ = ["REASONS", "SizePriceGame"]
 
 PROMPTS = "size_price"
+
+REASONS = {**skeleton.REASONS, "invalid_moves": "the {last} kept making invalid moves"}
+"""Why a round ended without an agreement, naming the role that ended it."""
 
 GAIN: dict[Seat, str] = {"seller": "profit", "buyer": "expected benefit"}
 """What each side's payoff is called in the prompts."""
 
 
-def deal_terms(record: Round) -> SizePriceTerms | None:
-    """The terms of a round that ended in a deal; None without a deal or readable terms."""
-    return read_terms(record, SizePriceTerms)
-
-
-def anchor_payoff(
-    rounds: Sequence[Round], anchor: Anchor, side: Seat, scenario: SizePriceScenario
-) -> tuple[float, int] | None:
-    """The payoff the next round should beat and the round it came from (``previous``: the last
-    round's, ``first``: round 1's, ``best``: the best so far, the earliest among equals); None
-    when that round had no deal."""
-
-    def value(record: Round) -> float | None:
-        terms = deal_terms(record)
-        return None if terms is None else side_payoff(scenario, side, terms)
-
-    return anchor_round(rounds, anchor, value)
-
-
 def _units(quantity: int) -> str:
     return f"{quantity} unit{'s' if quantity != 1 else ''}"
-
-
-def _no_deal_reason(record: Round, scenario: SizePriceScenario) -> str:
-    """Why a round ended without an agreement, naming the role that ended it."""
-    last = last_speaker(record, ROLE_NAMES, "a side")
-    texts = {
-        "walk_away": f"the {last} walked away",
-        "refusal": f"the {last} refused to go on",
-        "cap": f"the round reached its limit of {2 * scenario.max_exchanges} lines",
-        "invalid_moves": f"the {last} kept making invalid moves",
-    }
-    return reason_text(record, texts)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -122,7 +81,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 @register_game
-class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
+class SizePriceGame(GameSkeleton[SizePriceScenario, SizePriceTerms]):
     """A wholesale seller and a retail buyer agree on a quantity and a unit price (seed 004's
     size-price bargaining game)."""
 
@@ -132,15 +91,15 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
     source = "seed 004 (GameTalk: the size-price bargaining game, appendix E.3)"
     scenario_model = SizePriceScenario
     terms_model = SizePriceTerms
-    judges = ("rules",)
     simulators = ("boulware", "linear", "conceder", "critic")
     offer_model = SizePriceOffer
+    measure_name = "bargaining_power"
+    measure_label = "improved side's bargaining power alpha (generalized Nash, d = 0)"
+    silent_flag = "no_offer"
+    reasons = REASONS
+    anchor_key = "target"
 
     # --- what each side is told ----------------------------------------------------------
-
-    def opening_turns(self, scenario: SizePriceScenario) -> list[Turn]:
-        """The openers with ``{product}`` and the other public values filled in."""
-        return opening_turns(scenario)
 
     def opener_values(self, scenario: SizePriceScenario) -> dict[str, Any]:
         """``product``, ``max_quantity``, ``max_exchanges``, ``max_lines`` (no private value)."""
@@ -151,87 +110,52 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
         unit value)."""
         return prompts.render(f"{PROMPTS}/players/{side}.txt", **scenario_values(scenario))
 
-    def outcome_sentence(self, record: Round, scenario: SizePriceScenario) -> str:
+    def deal_sentence(self, scenario: SizePriceScenario, terms: SizePriceTerms) -> str:
         """``deal on 6 units at $71.04 each: seller's profit $186.24, buyer's expected benefit
-        $186.26 (bargaining power: seller 0.50, buyer 0.50)`` or ``no deal: the retail buyer
-        walked away``."""
+        $186.26 (bargaining power: seller 0.50, buyer 0.50)``."""
         s = scenario
-        outcome = record.get("outcome")
-        if outcome == "deal":
-            terms = deal_terms(record)
-            if terms is None:
-                return "deal on terms that could not be read"
-            seller = bargaining_power(s, "seller", terms)
-            power = (
-                "no surplus to share"
-                if seller is None
-                else f"bargaining power: seller {seller:.2f}, buyer {1 - seller:.2f}"
-            )
-            return (
-                f"deal on {_units(terms.quantity)} at {format_price(terms.unit_price)} each: "
-                f"seller's profit {format_price(side_payoff(s, 'seller', terms))}, buyer's "
-                f"expected benefit {format_price(side_payoff(s, 'buyer', terms))} ({power})"
-            )
-        if outcome == "error":
-            return f"stopped by an error ({record.get('reason')})"
-        return f"no deal: {_no_deal_reason(record, s)}"
+        seller = bargaining_power(s, "seller", terms)
+        power = (
+            "no surplus to share"
+            if seller is None
+            else f"bargaining power: seller {seller:.2f}, buyer {1 - seller:.2f}"
+        )
+        return (
+            f"deal on {_units(terms.quantity)} at {format_price(terms.unit_price)} each: "
+            f"seller's profit {format_price(side_payoff(s, 'seller', terms))}, buyer's "
+            f"expected benefit {format_price(side_payoff(s, 'buyer', terms))} ({power})"
+        )
 
-    def next_round_instruction(
-        self,
-        prompts: PromptLibrary,
-        setup: Setup[SizePriceScenario],
-        rounds: Sequence[Round],
-        feedback: str | None,
-    ) -> str:
-        """The result (``round/result_*.txt``), the feedback and the payoff to beat."""
+    def payoff_text(self, value: float) -> str:
+        """``$186.24``."""
+        return format_price(value)
+
+    def deal_result(self, setup: Setup[SizePriceScenario], terms: SizePriceTerms) -> dict[str, Any]:
+        """The units, the unit price, what the improved side's payoff is called and the payoff."""
+        side = setup.improve
+        return {
+            "units": _units(terms.quantity),
+            "unit_price": format_price(terms.unit_price),
+            "gain": GAIN[side],
+            "payoff": format_price(side_payoff(setup.scenario, side, terms)),
+        }
+
+    def no_deal_result(self, setup: Setup[SizePriceScenario]) -> dict[str, Any]:
+        """What the improved side's payoff is called."""
+        return {"gain": GAIN[setup.improve]}
+
+    def goal_values(self, setup: Setup[SizePriceScenario]) -> dict[str, Any]:
+        """What the improved side's payoff is called."""
+        return {"gain": GAIN[setup.improve]}
+
+    def critic_values(
+        self, prompts: PromptLibrary, setup: Setup[SizePriceScenario]
+    ) -> dict[str, Any]:
+        """The public values, the roles, what the payoff is called and the improved side's own
+        private value only (``critic/private_<side>.txt``)."""
         s = setup.scenario
         side = setup.improve
-        last = rounds[-1]
-        terms = deal_terms(last)
-        if terms is not None:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_deal.txt",
-                units=_units(terms.quantity),
-                unit_price=format_price(terms.unit_price),
-                gain=GAIN[side],
-                payoff=format_price(side_payoff(s, side, terms)),
-            )
-        elif last.get("outcome") == "deal":
-            result = prompts.render(f"{PROMPTS}/round/result_unclear.txt")
-        else:
-            result = prompts.render(
-                f"{PROMPTS}/round/result_no_deal.txt",
-                reason=_no_deal_reason(last, s),
-                gain=GAIN[side],
-            )
-        anchor = anchor_payoff(rounds, setup.anchor, side, s)
-        anchored = None
-        if anchor is not None:
-            anchored = {
-                "target": format_price(anchor[0]),
-                "anchor_label": anchor_label(setup.anchor, anchor[1]),
-            }
-        goal = round_goal(prompts, PROMPTS, last["round"] + 1, anchored, gain=GAIN[side])
-        return next_round_text(prompts, PROMPTS, last["round"], result, feedback, goal)
-
-    def scripted_acknowledgement(
-        self, prompts: PromptLibrary, setup: Setup[SizePriceScenario], rounds: Sequence[Round]
-    ) -> str:
-        """``round/acknowledgement.txt`` with the aim (the payoff to beat, if any)."""
-        side = setup.improve
-        anchor = anchor_payoff(rounds, setup.anchor, side, setup.scenario)
-        aim = None if anchor is None else {"target": format_price(anchor[0])}
-        return acknowledgement_text(prompts, PROMPTS, rounds, aim)
-
-    def critic_messages(
-        self, prompts: PromptLibrary, setup: Setup[SizePriceScenario], transcript: str
-    ) -> list[Message]:
-        """``critic/system.txt`` with the constraints that are on, then ``critic/request.txt``;
-        both ask for ``feedback.suggestions`` suggestions. The critic is told the improved
-        side's own private value only."""
-        s = setup.scenario
-        side = setup.improve
-        values = {
+        return {
             **public_values(s),
             "role": ROLE_NAMES[side],
             "rival": ROLE_NAMES[SEATS.other(side)],
@@ -240,17 +164,13 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
             "private": prompts.render(f"{PROMPTS}/critic/private_{side}.txt", **scenario_values(s)),
             "suggestions": setup.suggestions,
         }
-        return critic_prompt(prompts, PROMPTS, setup, values, transcript)
 
-    def sample_rounds(self, scenario: SizePriceScenario) -> list[list[dict[str, Any]]]:
-        """A deal (a payoff to beat), a no deal after it, a no deal alone (nothing to beat) and
-        a deal whose terms could not be read."""
+    def sample_terms(self, scenario: SizePriceScenario) -> dict[str, Any]:
+        """The efficient quantity at one and a half times the unit cost."""
         s = scenario
-        turns = [{"speaker": o.speaker, "text": o.text} for o in s.openers]
-        terms = SizePriceTerms(
+        return SizePriceTerms(
             quantity=efficient_quantity(s), unit_price=round(s.unit_cost * 1.5, 2)
         ).model_dump()
-        return sample_round_sets(turns, terms)
 
     # --- moves ----------------------------------------------------------------------------
 
@@ -311,10 +231,6 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
         """An opener that makes a valid offer offers it; the default opener is talk."""
         return binding.opening_moves(scenario)
 
-    def seat_name(self, side: Seat) -> str:
-        """``wholesale seller`` or ``retail buyer``, as the briefs name the seats."""
-        return ROLE_NAMES[side]
-
     # --- the judge and the terms ----------------------------------------------------------
 
     def build_judge(
@@ -355,18 +271,17 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
 
     # --- payoffs ------------------------------------------------------------------------
 
-    def payoff(self, scenario: SizePriceScenario, side: Seat, record: Round) -> float | None:
-        """``side``'s payoff after a deal (seller ``(p - c) n``, buyer ``v H(n) - p n``); 0
-        without one; None for an error or a deal whose terms cannot be read."""
-        outcome = record.get("outcome")
-        if outcome == "error":
-            return None
-        if outcome != "deal":
-            return self.walk_away(scenario, side)
-        terms = deal_terms(record)
-        if terms is None:
-            return None
+    def deal_payoff(self, scenario: SizePriceScenario, side: Seat, terms: SizePriceTerms) -> float:
+        """Seller ``(p - c) n``, buyer ``v H(n) - p n``."""
         return side_payoff(scenario, side, terms)
+
+    def measure_value(
+        self, scenario: SizePriceScenario, side: Seat, terms: SizePriceTerms
+    ) -> float | None:
+        """``side``'s bargaining power ``alpha`` of the deal (seed 004's metric; None for a deal
+        without surplus); a round without a deal scores ``setup.no_deal_value`` (0 by default)."""
+        alpha = bargaining_power(scenario, side, terms)
+        return None if alpha is None else round(alpha, 6)
 
     def walk_away(self, scenario: SizePriceScenario, side: Seat) -> float:
         """0 for either side (seed 004)."""
@@ -380,30 +295,6 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
         """From 0 (the simulators accept nothing that pays them less) to ``S*``, the largest
         joint surplus (the other side accepts nothing that pays it less than 0)."""
         return (0.0, max_surplus(scenario))
-
-    def measure(self, setup: Setup[SizePriceScenario]) -> Measure:
-        """The improved side's bargaining power ``alpha`` of a deal (seed 004's metric; None for
-        a deal without surplus); a round without a deal scores ``setup.no_deal_value`` (0 by
-        default)."""
-        side = setup.improve
-        s = setup.scenario
-
-        def of(record: Round) -> float | None:
-            terms = deal_terms(record)
-            if terms is None:
-                return None
-            alpha = bargaining_power(s, side, terms)
-            return None if alpha is None else round(alpha, 6)
-
-        return Measure(
-            name="bargaining_power",
-            label="improved side's bargaining power alpha (generalized Nash, d = 0)",
-            of=of,
-            no_deal_value=setup.no_deal_value,
-            money=False,
-            silent_flag="no_offer",
-            states=lambda text: read_line(text).offer is not None,
-        )
 
     columns = (
         Column("mean_quantity", "quantity", "number"),
@@ -435,7 +326,7 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
             for record in game.get("rounds") or []:
                 if record.get("round") != number or record.get("outcome") == "error":
                     continue
-                terms = deal_terms(record)
+                terms = self.terms_of(record)
                 if record.get("outcome") == "deal" and terms is None:
                     continue  # a deal whose terms could not be read pays nothing we can count
                 if terms is None:
@@ -459,10 +350,16 @@ class SizePriceGame(Game[SizePriceScenario, SizePriceTerms]):
             "efficiency": _mean(efficiency),
         }
 
+    def states(self, scenario: SizePriceScenario, text: str) -> bool:
+        """Whether a line states an offer."""
+        return read_line(text).offer is not None
+
     # --- simulators ----------------------------------------------------------------------
 
-    def simulator(self, request: SimulatorRequest) -> BaseChatModel:
-        """``scripted:boulware|linear|conceder`` players and ``scripted:critic``."""
-        from icl_aif.games.size_price.simulators import build_scripted
+    # --- simulators ----------------------------------------------------------------------
 
-        return build_scripted(request)
+    def simulator_types(self) -> tuple[type[ConcessionPlayer], type[SizePriceCritic]]:
+        """``scripted:boulware|linear|conceder`` players and ``scripted:critic``."""
+        from icl_aif.games.size_price.simulators import SizePricePlayer
+
+        return SizePricePlayer, SizePriceCritic

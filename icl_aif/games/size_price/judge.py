@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icl_aif.core.transcript import Seat, Turn, Verdict
+from icl_aif.games.judges import GameJudge
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import SEATS, SizePriceTerms
 
@@ -48,21 +49,15 @@ def standing_offer(
     return None
 
 
-class SizePriceJudge:
+class SizePriceJudge(GameJudge):
     """Rules that label the state after the last line of a window (no model)."""
-
-    name = "rules"
 
     def __init__(self, window: int = 4, max_quantity: int | None = None) -> None:
         self.window = window
         self.max_quantity = max_quantity
 
-    def classify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> Verdict:
+    def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> Verdict:
         """``ongoing``, ``deal`` (with its terms) or ``no_deal`` (with its reason)."""
-        if not window:
-            return Verdict("ongoing", reason="empty window")
         limit = (scenario or {}).get("max_quantity", self.max_quantity)
         readings = [read_line(t["text"]) for t in window]
         last, speaker = readings[-1], window[-1]["speaker"]
@@ -78,15 +73,6 @@ class SizePriceJudge:
         if last.ending is not None:
             return Verdict("no_deal", reason=last.ending)
         return Verdict("ongoing", reason="talk")
-
-    async def aclassify(
-        self,
-        window: Sequence[Turn],
-        scenario: Mapping[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> Verdict:
-        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
-        return self.classify(window, scenario)
 
     def _bind(
         self,

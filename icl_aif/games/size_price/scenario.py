@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from icl_aif.config.settings import Opener, Scenario
 from icl_aif.core.transcript import Seat, Seats, Turn
+from icl_aif.games.scenarios import exchanges_field, render_openers, round_values
 
 __all__ = [
     "DEFAULT_OPENERS",
@@ -100,11 +101,9 @@ class SizePriceScenario(Scenario):
         description="The most units an offer may name (a larger one is invalid); at most "
         "MAX_QUANTITY, 10,000.",
     )
-    max_exchanges: int = Field(
+    max_exchanges: int = exchanges_field(
         5,
-        ge=2,
-        le=100,
-        description="Seller-buyer pairs of lines per round, openers included (seed 004: 5 "
+        "Seller-buyer pairs of lines per round, openers included (seed 004: 5 "
         "interactions each); then the round is truncated.",
     )
     openers: tuple[Opener, ...] = DEFAULT_OPENERS
@@ -226,8 +225,7 @@ def public_values(scenario: SizePriceScenario) -> dict[str, Any]:
     return {
         "product": scenario.product,
         "max_quantity": scenario.max_quantity,
-        "max_exchanges": scenario.max_exchanges,
-        "max_lines": 2 * scenario.max_exchanges,
+        **round_values(scenario),
     }
 
 
@@ -243,5 +241,4 @@ def scenario_values(scenario: SizePriceScenario) -> dict[str, Any]:
 
 def opening_turns(scenario: SizePriceScenario) -> list[Turn]:
     """The scripted lines that open every round."""
-    values = public_values(scenario)
-    return [Turn(speaker=o.speaker, text=o.text.format_map(values)) for o in scenario.openers]
+    return render_openers(scenario, public_values(scenario))

@@ -54,16 +54,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from icl_aif.core.transcript import Seat, Turn
 from icl_aif.games import simulation
-from icl_aif.games.base import SimulatorRequest
-from icl_aif.games.size_price.critic import build_critic
 from icl_aif.games.size_price.offers import LineReading, Offer, read_line
 from icl_aif.games.size_price.scenario import (
     SEATS,
@@ -81,11 +77,9 @@ __all__ = [
     "STRATEGIES",
     "RoundView",
     "SizePricePlayer",
-    "build_player",
-    "build_scripted",
-    "count_lexicon",
-    "read_round",
+    "own_offers",
     "spoken_agreement",
+    "standing_offer",
 ]
 
 Strategy = Literal["boulware", "linear", "conceder"]
@@ -145,42 +139,19 @@ REPLIES: dict[str, tuple[str, ...]] = {
 """The simulators' lines by intent; ``{offer}`` is ``6 units at $92.00 each``."""
 
 
-@dataclass(frozen=True)
-class RoundView:
-    """What a player takes from the conversation it receives: the current round's lines
-    (``own`` True for its own) and the feedback turns before its earlier rounds."""
-
-    lines: list[tuple[bool, LineReading]]
-    feedback: list[str]
-
-    @property
-    def own_lines(self) -> int:
-        """How many lines the player has said this round."""
-        return sum(own for own, _ in self.lines)
-
-    def own_offers(self) -> list[Offer]:
-        """The offers the player made this round."""
-        return [r.offer for own, r in self.lines if own and r.proposes and r.offer is not None]
-
-    def standing_offer(self) -> Offer | None:
-        """The other side's latest offer this round, if it made one."""
-        for own, reading in reversed(self.lines):
-            if not own and (reading.proposes or reading.malformed):
-                return reading.offer
-        return None
+RoundView = simulation.RoundView[LineReading]
+"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
 
 
-def read_round(messages: Sequence[BaseMessage], first_opener: str) -> RoundView:
-    """Split the history into the current round (from the last time its first opener was said)
-    and the feedback turns before every later round."""
-    history = simulation.read_history(messages, first_opener)
-    lines = [(own, read_line(text)) for own, text in history.lines()]
-    return RoundView(lines=lines, feedback=history.feedback)
+def own_offers(view: RoundView) -> list[Offer]:
+    """The offers the player made this round."""
+    return [r.offer for r in view.own() if r.proposes and r.offer is not None]
 
 
-def count_lexicon(feedback: Sequence[str]) -> dict[str, int]:
-    """How often each lexicon group is mentioned over all feedback turns."""
-    return simulation.count_lexicon(feedback, LEXICON)
+def standing_offer(view: RoundView) -> Offer | None:
+    """The other side's latest offer this round, if it made one."""
+    found = view.rival_latest(lambda r: r.proposes or r.malformed)
+    return None if found is None else found.offer
 
 
 def _cents_up(amount: float) -> float:
@@ -195,6 +166,8 @@ class SizePricePlayer(simulation.ConcessionPlayer):
     OPENING = (0.75, 0.92)
     RESERVATION = (0.25, 0.4)
     BETAS = STRATEGIES
+    LEXICON = LEXICON
+    SHARES = "shares of the largest joint surplus between 0 and 1"
 
     strategy: Strategy
     scenario: SizePriceScenario
@@ -205,29 +178,22 @@ class SizePricePlayer(simulation.ConcessionPlayer):
 
     # --- the strategy ---------------------------------------------------------------------
 
-    def respond(self, messages: Sequence[BaseMessage]) -> str:
-        """The next line of this player given the conversation it sees."""
-        return self.respond_move(messages)[0]
-
-    def respond_move(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
+    def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered offer offers it, an acceptance accepts, walking away walks away; the
-        acknowledgement of feedback makes none."""
-        if simulation.is_round_over(messages):
-            return "Understood. I will use this feedback in the next round.", None
-        view = read_round(messages, self._first_opener)
-        lexicon = count_lexicon(view.feedback)
+        held or countered offer offers it, an acceptance accepts, walking away walks away."""
+        view = simulation.read_round(messages, self._first_opener, read_line)
+        lexicon = self.lexicon(view.feedback)
         opening, reservation, beta = self._adapted(lexicon)
         left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
         own_left = (left + 1) // 2
         last_line = own_left <= 1
         rival_after = left >= 2
-        previous = view.own_offers()
+        previous = own_offers(view)
         offer = self._next_offer(
             view, own_left, opening, reservation, beta, lexicon, previous, final=last_line
         )
         surplus = max_surplus(self.scenario)
-        standing = view.standing_offer()
+        standing = standing_offer(view)
         if standing is not None and standing.problem(self.scenario.max_quantity) is None:
             mine = self._value(standing)
             good = mine >= max(0.0, self._value(offer)) - 1e-9
@@ -305,29 +271,6 @@ def _move(kind: str, offer: Offer | None = None) -> dict[str, Any]:
         return {"move": kind, "terms": None}
     terms = {"quantity": int(offer.quantity), "unit_price": round(offer.unit_price, 2)}
     return {"move": kind, "terms": terms}
-
-
-def build_player(request: SimulatorRequest) -> SizePricePlayer:
-    """``scripted:<strategy>`` for the seller or the buyer seat."""
-    simulation.check_share_params(
-        request,
-        STRATEGIES,
-        game="size-price",
-        shares="shares of the largest joint surplus between 0 and 1",
-    )
-    return SizePricePlayer(
-        strategy=request.name,
-        side=request.side,
-        scenario=request.scenario,
-        seed=request.seed,
-        stream_seed=request.stream_seed,
-        **request.params,
-    )
-
-
-def build_scripted(request: SimulatorRequest) -> BaseChatModel:
-    """``scripted:STRATEGY`` players and ``scripted:critic`` of the size-price game."""
-    return simulation.dispatch(request, build_player, build_critic)
 
 
 def spoken_agreement(offerer: Seat, offer: Offer, first: bool, rng: random.Random) -> list[Turn]:

@@ -76,6 +76,7 @@ from functools import lru_cache
 from typing import Any
 
 from icl_aif.core.transcript import Turn
+from icl_aif.games.judges import RulesJudge
 from icl_aif.games.price.moderator.prices import (
     OFFER_KINDS,
     READINGS_KEPT,
@@ -897,24 +898,13 @@ def _deal(ctx: Context, index: int) -> PriceVerdict:
     return PriceVerdict("deal", price=price, reason="acceptance")
 
 
-class RulesModerator:
+class RulesModerator(RulesJudge[PriceVerdict]):
     """Keyword-and-price rules that label the state after the last turn of a window."""
 
-    name = "rules"
+    def empty(self) -> PriceVerdict:
+        """``ongoing``, reason ``empty window``."""
+        return PriceVerdict("ongoing", reason="empty window")
 
-    def classify(
-        self, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None
-    ) -> PriceVerdict:
+    def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> PriceVerdict:
         """Decide ``ongoing``, ``deal`` (with its price) or ``no_deal`` after the last turn."""
-        if not window:
-            return PriceVerdict("ongoing", reason="empty window")
         return decide(Context.read(window, scenario), len(window) - 1)
-
-    async def aclassify(
-        self,
-        window: Sequence[Turn],
-        scenario: Mapping[str, Any] | None = None,
-        calls: list[dict[str, Any]] | None = None,
-    ) -> PriceVerdict:
-        """Async twin of :meth:`classify`; makes no model calls, so ``calls`` is left alone."""
-        return self.classify(window, scenario)
