@@ -15,7 +15,7 @@ from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.replies import NO_REPLY, Screened
 from icl_aif.engine.replies import screen as screen_labels
-from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.judge.rules import PriceRulesJudge
 from icl_aif.games.registry import get_game
 from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import run
@@ -115,7 +115,7 @@ def test_a_line_posing_as_the_moderator_never_makes_a_deal() -> None:
         {"speaker": "buyer", "text": OPEN_3},
         {"speaker": "seller", "text": fiat},
     ]
-    raw = RulesModerator().classify(window, {"list_price": 20})
+    raw = PriceRulesJudge().classify(window, {"list_price": 20})
     assert raw.state == "deal"  # unscreened, the rules would take the fake line for a deal
     state, ctx, moderator = play(
         [fiat, "My price is $19.", "My price is $19.", "My price is $19."],

@@ -18,7 +18,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.dond.critic import ADVICE
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import read_move
@@ -59,7 +59,7 @@ def items(books: int, hats: int, balls: int) -> Items:
 
 
 def judge(window: list[Turn], scenario: DondScenario = FIXED, size: int = 4) -> Any:
-    return DondJudge(scenario).classify(moderator_window(window, size), GAME.judge_info(scenario))
+    return DondJudge(scenario).classify(judge_window(window, size), GAME.judge_info(scenario))
 
 
 def config(**values: Any) -> ExperimentConfig:
@@ -148,7 +148,7 @@ def test_the_judge_reads_the_context_of_the_game_it_judges() -> None:
 def test_the_rules_judge_binds_every_agreement_the_simulators_word() -> None:
     judged = GAME.build_judge(config(), PromptLibrary(), lambda _: None)  # type: ignore[arg-type, return-value]
     for turns, agreed in GAME.agreement_examples(FIXED, seed=3):
-        window = moderator_window([*GAME.opening_turns(FIXED), *turns], 4)
+        window = judge_window([*GAME.opening_turns(FIXED), *turns], 4)
         verdict = asyncio.run(judged.aclassify(window, GAME.judge_info(FIXED)))
         assert (verdict.state, verdict.terms) == ("deal", agreed)
 

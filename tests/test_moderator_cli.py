@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from icl_aif.core.errors import UsageError
-from icl_aif.games.price.moderator.evaluation import load_labelled
-from icl_aif.games.price.moderator.examples import add_examples
-from icl_aif.games.price.moderator.hybrid import rules_reading
+from icl_aif.games.price.judge.evaluation import load_labelled
+from icl_aif.games.price.judge.examples import add_examples
+from icl_aif.games.price.judge.hybrid import rules_reading
 from tests.conftest import ROOT
 
 CLI = Path(sys.executable).parent / "icl-aif"
@@ -165,7 +165,7 @@ def test_moderator_add_refuses_contradicting_duplicates(tmp_path: Path) -> None:
 
 
 def test_the_shipped_examples_are_valid_and_not_from_the_evaluation_sets() -> None:
-    from icl_aif.games.price.moderator.examples import overlap
+    from icl_aif.games.price.judge.examples import overlap
 
     examples = load_labelled(EXAMPLES)
     assert 12 <= len(examples) <= 30

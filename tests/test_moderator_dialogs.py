@@ -14,7 +14,7 @@ import pytest
 
 from icl_aif.core.errors import UsageError
 from icl_aif.core.transcript import Turn
-from icl_aif.games.price.moderator.dialogs import (
+from icl_aif.games.price.judge.dialogs import (
     Dialog,
     evaluate_dialogs,
     load_dialogs,

@@ -8,8 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from icl_aif.games.price.moderator.evaluation import evaluate, load_labelled
-from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.judge.evaluation import evaluate, load_labelled
+from icl_aif.games.price.judge.rules import PriceRulesJudge
 from tests.conftest import ROOT
 
 LABELLED = ROOT / "tests" / "data" / "moderator_windows.jsonl"
@@ -36,7 +36,7 @@ def test_labelled_set_is_large_and_covers_the_traps() -> None:
 
 
 def test_rules_moderator_reaches_95_percent_with_exact_prices() -> None:
-    report = evaluate(RulesModerator(), load_labelled(LABELLED))
+    report = evaluate(PriceRulesJudge(), load_labelled(LABELLED))
     assert report.accuracy >= 0.95, report.mistakes
     assert report.price_accuracy >= 0.95, report.mistakes
 
@@ -60,7 +60,7 @@ def test_rules_moderator_on_the_held_out_set() -> None:
     figure. Do not tune the rules on this file; add new phrasing to moderator_windows.jsonl instead.
     Measured when it was written: label accuracy 0.975, price accuracy 0.956."""
     report = evaluate(
-        RulesModerator(), load_labelled(LABELLED.with_name("moderator_heldout.jsonl"))
+        PriceRulesJudge(), load_labelled(LABELLED.with_name("moderator_heldout.jsonl"))
     )
     assert len(report.mistakes) <= 6, report.mistakes
     assert report.accuracy >= 0.95 and report.price_accuracy >= 0.95, report.mistakes

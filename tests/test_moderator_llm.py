@@ -21,9 +21,9 @@ from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import judge_for
-from icl_aif.games.price.moderator.evaluation import aevaluate, load_labelled
-from icl_aif.games.price.moderator.hybrid import HybridModerator, rules_reading
-from icl_aif.games.price.moderator.llm import Answer, LLMModerator, read_fenced, read_regex
+from icl_aif.games.price.judge.evaluation import aevaluate, load_labelled
+from icl_aif.games.price.judge.hybrid import HybridJudge, rules_reading
+from icl_aif.games.price.judge.llm import Answer, LLMJudge, read_fenced, read_regex
 from icl_aif.models.calls import ModelCallError
 from icl_aif.records.reader import read_json, read_jsonl
 from tests.conftest import quickstart, run
@@ -106,8 +106,8 @@ def config(mode: str = "llm") -> ExperimentConfig:
     )
 
 
-def moderator(model: FakeVendor) -> LLMModerator:
-    return LLMModerator(model, "replay:fake", config())
+def moderator(model: FakeVendor) -> LLMJudge:
+    return LLMJudge(model, "replay:fake", config())
 
 
 def judge(mod: Any, window: list[Turn] = WINDOW) -> tuple[Any, list[dict[str, Any]]]:
@@ -211,7 +211,7 @@ def test_a_default_langchain_model_falls_back_to_fenced_json() -> None:
         }
     )
     mod = judge_for(cfg)
-    assert isinstance(mod, LLMModerator)
+    assert isinstance(mod, LLMJudge)
     verdict, calls = judge(mod)
     assert (verdict.state, verdict.price, verdict.parse) == ("deal", 15, "fenced")
     assert [c["method"] for c in calls] == ["plain"]
@@ -275,7 +275,7 @@ def test_hybrid_calls_the_model_only_on_ambiguous_windows() -> None:
     for window in AMBIGUOUS:
         assert rules_reading(window)[1] is not None, window
     fake = FakeVendor()
-    hybrid = HybridModerator(moderator(fake))
+    hybrid = HybridJudge(moderator(fake))
     for window in CONFIDENT:
         verdict, calls = judge(hybrid, window)
         assert calls == [] and verdict.decided_by == "rules" and verdict.parse is None
@@ -288,7 +288,7 @@ def test_hybrid_calls_the_model_only_on_ambiguous_windows() -> None:
 
 def test_hybrid_keeps_the_rules_verdict_when_the_reply_is_unreadable() -> None:
     fake = FakeVendor(on_schema="unsupported", on_json_mode="unsupported", plain="Let me think.")
-    hybrid = HybridModerator(moderator(fake))
+    hybrid = HybridJudge(moderator(fake))
     verdict, calls = judge(hybrid, AMBIGUOUS[0])
     assert (verdict.state, verdict.decided_by) == ("ongoing", "rules")
     assert len(calls) == 1 and calls[0]["parse"] is None
@@ -301,7 +301,7 @@ def test_evaluation_counts_the_windows_sent_to_the_model(tmp_path: Path) -> None
     fake = FakeVendor(
         on_schema="unsupported", on_json_mode="unsupported"
     )  # always says deal at $15
-    report = asyncio.run(aevaluate(HybridModerator(moderator(fake)), load_labelled(labelled)))
+    report = asyncio.run(aevaluate(HybridJudge(moderator(fake)), load_labelled(labelled)))
     assert (report.n, report.calls, report.llm_windows) == (3, 2, 2)
     assert report.decided_by == {"rules": 1, "llm": 2} and report.parse == {"fenced": 2}
     assert report.moderator == "hybrid" and report.accuracy == pytest.approx(1 / 3)

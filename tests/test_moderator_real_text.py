@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from icl_aif.games.price.moderator.prices import find_prices
-from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.judge.prices import find_prices
+from icl_aif.games.price.judge.rules import PriceRulesJudge
 
 SCENARIO = {"item": "road bike", "list_price": 500, "buyer_open": 300}
 
@@ -16,7 +16,7 @@ SCENARIO = {"item": "road bike", "list_price": 500, "buyer_open": 300}
 def judge(*texts: str, first: str = "seller", scenario: dict | None = SCENARIO):
     sides = ("seller", "buyer") if first == "seller" else ("buyer", "seller")
     window = [{"speaker": sides[i % 2], "text": t} for i, t in enumerate(texts)]
-    verdict = RulesModerator().classify(window, scenario)
+    verdict = PriceRulesJudge().classify(window, scenario)
     return verdict.state, verdict.price
 
 

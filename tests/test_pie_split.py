@@ -17,7 +17,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.pie_split.critic import ADVICE
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_line
@@ -46,7 +46,7 @@ def b(text: str) -> Turn:
 def judge(window: list[Turn], size: int = 4) -> Any:
     """The verdict after the last line of ``window``, as the engine would ask (the last
     ``size`` lines)."""
-    return PieSplitJudge(pie=100, window=size).classify(moderator_window(window, size))
+    return PieSplitJudge(pie=100, window=size).classify(judge_window(window, size))
 
 
 def terms(proposer: float, responder: float, exchanges: int) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def test_the_rules_judge_binds_every_agreement_the_simulators_word() -> None:
     scenario = PieSplitScenario()
     judged = GAME.build_judge(config(), PromptLibrary(), lambda _: None)  # type: ignore[arg-type, return-value]
     for turns, agreed in GAME.agreement_examples(scenario, seed=3):
-        window = moderator_window([*GAME.opening_turns(scenario), *turns], 4)
+        window = judge_window([*GAME.opening_turns(scenario), *turns], 4)
         verdict = asyncio.run(judged.aclassify(window, GAME.judge_info(scenario)))
         assert (verdict.state, verdict.terms) == ("deal", agreed)
 

@@ -1,11 +1,11 @@
-"""Price extraction and price roles (icl_aif.games.price.moderator.prices)."""
+"""Price extraction and price roles (icl_aif.games.price.judge.prices)."""
 
 from __future__ import annotations
 
 import pytest
 
-from icl_aif.games.price.moderator import PriceMention, find_prices, standing_offer
-from icl_aif.games.price.moderator.prices import PriceKind
+from icl_aif.games.price.judge import PriceMention, find_prices, standing_offer
+from icl_aif.games.price.judge.prices import PriceKind
 
 
 def amounts(text: str) -> list[float]:

@@ -11,7 +11,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.judge.rules import PriceRulesJudge
 from icl_aif.games.price.verdict import PriceVerdict as Verdict
 
 SELLER_BRIEF = (
@@ -43,7 +43,7 @@ class RecordingModerator:
 
     def __init__(self) -> None:
         self.windows: list[list[Turn]] = []
-        self.inner = RulesModerator()
+        self.inner = PriceRulesJudge()
 
     async def aclassify(
         self,

@@ -19,7 +19,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict, load_config
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.registry import get_game
 from icl_aif.games.resource_split.critic import ADVICE
 from icl_aif.games.resource_split.judge import ResourceSplitJudge, judge_values
@@ -63,7 +63,7 @@ def b(text: str) -> Turn:
 def judge(window: list[Turn], size: int = 4, scenario: ResourceSplitScenario = FIXED) -> Any:
     """The verdict after the last line of ``window``, as the engine would ask (the last
     ``size`` lines)."""
-    return ResourceSplitJudge(scenario, window=size).classify(moderator_window(window, size))
+    return ResourceSplitJudge(scenario, window=size).classify(judge_window(window, size))
 
 
 def bundle(a: int, b_: int, c: int) -> dict[str, int]:
@@ -205,7 +205,7 @@ def test_the_rules_judge_binds_every_agreement_the_simulators_word() -> None:
     for seed in range(3):
         scenario = GAME.sample_scenario(ResourceSplitScenario(), seed)
         for turns, agreed in GAME.agreement_examples(scenario, seed=seed):
-            window = moderator_window([*GAME.opening_turns(scenario), *turns], 4)
+            window = judge_window([*GAME.opening_turns(scenario), *turns], 4)
             verdict = asyncio.run(judged.aclassify(window, GAME.judge_info(scenario)))
             assert (verdict.state, verdict.terms) == ("deal", agreed)
 

@@ -1,4 +1,4 @@
-"""The rules moderator (icl_aif.games.price.moderator.rules) and its evaluation (.evaluation)."""
+"""The rules moderator (icl_aif.games.price.judge.rules) and its evaluation (.evaluation)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from rich.console import Console
 
 from icl_aif.core.errors import UsageError
 from icl_aif.core.transcript import Seat, Turn
-from icl_aif.games.price.moderator import RulesModerator
-from icl_aif.games.price.moderator.evaluation import (
+from icl_aif.games.price.judge import PriceRulesJudge
+from icl_aif.games.price.judge.evaluation import (
     LabelledWindow,
     evaluate,
     load_labelled,
@@ -28,7 +28,7 @@ def window(*texts: str, first: Seat = "seller") -> list[Turn]:
     return [Turn(speaker=first if i % 2 == 0 else second, text=t) for i, t in enumerate(texts)]
 
 
-MODERATOR = RulesModerator()
+MODERATOR = PriceRulesJudge()
 
 
 def verdict(*texts: str, first: Seat = "seller", scenario: dict[str, Any] | None = None) -> Verdict:
@@ -267,7 +267,7 @@ def test_aclassify_matches_classify() -> None:
 
 
 def test_name() -> None:
-    assert RulesModerator.name == "rules"
+    assert PriceRulesJudge.name == "rules"
 
 
 def test_empty_window_is_ongoing() -> None:
@@ -324,7 +324,7 @@ def test_load_labelled(labelled_file: Path) -> None:
 
 
 def test_evaluate(labelled_file: Path) -> None:
-    report = evaluate(RulesModerator(), load_labelled(labelled_file))
+    report = evaluate(PriceRulesJudge(), load_labelled(labelled_file))
     assert report.n == 6
     # "b" is predicted ongoing (wrong label); "e" is a deal at the wrong price.
     assert report.accuracy == pytest.approx(5 / 6)
@@ -359,7 +359,7 @@ def test_evaluate_accepts_any_classifier() -> None:
 
 
 def test_render_report(labelled_file: Path) -> None:
-    report = evaluate(RulesModerator(), load_labelled(labelled_file))
+    report = evaluate(PriceRulesJudge(), load_labelled(labelled_file))
     console = Console(record=True, width=120)
     render_report(report, console)
     out = console.export_text()

@@ -12,8 +12,8 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.protocol import Message, turns_as_messages
 from icl_aif.games.critics import rounds_in_view
 from icl_aif.games.price.critic import PriceCritic
-from icl_aif.games.price.moderator.prices import standing_offer
-from icl_aif.games.price.moderator.rules import RulesModerator
+from icl_aif.games.price.judge.prices import standing_offer
+from icl_aif.games.price.judge.rules import PriceRulesJudge
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.games.price.simulators import ScriptedNegotiator
 from icl_aif.models.calls import to_langchain
@@ -57,7 +57,7 @@ def test_boulware_concedes_later_than_linear_later_than_conceder() -> None:
 def test_accepts_an_offer_better_than_its_next_one() -> None:
     model = ScriptedNegotiator(strategy="boulware", side="seller", scenario=SCENARIO, seed=1)
     answer = model.respond(seller_view("I can do $19.", "Alright, I'll pay $19.50."))
-    verdict = RulesModerator().classify(
+    verdict = PriceRulesJudge().classify(
         [
             {"speaker": "buyer", "text": "Alright, I'll pay $19.50."},
             {"speaker": "seller", "text": answer},
@@ -74,7 +74,7 @@ def test_walks_away_on_its_last_turn_below_its_floor() -> None:
     for _ in range(8):
         lines += ["How about $16?", "Would you take $11?"]
     answer = model.respond(seller_view(*lines))
-    verdict = RulesModerator().classify(
+    verdict = PriceRulesJudge().classify(
         [{"speaker": "buyer", "text": "Would you take $11?"}, {"speaker": "seller", "text": answer}]
     )
     assert verdict.state == "no_deal"

@@ -19,7 +19,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.engine.configs import config_from_dict, load_config
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.registry import get_game
 from icl_aif.games.simulation import count_lexicon
 from icl_aif.games.size_price.critic import ADVICE
@@ -60,7 +60,7 @@ def b(text: str) -> Turn:
 def judge(window: list[Turn], size: int = 4) -> Any:
     """The verdict after the last line of ``window``, as the engine would ask (the last
     ``size`` lines)."""
-    return SizePriceJudge(window=size, max_quantity=1000).classify(moderator_window(window, size))
+    return SizePriceJudge(window=size, max_quantity=1000).classify(judge_window(window, size))
 
 
 def terms(quantity: int, unit_price: float) -> dict[str, Any]:
@@ -206,7 +206,7 @@ def test_offers_in_other_words_are_read() -> None:
 def test_the_rules_judge_binds_every_agreement_the_simulators_word() -> None:
     judged = GAME.build_judge(config(), PromptLibrary(), lambda _: None)  # type: ignore[arg-type, return-value]
     for turns, agreed in GAME.agreement_examples(SCENARIO, seed=3):
-        window = moderator_window([*GAME.opening_turns(SCENARIO), *turns], 4)
+        window = judge_window([*GAME.opening_turns(SCENARIO), *turns], 4)
         verdict = asyncio.run(judged.aclassify(window, GAME.judge_info(SCENARIO)))
         assert (verdict.state, verdict.terms) == ("deal", agreed)
 

@@ -50,7 +50,7 @@ from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Turn
 from icl_aif.engine.context import judge_for
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.base import Game, Judge
 from icl_aif.games.registry import game_of
 from icl_aif.models.calls import ModelCallError
@@ -227,7 +227,7 @@ async def replay_round(
     decided_by: str | None = None
     parse: str | None = None
     for end in range(max(openers + 1, 1), last + 1):
-        seen = moderator_window(turns[:end], window)
+        seen = judge_window(turns[:end], window)
         try:
             verdict = await judge.aclassify(seen, info, calls)
         except ModelCallError as exc:
@@ -262,7 +262,7 @@ async def _replay_refused(
     for line in refused:
         at = int(line.get("at", len(turns)))
         tried = Turn(speaker=line["speaker"], text=line["text"])
-        seen = moderator_window([*turns[:at], tried], window)
+        seen = judge_window([*turns[:at], tried], window)
         try:
             verdict = await judge.aclassify(seen, info, calls)
         except ModelCallError as exc:

@@ -17,7 +17,7 @@ from icl_aif.cli.terminal import progress_bar
 from icl_aif.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from icl_aif.games.price.moderator.evaluation import EvalReport, LabelledWindow
+    from icl_aif.games.price.judge.evaluation import EvalReport, LabelledWindow
 
 SCENARIO_SOURCES = ("craigslist",)
 
@@ -96,8 +96,8 @@ def moderator_eval(
         return
     if window is not None or mistakes is not None:
         raise UsageError("--window and --mistakes need --dialogs (windows: --write-failures)")
-    from icl_aif.games.price.moderator.evaluation import load_labelled, render_report
-    from icl_aif.games.price.moderator.evaluation import write_failures as save_failures
+    from icl_aif.games.price.judge.evaluation import load_labelled, render_report
+    from icl_aif.games.price.judge.evaluation import write_failures as save_failures
 
     items = load_labelled(file)
     report = _moderator_report(items, moderator, model, base_url, examples, concurrency)
@@ -116,18 +116,18 @@ def _eval_dialogs(
     labelled dialogs of ``file`` line by line; the report, and the mistakes to ``mistakes``."""
     from icl_aif.engine.configs import config_from_dict
     from icl_aif.engine.context import judge_for
-    from icl_aif.games.price.moderator.dialogs import (
+    from icl_aif.games.price.judge.dialogs import (
         evaluate_dialogs,
         load_dialogs,
         render_dialog_report,
         write_mistakes,
     )
-    from icl_aif.games.price.moderator.evaluation import AsyncModerator
+    from icl_aif.games.price.judge.evaluation import AsyncPriceJudge
     from icl_aif.models.calls import ModelCallError
 
     experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
     found = load_dialogs(file)
-    judge = cast(AsyncModerator, judge_for(experiment))  # the price game's judge
+    judge = cast(AsyncPriceJudge, judge_for(experiment))  # the price game's judge
     size = experiment.roles.moderator.window
     mode, model = settings["mode"], settings.get("model")
     if mode == "rules":
@@ -162,19 +162,19 @@ def _moderator_report(
     """Evaluate the moderator ``mode`` on ``items``; model-backed modes show a progress bar."""
     from icl_aif.engine.configs import config_from_dict
     from icl_aif.engine.context import judge_for
-    from icl_aif.games.price.moderator.evaluation import AsyncModerator, aevaluate, evaluate
-    from icl_aif.games.price.moderator.examples import overlap
-    from icl_aif.games.price.moderator.llm import LLMModerator
-    from icl_aif.games.price.moderator.rules import RulesModerator
+    from icl_aif.games.price.judge.evaluation import AsyncPriceJudge, aevaluate, evaluate
+    from icl_aif.games.price.judge.examples import overlap
+    from icl_aif.games.price.judge.llm import LLMJudge
+    from icl_aif.games.price.judge.rules import PriceRulesJudge
     from icl_aif.models.calls import ModelCallError
 
     if mode == "rules":
-        return evaluate(RulesModerator(), items)
+        return evaluate(PriceRulesJudge(), items)
     settings = {"mode": mode, "model": model, "base_url": base_url, "examples": examples}
     experiment = config_from_dict({"roles": {"moderator": settings}}, source="moderator-eval")
     judge = judge_for(experiment)
-    llm = judge if isinstance(judge, LLMModerator) else getattr(judge, "llm", None)
-    if isinstance(llm, LLMModerator):
+    llm = judge if isinstance(judge, LLMJudge) else getattr(judge, "llm", None)
+    if isinstance(llm, LLMJudge):
         shared = overlap(items, llm.examples)
         if shared:
             console.print(
@@ -188,7 +188,7 @@ def _moderator_report(
         try:
             return asyncio.run(
                 aevaluate(
-                    cast(AsyncModerator, judge),  # the price game's judge: price verdicts
+                    cast(AsyncPriceJudge, judge),  # the price game's judge: price verdicts
                     items,
                     concurrency=concurrency,
                     progress=lambda n: bar.advance(task, n),
@@ -210,8 +210,8 @@ def moderator_add(
 ) -> None:
     """Append corrected windows to the LLM moderator's few-shot examples, skipping duplicates."""
     from icl_aif.core.templates import default_prompts_dir
-    from icl_aif.games.price.moderator.examples import add_examples
-    from icl_aif.games.price.moderator.llm import EXAMPLES
+    from icl_aif.games.price.judge.examples import add_examples
+    from icl_aif.games.price.judge.llm import EXAMPLES
 
     target = to if to is not None else default_prompts_dir() / EXAMPLES
     result = add_examples(examples_file, target)

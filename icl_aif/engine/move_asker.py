@@ -1,7 +1,7 @@
 """Asking a player model for its line and its binding move (``moves: structured``).
 
 The move is asked for in up to three forms, in the order the llm moderator asks for its verdict
-(:mod:`icl_aif.games.price.moderator.llm`), and the form that read it is recorded on the turn's
+(:mod:`icl_aif.games.price.judge.llm`), and the form that read it is recorded on the turn's
 ``move`` (``path``) and on the call (``method``, ``parse``):
 
 1. ``tool``: the vendor's tool calling, the tool :data:`~icl_aif.games.moves.TOOL_NAME` forced

@@ -170,7 +170,7 @@ async def _refused_line(
         refused["move"] = turn["move"]
     if ctx.config.moves != "structured":
         return refused
-    window = protocol.moderator_window([*turns, turn], ctx.config.roles.moderator.window)
+    window = protocol.judge_window([*turns, turn], ctx.config.roles.moderator.window)
     calls: list[dict[str, Any]] = []
     try:
         verdict = await ctx.judge.aclassify(window, ctx.scenario_info, calls)
@@ -213,7 +213,7 @@ async def _judge(state: RoundState, runtime: Runtime[GameContext]) -> dict[str, 
         return {}
     ctx = context_of(runtime.context)
     turns = state["turns"]
-    window = protocol.moderator_window(turns, ctx.config.roles.moderator.window)
+    window = protocol.judge_window(turns, ctx.config.roles.moderator.window)
     calls: list[dict[str, Any]] = []
     try:
         verdict = await ctx.judge.aclassify(window, ctx.scenario_info, calls)

@@ -167,7 +167,7 @@ def rival_view(
     ]
 
 
-def moderator_window(turns: Sequence[Turn], size: int) -> list[Turn]:
+def judge_window(turns: Sequence[Turn], size: int) -> list[Turn]:
     """The last ``size`` turns of the current round: who said what (a turn's flags stay out)."""
     return [Turn(speaker=t["speaker"], text=t["text"]) for t in turns[-size:]]
 

@@ -1,6 +1,6 @@
 """Path memory of a fallback chain of request forms (structured output, then plainer forms).
 
-The llm moderator (:mod:`icl_aif.games.price.moderator.llm`) and a player's binding moves
+The llm moderator (:mod:`icl_aif.games.price.judge.llm`) and a player's binding moves
 (:mod:`icl_aif.engine.move_asker`) ask a model for structured answers in forms ordered from the most
 structured to plain text. A :class:`RequestForms` remembers, for one model, the form that last
 produced an answer and starts every later call there; a form the model cannot do is dropped for

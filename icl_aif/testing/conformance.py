@@ -40,7 +40,7 @@ from icl_aif.config.settings import Scenario
 from icl_aif.core.templates import PromptLibrary, render_strict
 from icl_aif.core.transcript import Seat, Seats, Turn
 from icl_aif.engine.configs import CHECKS, config_from_dict, load_config
-from icl_aif.engine.protocol import moderator_window
+from icl_aif.engine.protocol import judge_window
 from icl_aif.games.base import Game
 from icl_aif.games.registry import get_game
 from icl_aif.records.layout import CONFIG
@@ -222,7 +222,7 @@ def check_judge(game: Game[Any, Any], scenario: Scenario, seed: int) -> None:
     opening = game.opening_turns(scenario)
     for number, (turns, terms) in enumerate(examples, start=1):
         _check_terms(game, terms, f"example {number}'s terms")
-        window = moderator_window([*opening, *turns], config.roles.moderator.window)
+        window = judge_window([*opening, *turns], config.roles.moderator.window)
         calls: list[dict[str, Any]] = []
         verdict = asyncio.run(judge.aclassify(window, info, calls))
         if verdict.state != "deal" or not _same_terms(verdict.terms, terms):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from icl_aif.core.transcript import Seat
 from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
-from icl_aif.games.price.moderator.prices import standing_offer
+from icl_aif.games.price.judge.prices import standing_offer
 from icl_aif.games.price.scenario import SEATS, PriceTerms, ScenarioConfig
 
 __all__ = ["ADVICE", "PriceCritic", "diagnose"]

@@ -36,7 +36,7 @@ from icl_aif.games.base import (
     round_goal,
     sample_round_sets,
 )
-from icl_aif.games.price.moderator.prices import names_a_price
+from icl_aif.games.price.judge.prices import names_a_price
 from icl_aif.games.price.offers import PriceOffer
 from icl_aif.games.price.offers import opening_moves as price_opening_moves
 from icl_aif.games.price.scenario import (
@@ -208,7 +208,7 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
         """The shared checks, and a model judge's prompts and few-shot examples."""
         super().check_templates(prompts, config, critic=critic)
         if config.roles.moderator.uses_model:
-            from icl_aif.games.price.moderator.llm import FENCED, SYSTEM, load_examples, window_text
+            from icl_aif.games.price.judge.llm import FENCED, SYSTEM, load_examples, window_text
 
             prompts.render(SYSTEM)
             prompts.render(FENCED)
@@ -246,17 +246,17 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
     ) -> Judge:
         """Rules (no model), a few-shot model (``llm``), or rules with the model on ambiguous
         windows (``hybrid``); see docs/moderator.md."""
-        from icl_aif.games.price.moderator.rules import RulesModerator
+        from icl_aif.games.price.judge.rules import PriceRulesJudge
 
         settings = config.roles.moderator
         if settings.mode == "rules":
-            return RulesModerator()
-        from icl_aif.games.price.moderator.hybrid import HybridModerator
-        from icl_aif.games.price.moderator.llm import LLMModerator
+            return PriceRulesJudge()
+        from icl_aif.games.price.judge.hybrid import HybridJudge
+        from icl_aif.games.price.judge.llm import LLMJudge
 
         role_config = settings.role_config()
-        llm = LLMModerator(model_for(role_config), role_config.model, config, prompts)
-        return llm if settings.mode == "llm" else HybridModerator(llm)
+        llm = LLMJudge(model_for(role_config), role_config.model, config, prompts)
+        return llm if settings.mode == "llm" else HybridJudge(llm)
 
     def judge_info(self, scenario: PriceScenario) -> dict[str, Any]:
         """The item, the list price and the buyer's opening offer (public values)."""

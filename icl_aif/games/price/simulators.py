@@ -54,7 +54,7 @@ from icl_aif.core.transcript import Seat, Turn, format_money
 from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.critic import PriceCritic
-from icl_aif.games.price.moderator.prices import standing_offer, without_item
+from icl_aif.games.price.judge.prices import standing_offer, without_item
 from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
 from icl_aif.models.base import TextReplyModel, message_text
 

@@ -27,7 +27,7 @@ failed attempt once, not on every call. A retryable failure that outlasted its r
 of the plain request, raises :class:`icl_aif.models.calls.ModelCallError` (the round ends with an error).
 
 Every call goes through :func:`icl_aif.models.calls.invoke` (rate limits, retries, cost, redaction) and is
-appended to the ``calls`` list given to :meth:`LLMModerator.aclassify`, as a ``calls.jsonl``
+appended to the ``calls`` list given to :meth:`LLMJudge.aclassify`, as a ``calls.jsonl``
 record without ``game_id`` and ``round`` (the game adds them), with ``method`` (the request form)
 and ``parse`` (the path that read the reply, or null).
 """
@@ -48,8 +48,8 @@ from pydantic import BaseModel, Field
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import STATES, Message, State, Turn, format_money
-from icl_aif.games.price.moderator.evaluation import LabelledWindow, parse_labelled
-from icl_aif.games.price.moderator.rules import read_turn
+from icl_aif.games.price.judge.evaluation import LabelledWindow, parse_labelled
+from icl_aif.games.price.judge.rules import read_turn
 from icl_aif.games.price.verdict import PriceVerdict
 from icl_aif.models.calls import ModelCallError, invoke
 from icl_aif.models.request_forms import RequestForms
@@ -59,7 +59,7 @@ __all__ = [
     "EXAMPLES",
     "METHODS",
     "Answer",
-    "LLMModerator",
+    "LLMJudge",
     "answer_json",
     "read_fenced",
     "read_regex",
@@ -259,7 +259,7 @@ def load_examples(prompts: PromptLibrary, path: Path | None = None) -> list[Labe
 # ---------------------------------------------------------------------------------------------
 
 
-class LLMModerator:
+class LLMJudge:
     """Asks a chat model for the state after a window's last turn (see the module docstring)."""
 
     name = "llm"

@@ -20,7 +20,7 @@ line is predicted ``no_deal``.
 
 - outcome accuracy: the predicted outcome equals the label;
 - price accuracy: over dialogs labelled ``deal``, the fraction predicted ``deal`` at the label's
-  price (within :data:`~icl_aif.games.price.moderator.evaluation.PRICE_TOLERANCE`, as for windows;
+  price (within :data:`~icl_aif.games.price.judge.evaluation.PRICE_TOLERANCE`, as for windows;
   a deal labelled with a null price is right when the predicted deal has none either);
 - timing: ``early`` (the verdict came while more than one line of the dialog remained),
   ``penultimate`` (exactly one line remained), ``last`` (at the last line), ``none`` (no terminal
@@ -48,9 +48,9 @@ from rich.table import Table
 
 from icl_aif.core.errors import UsageError
 from icl_aif.core.transcript import Turn, format_money
-from icl_aif.games.price.moderator.evaluation import (
+from icl_aif.games.price.judge.evaluation import (
     PRICE_TOLERANCE,
-    AsyncModerator,
+    AsyncPriceJudge,
     _fail,
     _parse_turns,
 )
@@ -291,12 +291,12 @@ def load_dialogs(path: Path | str) -> list[Dialog]:
 
 
 def _window(turns: Sequence[Turn], end: int, size: int) -> list[Turn]:
-    """The last ``size`` turns of ``turns[:end]``, as the game shows them (``moderator_window``)."""
+    """The last ``size`` turns of ``turns[:end]``, as the game shows them (``judge_window``)."""
     return [Turn(speaker=t["speaker"], text=t["text"]) for t in turns[:end][-size:]]
 
 
 async def areplay(
-    judge: AsyncModerator,
+    judge: AsyncPriceJudge,
     dialog: Dialog,
     window: int = 4,
     calls: list[dict[str, Any]] | None = None,
@@ -323,13 +323,13 @@ async def areplay(
     return Replay(dialog, None, None, tuple(shown), judged, len(made) - before)
 
 
-def replay(judge: AsyncModerator, dialog: Dialog, window: int = 4) -> Replay:
+def replay(judge: AsyncPriceJudge, dialog: Dialog, window: int = 4) -> Replay:
     """:func:`areplay` from synchronous code (not inside a running event loop)."""
     return asyncio.run(areplay(judge, dialog, window))
 
 
 async def aevaluate_dialogs(
-    judge: AsyncModerator,
+    judge: AsyncPriceJudge,
     dialogs: Sequence[Dialog],
     window: int = 4,
     *,
@@ -359,7 +359,7 @@ async def aevaluate_dialogs(
 
 
 def evaluate_dialogs(
-    judge: AsyncModerator,
+    judge: AsyncPriceJudge,
     dialogs: Sequence[Dialog],
     window: int = 4,
     *,

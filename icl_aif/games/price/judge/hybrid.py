@@ -1,7 +1,7 @@
 """The hybrid moderator: the rules decide when they are confident, a model only when they are not.
 
 The rules read every window first (no call, as fast as the ``rules`` mode). Their reading of the
-last turn (:class:`icl_aif.games.price.moderator.rules.Reading`: its prices, acceptance and ending cues,
+last turn (:class:`icl_aif.games.price.judge.rules.Reading`: its prices, acceptance and ending cues,
 questions) says how sure the verdict is. :func:`ambiguity` returns why a window is ambiguous, or
 None when the rules are confident:
 
@@ -20,7 +20,7 @@ None when the rules are confident:
   acceptance cue, no question and no new price. It is ambiguous otherwise (a farewell carrying over
   the previous state, a refusal that keeps talking).
 
-Ambiguous windows go to the :class:`icl_aif.games.price.moderator.llm.LLMModerator`; if its reply cannot be
+Ambiguous windows go to the :class:`icl_aif.games.price.judge.llm.LLMJudge`; if its reply cannot be
 read, the rules' verdict stands. Every verdict says which decided (``decided_by``).
 """
 
@@ -31,12 +31,12 @@ from dataclasses import replace
 from typing import Any
 
 from icl_aif.core.transcript import Turn
-from icl_aif.games.price.moderator.llm import LLMModerator
-from icl_aif.games.price.moderator.prices import OFFER_KINDS
-from icl_aif.games.price.moderator.rules import Context, Reading, decide
+from icl_aif.games.price.judge.llm import LLMJudge
+from icl_aif.games.price.judge.prices import OFFER_KINDS
+from icl_aif.games.price.judge.rules import Context, Reading, decide
 from icl_aif.games.price.verdict import PriceVerdict
 
-__all__ = ["HybridModerator", "ambiguity", "rules_reading"]
+__all__ = ["HybridJudge", "ambiguity", "rules_reading"]
 
 _PRICE_TOLERANCE = 0.005
 
@@ -114,12 +114,12 @@ def rules_reading(
     return verdict, ambiguity(ctx, verdict)
 
 
-class HybridModerator:
+class HybridJudge:
     """Rules first; the model only for windows the rules are not confident about."""
 
     name = "hybrid"
 
-    def __init__(self, llm: LLMModerator) -> None:
+    def __init__(self, llm: LLMJudge) -> None:
         self.llm = llm
 
     async def aclassify(

@@ -1,7 +1,7 @@
 """A rule-based moderator: reads a window of turns and decides the state after the last one.
 
 The labels are defined in ``docs/moderator.md``.  Every turn is first read on its own
-(:func:`read_turn`): its prices and their roles (:func:`icl_aif.games.price.moderator.prices.find_prices`),
+(:func:`read_turn`): its prices and their roles (:func:`icl_aif.games.price.judge.prices.find_prices`),
 where it *accepts* and where it *ends* the negotiation.  Phrases are matched on the lower-cased
 turn with every price masked as ``$999``, so one pattern covers "$15", "fifteen dollars" and
 "twelve fifty" alike.
@@ -77,7 +77,7 @@ from typing import Any
 
 from icl_aif.core.transcript import Turn
 from icl_aif.games.judges import RulesJudge
-from icl_aif.games.price.moderator.prices import (
+from icl_aif.games.price.judge.prices import (
     OFFER_KINDS,
     READINGS_KEPT,
     SOFT_IF_RE,
@@ -91,8 +91,8 @@ from icl_aif.games.price.verdict import PriceVerdict
 
 __all__ = [
     "Context",
+    "PriceRulesJudge",
     "Reading",
-    "RulesModerator",
     "bind_price",
     "decide",
     "mask_prices",
@@ -898,7 +898,7 @@ def _deal(ctx: Context, index: int) -> PriceVerdict:
     return PriceVerdict("deal", price=price, reason="acceptance")
 
 
-class RulesModerator(RulesJudge[PriceVerdict]):
+class PriceRulesJudge(RulesJudge[PriceVerdict]):
     """Keyword-and-price rules that label the state after the last turn of a window."""
 
     def empty(self) -> PriceVerdict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from icl_aif.core.errors import UsageError
 from icl_aif.core.transcript import Turn, format_money
-from icl_aif.games.price.moderator.evaluation import LabelledWindow, load_labelled, parse_labelled
+from icl_aif.games.price.judge.evaluation import LabelledWindow, load_labelled, parse_labelled
 
 __all__ = ["AddResult", "add_examples", "overlap", "window_key"]
 

@@ -34,11 +34,11 @@ from icl_aif.games.price.scenario import SEATS
 from icl_aif.games.price.verdict import PriceVerdict
 
 __all__ = [
-    "AsyncModerator",
+    "AsyncPriceJudge",
     "ClassStats",
     "EvalReport",
     "LabelledWindow",
-    "Moderator",
+    "SyncJudge",
     "aevaluate",
     "evaluate",
     "load_labelled",
@@ -51,7 +51,7 @@ __all__ = [
 PRICE_TOLERANCE = 0.005
 
 
-class Moderator(Protocol):
+class SyncJudge(Protocol):
     """Anything that can label a window of turns."""
 
     def classify(
@@ -61,7 +61,7 @@ class Moderator(Protocol):
         ...
 
 
-class AsyncModerator(Protocol):
+class AsyncPriceJudge(Protocol):
     """A moderator judged through its coroutine, which may call a model and record the calls."""
 
     name: str
@@ -225,7 +225,7 @@ def _price_ok(gold: float | None, predicted: float | None) -> bool:
     return gold is not None and predicted is not None and abs(gold - predicted) < PRICE_TOLERANCE
 
 
-def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalReport:
+def evaluate(moderator: SyncJudge, items: Sequence[LabelledWindow]) -> EvalReport:
     """Run ``moderator`` on every window and compare with the gold labels and prices (:func:`score`)."""
     started = time.perf_counter()
     report = score(items, [moderator.classify(list(item.turns), item.scenario) for item in items])
@@ -234,7 +234,7 @@ def evaluate(moderator: Moderator, items: Sequence[LabelledWindow]) -> EvalRepor
 
 
 async def aevaluate(
-    moderator: AsyncModerator,
+    moderator: AsyncPriceJudge,
     items: Sequence[LabelledWindow],
     *,
     concurrency: int = 4,
