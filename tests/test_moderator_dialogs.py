@@ -147,6 +147,10 @@ def test_the_cli_scores_whole_dialogs_and_writes_the_mistakes(tmp_path: Path) ->
     assert "price accuracy: 0.500" in lines
     assert any(ln.startswith("premature verdicts: 2 (2 wrong)") for ln in lines)
     assert any(ln.startswith("late verdicts: 4 (1 wrong)") for ln in lines)
+    assert (
+        "mistakes by kind: deal never called 1, deal at the wrong price 2, no deal called a deal 0,"
+        " premature verdict 2, late verdict 1 (premature and late: when the wrong verdicts came)"
+    ) in lines
     assert row(result.stdout, "deal") == [5, 1, 1]  # deal, no_deal, of which no verdict
     assert row(result.stdout, "no_deal") == [0, 1, 0]
     assert "Mistakes: the first 3 of 3" in result.stdout
@@ -260,6 +264,18 @@ def test_the_report_counts_premature_and_late_verdicts() -> None:
     assert (report.premature, report.premature_wrong) == (2, 1)
     assert (report.late, report.late_wrong) == (3, 1)
     assert [m["id"] for m in report.mistakes] == ["b", "c", "e"]
+    assert [m["kind"] for m in report.mistakes] == [
+        "no deal called a deal",
+        "deal at the wrong price",
+        "deal never called",
+    ]
+    assert report.kinds == {
+        "deal never called": 1,
+        "deal at the wrong price": 1,
+        "no deal called a deal": 1,
+        "premature verdict": 1,  # b: called early
+        "late verdict": 1,  # e: no verdict by the end
+    }
 
 
 # --- bad input --------------------------------------------------------------------------------

@@ -8,8 +8,17 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from icl_aif.games.price.judge.evaluation import evaluate, load_labelled
+from icl_aif.core.transcript import Turn
+from icl_aif.games.price.judge.evaluation import (
+    MISTAKE_KINDS,
+    LabelledWindow,
+    evaluate,
+    load_labelled,
+    mistake_kind,
+    score,
+)
 from icl_aif.games.price.judge.rules import PriceRulesJudge
+from icl_aif.games.price.verdict import PriceVerdict
 from tests.conftest import ROOT
 
 LABELLED = ROOT / "tests" / "data" / "moderator_windows.jsonl"
@@ -64,3 +73,59 @@ def test_rules_moderator_on_the_held_out_set() -> None:
     )
     assert len(report.mistakes) <= 6, report.mistakes
     assert report.accuracy >= 0.95 and report.price_accuracy >= 0.95, report.mistakes
+
+
+def test_each_wrong_verdict_has_one_kind_and_the_report_counts_them() -> None:
+    cases = {  # (gold, predicted) -> kind
+        ("deal", "no_deal"): "deal never called",
+        ("deal", "deal"): "deal at the wrong price",
+        ("no_deal", "deal"): "no deal called a deal",
+        ("ongoing", "deal"): "premature verdict",
+        ("ongoing", "no_deal"): "premature verdict",
+        ("deal", "ongoing"): "late verdict",
+        ("no_deal", "ongoing"): "late verdict",
+    }
+    assert {pair: mistake_kind(*pair) for pair in cases} == cases
+    windows = [
+        LabelledWindow(
+            turns=(Turn(speaker="seller", text="Sold at $9."),), label="deal", price=9.0
+        ),
+        LabelledWindow(
+            turns=(Turn(speaker="buyer", text="Thanks, bye."),), label="deal", price=5.0
+        ),
+        LabelledWindow(
+            turns=(Turn(speaker="buyer", text="Maybe $7?"),), label="ongoing", price=None
+        ),
+    ]
+    verdicts = [
+        PriceVerdict(state="deal", price=8.0),  # the wrong price
+        PriceVerdict(state="no_deal"),  # a deal never called
+        PriceVerdict(state="ongoing"),  # right
+    ]
+    report = score(windows, verdicts)
+    assert report.kinds == {
+        "deal never called": 1,
+        "deal at the wrong price": 1,
+        "no deal called a deal": 0,
+        "premature verdict": 0,
+        "late verdict": 0,
+    }
+    assert [m["kind"] for m in report.mistakes] == ["deal at the wrong price", "deal never called"]
+
+
+def test_the_windows_report_prints_the_mistakes_by_kind() -> None:
+    cli = Path(sys.executable).parent / "icl-aif"
+    result = subprocess.run(
+        [str(cli), "moderator-eval", str(LABELLED)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    report = evaluate(PriceRulesJudge(), load_labelled(LABELLED))
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("mistakes by kind: "))
+    assert line == "mistakes by kind: " + ", ".join(
+        f"{kind} {report.kinds[kind]}" for kind in MISTAKE_KINDS
+    )
+    assert sum(report.kinds.values()) == len(report.mistakes)

@@ -53,6 +53,9 @@ from icl_aif.games.price.judge.evaluation import (
     AsyncPriceJudge,
     _fail,
     _parse_turns,
+    kinds_line,
+    mistake_kind,
+    mistake_kinds,
 )
 from icl_aif.games.price.verdict import PriceVerdict
 
@@ -178,6 +181,9 @@ class DialogReport:
     timing_wrong: dict[str, int]  # the same, mistakes only
     mistakes: list[dict[str, Any]]
     replays: list[Replay] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)  # mistakes by kind (MISTAKE_KINDS)
+    """The mistakes by outcome (never called, wrong price, no deal called a deal); premature and
+    late count when the wrong verdicts came, across those."""
     moderator: str = "rules"
     calls: int = 0
     decided_by: dict[str, int] = field(default_factory=dict)
@@ -390,6 +396,7 @@ def _mistake(index: int, done: Replay) -> dict[str, Any]:
         "line": done.line,
         "lines": len(d.turns),
         "timing": done.timing,
+        "kind": mistake_kind(d.label, done.predicted),
         "reason": "no terminal verdict by the end" if verdict is None else verdict.reason,
         "decided_by": None if verdict is None else verdict.decided_by,
         "window": [dict(t) for t in done.window],
@@ -425,6 +432,11 @@ def score_dialogs(replays: Sequence[Replay], window: int = 4) -> DialogReport:
         timing_wrong=timing_wrong,
         mistakes=mistakes,
         replays=list(replays),
+        kinds={
+            **mistake_kinds([(r.dialog.label, r.predicted) for r in replays if not r.correct]),
+            "premature verdict": timing_wrong["early"],  # when the verdict came, across the kinds
+            "late verdict": timing_wrong["last"] + timing_wrong["none"],
+        },
     )
 
 
@@ -463,6 +475,7 @@ def render_dialog_report(
     plain(f"Dialogs: {report.n} ({report.deals} deals), window {report.window}")
     plain(f"outcome accuracy: {report.outcome_accuracy:.3f}")
     plain(f"price accuracy: {report.price_accuracy:.3f}")
+    plain(kinds_line(report.kinds) + " (premature and late: when the wrong verdicts came)")
     plain(
         f"premature verdicts: {report.premature} ({report.premature_wrong} wrong): "
         "terminal while more than 1 line remained"

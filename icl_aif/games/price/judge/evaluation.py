@@ -34,6 +34,7 @@ from icl_aif.games.price.scenario import SEATS
 from icl_aif.games.price.verdict import PriceVerdict
 
 __all__ = [
+    "MISTAKE_KINDS",
     "AsyncPriceJudge",
     "ClassStats",
     "EvalReport",
@@ -41,7 +42,10 @@ __all__ = [
     "SyncJudge",
     "aevaluate",
     "evaluate",
+    "kinds_line",
     "load_labelled",
+    "mistake_kind",
+    "mistake_kinds",
     "parse_labelled",
     "render_report",
     "score",
@@ -49,6 +53,38 @@ __all__ = [
 ]
 
 PRICE_TOLERANCE = 0.005
+
+MISTAKE_KINDS = (
+    "deal never called",
+    "deal at the wrong price",
+    "no deal called a deal",
+    "premature verdict",
+    "late verdict",
+)
+"""The kinds of a wrong verdict, worst first (:func:`mistake_kind`)."""
+
+
+def mistake_kind(gold: str, predicted: str) -> str:
+    """The kind of a wrong verdict, from the gold label and the predicted one.
+
+    A deal recorded as no deal is a deal never called; a deal called at another price is a deal
+    at the wrong price; a no deal called a deal is one of its own; a round that goes on but is
+    called over is premature; a round that ended but is left going on is late. (A whole dialog
+    is never left going on: a replay without a terminal verdict predicts no deal.)
+    """
+    if gold == "deal":
+        return {"deal": "deal at the wrong price", "no_deal": "deal never called"}.get(
+            predicted, "late verdict"
+        )
+    if gold == "no_deal":
+        return "no deal called a deal" if predicted == "deal" else "late verdict"
+    return "premature verdict"
+
+
+def mistake_kinds(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """How many wrong verdicts of each kind, from their (gold, predicted) labels."""
+    counts = Counter(mistake_kind(gold, predicted) for gold, predicted in pairs)
+    return {kind: counts[kind] for kind in MISTAKE_KINDS}
 
 
 class SyncJudge(Protocol):
@@ -117,6 +153,7 @@ class EvalReport:
     price_accuracy: float
     mistakes: list[dict[str, Any]]
     failures: list[dict[str, Any]] = field(default_factory=list)  # labelled shape + "predicted"
+    kinds: dict[str, int] = field(default_factory=dict)  # mistakes by kind (MISTAKE_KINDS)
     moderator: str = "rules"
     calls: int = 0  # model calls made, failed ones included
     llm_windows: int = 0  # windows on which the model was called
@@ -310,6 +347,7 @@ def score(items: Sequence[LabelledWindow], verdicts: Sequence[PriceVerdict]) -> 
                     "gold_price": item.price,
                     "predicted_label": verdict.state,
                     "predicted_price": verdict.price,
+                    "kind": mistake_kind(item.label, verdict.state),
                     "reason": verdict.reason,
                     "decided_by": verdict.decided_by,
                     "parse": verdict.parse,
@@ -336,6 +374,7 @@ def score(items: Sequence[LabelledWindow], verdicts: Sequence[PriceVerdict]) -> 
         price_accuracy=price_right / gold_deals if gold_deals else 0.0,
         mistakes=mistakes,
         failures=failures,
+        kinds=mistake_kinds([(m["gold_label"], m["predicted_label"]) for m in mistakes]),
     )
 
 
@@ -391,12 +430,19 @@ def _cost(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.4f}"
 
 
+def kinds_line(kinds: Mapping[str, int]) -> str:
+    """The mistakes by kind (:data:`MISTAKE_KINDS`, worst first) in one line."""
+    return "mistakes by kind: " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in MISTAKE_KINDS)
+
+
 def render_report(report: EvalReport, console: Console) -> None:
-    """Print the figures, the per-class table, the confusion table and the mistakes."""
+    """Print the figures (the mistakes by kind among them), the per-class table, the confusion
+    table and the mistakes."""
     console.print(f"[bold]Moderator:[/bold] {report.moderator}")
     console.print(f"[bold]Windows:[/bold] {report.n}")
     console.print(f"[bold]Label accuracy:[/bold] {report.accuracy:.3f}")
     console.print(f"[bold]Price accuracy (gold deals):[/bold] {report.price_accuracy:.3f}")
+    console.print(kinds_line(report.kinds), markup=False, highlight=False, soft_wrap=True)
     if report.moderator != "rules":
         _render_calls(report, console)
     console.print(f"[bold]Wall time:[/bold] {report.seconds:.1f} s")
