@@ -62,6 +62,12 @@ def test_cli_prints_the_report() -> None:
     assert result.returncode == 0, result.stderr
     for text in ("ccuracy", "recall", "precision", "deal", "no_deal", "ongoing"):
         assert text in result.stdout
+    report = evaluate(PriceRulesJudge(), load_labelled(LABELLED))
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("mistakes by kind: "))
+    assert line == "mistakes by kind: " + ", ".join(
+        f"{kind} {report.kinds[kind]}" for kind in MISTAKE_KINDS
+    )
+    assert sum(report.kinds.values()) == len(report.mistakes)
 
 
 def test_rules_moderator_on_the_held_out_set() -> None:
@@ -111,21 +117,3 @@ def test_each_wrong_verdict_has_one_kind_and_the_report_counts_them() -> None:
         "late verdict": 0,
     }
     assert [m["kind"] for m in report.mistakes] == ["deal at the wrong price", "deal never called"]
-
-
-def test_the_windows_report_prints_the_mistakes_by_kind() -> None:
-    cli = Path(sys.executable).parent / "icl-aif"
-    result = subprocess.run(
-        [str(cli), "moderator-eval", str(LABELLED)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"},
-    )
-    assert result.returncode == 0, result.stderr
-    report = evaluate(PriceRulesJudge(), load_labelled(LABELLED))
-    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("mistakes by kind: "))
-    assert line == "mistakes by kind: " + ", ".join(
-        f"{kind} {report.kinds[kind]}" for kind in MISTAKE_KINDS
-    )
-    assert sum(report.kinds.values()) == len(report.mistakes)

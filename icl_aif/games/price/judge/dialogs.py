@@ -181,9 +181,9 @@ class DialogReport:
     timing_wrong: dict[str, int]  # the same, mistakes only
     mistakes: list[dict[str, Any]]
     replays: list[Replay] = field(default_factory=list)
-    kinds: dict[str, int] = field(default_factory=dict)  # mistakes by kind (MISTAKE_KINDS)
-    """The mistakes by outcome (never called, wrong price, no deal called a deal); premature and
-    late count when the wrong verdicts came, across those."""
+    kinds: dict[str, int] = field(default_factory=dict)
+    """The mistakes by kind (:data:`MISTAKE_KINDS`): by outcome (never called, wrong price, no deal
+    called a deal); premature and late count when the wrong verdicts came, across those."""
     moderator: str = "rules"
     calls: int = 0
     decided_by: dict[str, int] = field(default_factory=dict)
