@@ -19,7 +19,7 @@ from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import judge_window
-from icl_aif.games.dond.critic import ADVICE
+from icl_aif.games.dond.critic import DondCritic
 from icl_aif.games.dond.judge import DondJudge
 from icl_aif.games.dond.moves import read_move
 from icl_aif.games.dond.scenario import (
@@ -379,7 +379,7 @@ def test_an_unknown_simulator_names_the_games_own() -> None:
 
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
-    for key, advice in ADVICE.items():
+    for key, advice in DondCritic.ADVICE.items():
         assert any(count_lexicon([advice], LEXICON).values()), key
 
 

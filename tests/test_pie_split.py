@@ -18,7 +18,7 @@ from icl_aif.engine.configs import config_from_dict
 from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import judge_window
-from icl_aif.games.pie_split.critic import ADVICE
+from icl_aif.games.pie_split.critic import PieSplitCritic
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, PieSplitTerms
@@ -264,7 +264,7 @@ def test_a_players_params_are_shares() -> None:
 
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
-    for key, advice in ADVICE.items():
+    for key, advice in PieSplitCritic.ADVICE.items():
         assert any(count_lexicon([advice], LEXICON).values()), key
 
 

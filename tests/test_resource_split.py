@@ -21,7 +21,7 @@ from icl_aif.engine.context import GameContext
 from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import judge_window
 from icl_aif.games.registry import get_game
-from icl_aif.games.resource_split.critic import ADVICE
+from icl_aif.games.resource_split.critic import ResourceSplitCritic
 from icl_aif.games.resource_split.judge import ResourceSplitJudge, judge_values
 from icl_aif.games.resource_split.offers import read_line
 from icl_aif.games.resource_split.scenario import (
@@ -376,7 +376,7 @@ def test_round_metrics_count_invalid_moves_aborts_rewards_and_wins() -> None:
 
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
-    for key, advice in ADVICE.items():
+    for key, advice in ResourceSplitCritic.ADVICE.items():
         assert any(count_lexicon([advice], LEXICON).values()), key
 
 

@@ -22,7 +22,7 @@ from icl_aif.engine.graphs import build_run_graph
 from icl_aif.engine.protocol import judge_window
 from icl_aif.games.registry import get_game
 from icl_aif.games.simulation import count_lexicon
-from icl_aif.games.size_price.critic import ADVICE
+from icl_aif.games.size_price.critic import SizePriceCritic
 from icl_aif.games.size_price.judge import SizePriceJudge
 from icl_aif.games.size_price.offers import read_line
 from icl_aif.games.size_price.scenario import (
@@ -369,7 +369,7 @@ def test_an_unknown_simulator_names_the_games_own() -> None:
 
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
-    for key, advice in ADVICE.items():
+    for key, advice in SizePriceCritic.ADVICE.items():
         assert any(count_lexicon([advice], LEXICON).values()), key
 
 

@@ -9,10 +9,11 @@ The rounds reach it through any wrapper of the model (``chaos:``), since they tr
 game's diagnoses of that round, most important first, then the game's general advice in a seeded
 random order, numbered (``1. ...``).
 
-A game's critic sets :attr:`ScriptedCritic.GAME` (its random stream's label),
-:attr:`~ScriptedCritic.SEATS`, :attr:`~ScriptedCritic.ADVICE` and
-:attr:`~ScriptedCritic.GENERAL`, and implements :meth:`~ScriptedCritic.diagnose` (and, where its
-advice names values, :meth:`~ScriptedCritic.advice_values`).
+A game's critic names its game and seats in its class statement
+(``class PieSplitCritic(ScriptedCritic, game="pie_split", seats=SEATS)``): its advice, the
+:attr:`~ScriptedCritic.ADVICE` and :attr:`~ScriptedCritic.GENERAL` texts, is data, read from
+``prompts/<game>/critic/scripted.yaml``. It implements :meth:`~ScriptedCritic.diagnose` (and,
+where its advice names values, :meth:`~ScriptedCritic.advice_values`).
 """
 
 from __future__ import annotations
@@ -120,6 +121,21 @@ class ScriptedCritic(TextReplyModel):
     stream_seed: int | None = None
 
     _rng: random.Random = PrivateAttr()
+
+    def __init_subclass__(
+        cls, *, game: str | None = None, seats: Seats | None = None, **kwargs: Any
+    ) -> None:
+        """A game's critic: ``game`` sets :attr:`GAME` and reads the advice
+        (``prompts/<game>/critic/scripted.yaml``: ``advice``, ``general``); ``seats`` sets
+        :attr:`SEATS`."""
+        super().__init_subclass__(**kwargs)
+        if game is not None:
+            texts = simulation.scripted_texts(game, "critic/scripted.yaml")
+            cls.GAME = game
+            cls.ADVICE = dict(texts["advice"])
+            cls.GENERAL = tuple(texts["general"])
+        if seats is not None:
+            cls.SEATS = seats
 
     @classmethod
     def from_request(cls: type[CriticT], request: SimulatorRequest) -> CriticT:

@@ -9,6 +9,7 @@ the logic that is the same in every game.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -16,10 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+import yaml
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
+from icl_aif.core.templates import default_prompts_dir
 from icl_aif.core.transcript import Seat, Seats
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.models.base import TextReplyModel, message_text
@@ -41,6 +44,7 @@ __all__ = [
     "numbered",
     "read_history",
     "read_round",
+    "scripted_texts",
 ]
 
 ReadingT = TypeVar("ReadingT")
@@ -211,6 +215,17 @@ def read_round(
         texts=[text for _, text in said],
         feedback=history.feedback,
     )
+
+
+@functools.cache
+def scripted_texts(game: str, name: str) -> dict[str, Any]:
+    """The texts of one game's scripted simulators, kept as data:
+    ``prompts/<game>/<name>`` (a YAML mapping), read once."""
+    path = default_prompts_dir() / game / name
+    texts = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(texts, dict):
+        raise ValueError(f"{path}: not a mapping of texts")
+    return texts
 
 
 def count_lexicon(feedback: Sequence[str], lexicon: Mapping[str, Sequence[str]]) -> dict[str, int]:

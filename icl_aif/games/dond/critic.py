@@ -28,30 +28,8 @@ from icl_aif.games.dond.scenario import (
     pareto_optimal,
 )
 
-__all__ = ["ADVICE", "DondCritic", "diagnose"]
+__all__ = ["DondCritic", "diagnose"]
 
-ADVICE: dict[str, str] = {
-    "match": "Your two proposals did not fit together. Agree on one exact split in your "
-    "messages first, meet in the middle if you must, and then propose your side of exactly that "
-    "split.",
-    "close": "The round ended without a deal, which scores 0 for both of you. Concede faster in "
-    "your messages so that a split is agreed before the lines run out.",
-    "late": "The deal came late in the round. Settle sooner: make a reasonable offer early and "
-    "propose as soon as the other side's offer is good enough.",
-    "trade": "The deal was not Pareto-optimal: another split gave both of you at least as much. "
-    "Trade: give up the items you value least and keep the ones you value most.",
-    "firm": "You kept less than half of what the items are worth to you. Hold firm on the items "
-    "you value most and concede slowly.",
-    "anchor": "Open high: ask for more than you expect to get in your first message, so that you "
-    "have room to concede.",
-    "ask": "Ask {rival} what they value, and offer the items that matter little to you for "
-    "the ones that matter most: a good trade helps both of you.",
-    "walk": "Be ready to walk away from a split worth much less than half of your total, and say "
-    "so calmly.",
-}
-"""The critic's suggestions by diagnosis (``{rival}`` filled in)."""
-
-GENERAL = ("anchor", "ask", "walk")
 _ROLE = {"alice": "Alice", "bob": "Bob"}
 
 Summary = RoundSummary[None, DondTerms]
@@ -78,13 +56,9 @@ def diagnose(summary: Summary | None, side: str, scenario: DondScenario) -> list
     return keys
 
 
-class DondCritic(ScriptedCritic):
-    """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
-
-    GAME = "dond"
-    SEATS = SEATS
-    ADVICE = ADVICE
-    GENERAL = GENERAL
+class DondCritic(ScriptedCritic, game="dond", seats=SEATS):
+    """Diagnoses the improved player's last round and suggests what to change (a simulator);
+    its advice is read from ``prompts/dond/critic/scripted.yaml``."""
 
     scenario: DondScenario
 

@@ -30,28 +30,8 @@ from icl_aif.games.pie_split.scenario import (
     scenario_values,
 )
 
-__all__ = ["ADVICE", "PieSplitCritic", "diagnose"]
+__all__ = ["PieSplitCritic", "diagnose"]
 
-ADVICE: dict[str, str] = {
-    "close": "You lost the whole pie. As the exchanges run out, concede faster so that a split "
-    "still closes: any share is worth more than nothing.",
-    "anchor": "Your first concession gave away a large slice. Open high and keep your next "
-    "offers close to your first one.",
-    "late": "Every turned-down offer cost you {shrink} of the pie. Settle early, before the "
-    "discount eats into your share.",
-    "firm": "You ended with less than half of the pie. Hold firm and give ground a little at a "
-    "time.",
-    "early": "Do not accept the first offer when it leaves you less than half; counter once "
-    "before you agree.",
-    "remind": "Remind the {rival} that every offer turned down costs you both, so a quick "
-    "agreement on your terms is in its interest too.",
-    "walk": "Be ready to walk away from a split far below half, and say so calmly.",
-    "equal": "Consider proposing an equal split on your first offer: half of the full pie is "
-    "worth more than a bigger share after several exchanges.",
-}
-"""The critic's suggestions by diagnosis (``{shrink}``, ``{rival}`` filled in)."""
-
-GENERAL = ("remind", "walk", "equal")
 
 Summary = RoundSummary[LineReading, PieSplitTerms]
 
@@ -76,13 +56,9 @@ def diagnose(summary: Summary | None, side: str, pie: float) -> list[str]:
     return keys
 
 
-class PieSplitCritic(ScriptedCritic):
-    """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
-
-    GAME = "pie_split"
-    SEATS = SEATS
-    ADVICE = ADVICE
-    GENERAL = GENERAL
+class PieSplitCritic(ScriptedCritic, game="pie_split", seats=SEATS):
+    """Diagnoses the improved player's last round and suggests what to change (a simulator);
+    its advice is read from ``prompts/pie_split/critic/scripted.yaml``."""
 
     scenario: PieSplitScenario
 

@@ -36,29 +36,8 @@ from icl_aif.games.resource_split.scenario import (
     value_of,
 )
 
-__all__ = ["ADVICE", "ResourceSplitCritic", "diagnose"]
+__all__ = ["ResourceSplitCritic", "diagnose"]
 
-ADVICE: dict[str, str] = {
-    "last_line": "A round without an agreement costs you both {no_deal_payoff}, and any deal "
-    "beats no deal: when you reach your final line, accept {rival}'s standing offer.",
-    "close": "Your offers never met those of {rival}. Concede faster so that the two of you "
-    "meet before the lines run out.",
-    "anchor": "Your first concession gave away a large part of your value. Open high and keep "
-    "your next offers close to your first one.",
-    "firm": "You ended with less than half of what everything is worth to you. Hold firm and "
-    "give ground a little at a time.",
-    "keep": "The deal gave {rival} more than it gave you. Keep the resources you value most "
-    "and give up the ones you value least first.",
-    "early": "Do not accept the first offer when it leaves you less than half of your value; "
-    "counter once before you agree.",
-    "remind": "Remind {rival} how few lines are left and that no deal costs you both "
-    "{no_deal_payoff}, so a quick agreement on your terms suits {rival} too.",
-    "walk": "If {rival} offers you almost nothing early on, say calmly that you would walk "
-    "away, and raise your minimum for the lines before the last.",
-}
-"""The critic's suggestions by diagnosis (``{rival}``, ``{no_deal_payoff}`` filled in)."""
-
-GENERAL = ("remind", "keep", "last_line")
 
 Summary = RoundSummary[LineReading, ResourceSplitTerms]
 
@@ -92,13 +71,9 @@ def diagnose(summary: Summary | None, side: Seat, scenario: ResourceSplitScenari
     return keys
 
 
-class ResourceSplitCritic(ScriptedCritic):
-    """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
-
-    GAME = "resource_split"
-    SEATS = SEATS
-    ADVICE = ADVICE
-    GENERAL = GENERAL
+class ResourceSplitCritic(ScriptedCritic, game="resource_split", seats=SEATS):
+    """Diagnoses the improved player's last round and suggests what to change (a simulator);
+    its advice is read from ``prompts/resource_split/critic/scripted.yaml``."""
 
     scenario: ResourceSplitScenario
 

@@ -37,33 +37,8 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 
-__all__ = ["ADVICE", "SizePriceCritic", "diagnose"]
+__all__ = ["SizePriceCritic", "diagnose"]
 
-ADVICE: dict[str, str] = {
-    "close": "The round ended with no deal, so both of you earned nothing. Concede faster as "
-    "your lines run out: any deal that pays you something beats none.",
-    "anchor_seller": "Your first concession gave away a large part of the surplus. Open high "
-    "and keep your next prices close to your first one.",
-    "anchor_buyer": "Your first concession gave away a large part of the surplus. Open low and "
-    "keep your next prices close to your first one.",
-    "firm": "The {rival} kept more of the gains than you did. Hold firm and give ground a "
-    "little at a time.",
-    "early": "Do not accept the first offer when it leaves you less than half of the gains; "
-    "counter once before you agree.",
-    "volume": "Your offers asked for too few units, and the {rival} turned them down. Propose "
-    "the efficient quantity, where the last unit is still worth more than it costs, and bargain "
-    "over the price of that total surplus.",
-    "remind": "Point out your side's constraints when you counter, so your price looks "
-    "grounded rather than greedy.",
-    "walk": "Be ready to walk away from a deal far below your target, and say so calmly.",
-    "late": "You took the last offer on the table. Raise your minimum: the {rival} moves when "
-    "you show you would rather walk away than accept a poor deal.",
-    "ambitious": "Make an ambitious first offer: the first numbers on the table shape the rest "
-    "of the round.",
-}
-"""The critic's suggestions by diagnosis (``{rival}`` filled in)."""
-
-GENERAL = ("remind", "walk", "ambitious")
 
 Summary = RoundSummary[LineReading, SizePriceTerms]
 
@@ -113,13 +88,9 @@ def diagnose(summary: Summary | None, scenario: SizePriceScenario, side: Seat) -
     return keys
 
 
-class SizePriceCritic(ScriptedCritic):
-    """Diagnoses the improved player's last round and suggests what to change (a simulator)."""
-
-    GAME = "size_price"
-    SEATS = SEATS
-    ADVICE = ADVICE
-    GENERAL = GENERAL
+class SizePriceCritic(ScriptedCritic, game="size_price", seats=SEATS):
+    """Diagnoses the improved player's last round and suggests what to change (a simulator);
+    its advice is read from ``prompts/size_price/critic/scripted.yaml``."""
 
     scenario: SizePriceScenario
 
@@ -131,7 +102,9 @@ class SizePriceCritic(ScriptedCritic):
     def choose(self, keys: Sequence[str]) -> list[str]:
         """The diagnoses, then the general advice in a random order (no walk-away advice after
         a round without a deal)."""
-        general = [k for k in GENERAL if k not in keys and not ("close" in keys and k == "walk")]
+        general = [
+            k for k in self.GENERAL if k not in keys and not ("close" in keys and k == "walk")
+        ]
         self._rng.shuffle(general)
         return [*keys, *general][: self.suggestions]
 
