@@ -12,8 +12,10 @@ random order, numbered (``1. ...``).
 A game's critic names its game and seats in its class statement
 (``class PieSplitCritic(ScriptedCritic, game="pie_split", seats=SEATS)``): its advice, the
 :attr:`~ScriptedCritic.ADVICE` and :attr:`~ScriptedCritic.GENERAL` texts, is data, read from
-``prompts/<game>/critic/scripted.yaml``. It implements :meth:`~ScriptedCritic.diagnose` (and,
-where its advice names values, :meth:`~ScriptedCritic.advice_values`).
+``prompts/<game>/critic/scripted.yaml``, and the model of a deal's terms (``terms=``). It
+implements :meth:`~ScriptedCritic.diagnose_round`, where it reads the lines' content
+:meth:`~ScriptedCritic.read`, and where its advice names values
+:meth:`~ScriptedCritic.advice_values`.
 """
 
 from __future__ import annotations
@@ -100,7 +102,9 @@ def last_round(
 class ScriptedCritic(TextReplyModel):
     """Diagnoses the improved player's last round and suggests what to change (a simulator).
 
-    Subclasses set the class attributes and implement :meth:`diagnose`; the fields come from the
+    Subclasses name their game, seats and terms in the class statement and implement
+    :meth:`diagnose_round` (or set the class attributes and override :meth:`diagnose`); the
+    fields come from the
     critic's :class:`~icl_aif.games.base.SimulatorRequest` (:meth:`from_request`)."""
 
     GAME: ClassVar[str]
@@ -111,6 +115,8 @@ class ScriptedCritic(TextReplyModel):
     """The suggestions by diagnosis, with ``{NAME}`` placeholders (:meth:`advice_values`)."""
     GENERAL: ClassVar[tuple[str, ...]]
     """The advice given after the diagnoses, in a seeded random order."""
+    TERMS: ClassVar[type[BaseModel]]
+    """How a deal's terms are read (:func:`last_round`)."""
     LLM_TYPE: ClassVar[str | None] = None
     """The ``_llm_type``; None: ``scripted-<GAME>-critic``."""
 
@@ -123,11 +129,16 @@ class ScriptedCritic(TextReplyModel):
     _rng: random.Random = PrivateAttr()
 
     def __init_subclass__(
-        cls, *, game: str | None = None, seats: Seats | None = None, **kwargs: Any
+        cls,
+        *,
+        game: str | None = None,
+        seats: Seats | None = None,
+        terms: type[BaseModel] | None = None,
+        **kwargs: Any,
     ) -> None:
         """A game's critic: ``game`` sets :attr:`GAME` and reads the advice
         (``prompts/<game>/critic/scripted.yaml``: ``advice``, ``general``); ``seats`` sets
-        :attr:`SEATS`."""
+        :attr:`SEATS` and ``terms`` :attr:`TERMS`."""
         super().__init_subclass__(**kwargs)
         if game is not None:
             texts = simulation.scripted_texts(game, "critic/scripted.yaml")
@@ -136,6 +147,8 @@ class ScriptedCritic(TextReplyModel):
             cls.GENERAL = tuple(texts["general"])
         if seats is not None:
             cls.SEATS = seats
+        if terms is not None:
+            cls.TERMS = terms
 
     @classmethod
     def from_request(cls: type[CriticT], request: SimulatorRequest) -> CriticT:
@@ -165,9 +178,21 @@ class ScriptedCritic(TextReplyModel):
         outside one): :meth:`respond` diagnoses the last of them."""
         return _IN_VIEW.get()
 
+    def read(self, text: str) -> Any:
+        """One line of the round as the critic reads it (by default not at all: None; the
+        critic counts the lines)."""
+        return None
+
     def diagnose(self) -> list[str]:
         """The advice keys the last round calls for, most important first (none without
-        rounds)."""
+        rounds): :meth:`diagnose_round` of the last round, each line read with :meth:`read` and
+        a deal's terms as :attr:`TERMS`."""
+        summary = last_round(self.rounds, self.side, self.read, self.TERMS)
+        return [] if summary is None else self.diagnose_round(summary)
+
+    def diagnose_round(self, summary: RoundSummary[Any, Any]) -> list[str]:
+        """The advice keys ``summary`` (the improved player's last round) calls for, most
+        important first."""
         raise NotImplementedError
 
     def choose(self, keys: Sequence[str]) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
+from icl_aif.games.critics import RoundSummary, ScriptedCritic
 from icl_aif.games.dond.scenario import (
     SEATS,
     TOTAL_VALUE,
@@ -28,44 +28,33 @@ from icl_aif.games.dond.scenario import (
     pareto_optimal,
 )
 
-__all__ = ["DondCritic", "diagnose"]
+__all__ = ["DondCritic"]
 
 _ROLE = {"alice": "Alice", "bob": "Bob"}
 
 Summary = RoundSummary[None, DondTerms]
 
 
-def _nothing(text: str) -> None:
-    """The critic reads no line's content: it counts the lines."""
-
-
-def diagnose(summary: Summary | None, side: str, scenario: DondScenario) -> list[str]:
-    """The advice keys the round calls for, most important first."""
-    if summary is None:
-        return []
-    terms = summary.terms
-    if terms is None:
-        return ["match" if summary.reason == "mismatch" else "close"]
-    keys: list[str] = []
-    if len(summary.lines) > (2 * scenario.max_exchanges * 2) // 3:
-        keys.append("late")
-    if not pareto_optimal(scenario, terms):
-        keys.append("trade")
-    if scenario.objective_weight <= 0 and terms.score(side) < TOTAL_VALUE / 2:
-        keys.append("firm")
-    return keys
-
-
-class DondCritic(ScriptedCritic, game="dond", seats=SEATS):
+class DondCritic(ScriptedCritic, game="dond", seats=SEATS, terms=DondTerms):
     """Diagnoses the improved player's last round and suggests what to change (a simulator);
     its advice is read from ``prompts/dond/critic/scripted.yaml``."""
 
     scenario: DondScenario
 
-    def diagnose(self) -> list[str]:
-        """The advice keys of the last round (:func:`diagnose`)."""
-        summary = last_round(self.rounds, self.side, _nothing, DondTerms)
-        return diagnose(summary, self.side, self.scenario)
+    def diagnose_round(self, summary: Summary) -> list[str]:
+        """The advice keys the round calls for, most important first (the critic reads no
+        line's content: it counts the lines)."""
+        scenario, terms = self.scenario, summary.terms
+        if terms is None:
+            return ["match" if summary.reason == "mismatch" else "close"]
+        keys: list[str] = []
+        if len(summary.lines) > (2 * scenario.max_exchanges * 2) // 3:
+            keys.append("late")
+        if not pareto_optimal(scenario, terms):
+            keys.append("trade")
+        if scenario.objective_weight <= 0 and terms.score(self.side) < TOTAL_VALUE / 2:
+            keys.append("firm")
+        return keys
 
     def advice_values(self) -> Mapping[str, str]:
         """``rival``."""

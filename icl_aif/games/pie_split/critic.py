@@ -18,9 +18,8 @@ feedback lexicon (:data:`icl_aif.games.pie_split.simulators.LEXICON`), so script
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 
-from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
+from icl_aif.games.critics import RoundSummary, ScriptedCritic
 from icl_aif.games.pie_split.offers import LineReading, read_line
 from icl_aif.games.pie_split.scenario import (
     ROLE_NAMES,
@@ -30,44 +29,38 @@ from icl_aif.games.pie_split.scenario import (
     scenario_values,
 )
 
-__all__ = ["PieSplitCritic", "diagnose"]
+__all__ = ["PieSplitCritic"]
 
 
 Summary = RoundSummary[LineReading, PieSplitTerms]
 
 
-def diagnose(summary: Summary | None, side: str, pie: float) -> list[str]:
-    """The advice keys the round calls for, most important first."""
-    if summary is None:
-        return []
-    keys: list[str] = []
-    terms = summary.terms
-    if terms is None:
-        keys.append("close")
-    demands = [r.split.mine for r in summary.own() if r.split is not None]
-    if len(demands) >= 2 and demands[0] - demands[1] > 0.1 * pie:
-        keys.append("anchor")
-    if terms is not None and terms.exchanges >= 3:
-        keys.append("late")
-    if terms is not None and terms.share(side) * pie < pie / 2:
-        keys.append("firm")
-        if terms.exchanges == 0 and not demands:
-            keys.append("early")
-    return keys
-
-
-class PieSplitCritic(ScriptedCritic, game="pie_split", seats=SEATS):
+class PieSplitCritic(ScriptedCritic, game="pie_split", seats=SEATS, terms=PieSplitTerms):
     """Diagnoses the improved player's last round and suggests what to change (a simulator);
     its advice is read from ``prompts/pie_split/critic/scripted.yaml``."""
 
     scenario: PieSplitScenario
 
-    def diagnose(self) -> list[str]:
-        """The advice keys of the last round (:func:`diagnose`)."""
-        pie = self.scenario.pie
-        read = partial(read_line, pie=pie)
-        summary = last_round(self.rounds, self.side, read, PieSplitTerms)
-        return diagnose(summary, self.side, pie)
+    def read(self, text: str) -> LineReading:
+        """The split a line states, in the pie's units (:func:`read_line`)."""
+        return read_line(text, pie=self.scenario.pie)
+
+    def diagnose_round(self, summary: Summary) -> list[str]:
+        """The advice keys the round calls for, most important first."""
+        pie, terms = self.scenario.pie, summary.terms
+        keys: list[str] = []
+        if terms is None:
+            keys.append("close")
+        demands = [r.split.mine for r in summary.own() if r.split is not None]
+        if len(demands) >= 2 and demands[0] - demands[1] > 0.1 * pie:
+            keys.append("anchor")
+        if terms is not None and terms.exchanges >= 3:
+            keys.append("late")
+        if terms is not None and terms.share(self.side) * pie < pie / 2:
+            keys.append("firm")
+            if terms.exchanges == 0 and not demands:
+                keys.append("early")
+        return keys
 
     def advice_values(self) -> Mapping[str, str]:
         """``shrink`` and ``rival``."""

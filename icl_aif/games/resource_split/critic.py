@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from icl_aif.core.transcript import Seat
-from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
+from icl_aif.games.critics import RoundSummary, ScriptedCritic
 from icl_aif.games.resource_split.offers import LineReading, read_line
 from icl_aif.games.resource_split.scenario import (
     ROLE_NAMES,
@@ -36,51 +35,49 @@ from icl_aif.games.resource_split.scenario import (
     value_of,
 )
 
-__all__ = ["ResourceSplitCritic", "diagnose"]
+__all__ = ["ResourceSplitCritic"]
 
 
 Summary = RoundSummary[LineReading, ResourceSplitTerms]
 
 
-def diagnose(summary: Summary | None, side: Seat, scenario: ResourceSplitScenario) -> list[str]:
-    """The advice keys the round calls for, most important first (``scenario``: the completed
-    scenario the round played)."""
-    if summary is None:
-        return []
-    own, top = utilities(scenario, side), max_value(scenario, side)
-    demands = [value_of(r.split.mine, own) / top for r in summary.own() if r.split is not None]
-    offers = sum(r.split is not None for _, r in summary.lines)
-    terms = summary.terms
-    keys: list[str] = []
-    if terms is None:
-        keys.append("last_line")
-        if offers:
-            keys.append("close")
-    if len(demands) >= 2 and demands[0] - demands[1] > 0.15:
-        keys.append("anchor")
-    if terms is not None:
-        reward = terms.reward(side)
-        if reward < 0.5:
-            keys.append("firm")
-            if not demands:
-                keys.append("early")
-        if reward < 0.3:
-            keys.append("walk")
-        if reward < terms.reward(SEATS.other(side)):
-            keys.append("keep")
-    return keys
-
-
-class ResourceSplitCritic(ScriptedCritic, game="resource_split", seats=SEATS):
+class ResourceSplitCritic(
+    ScriptedCritic, game="resource_split", seats=SEATS, terms=ResourceSplitTerms
+):
     """Diagnoses the improved player's last round and suggests what to change (a simulator);
     its advice is read from ``prompts/resource_split/critic/scripted.yaml``."""
 
     scenario: ResourceSplitScenario
 
-    def diagnose(self) -> list[str]:
-        """The advice keys of the last round (:func:`diagnose`)."""
-        summary = last_round(self.rounds, self.side, read_line, ResourceSplitTerms)
-        return diagnose(summary, self.side, complete(self.scenario))
+    def read(self, text: str) -> LineReading:
+        """The split a line states (:func:`read_line`)."""
+        return read_line(text)
+
+    def diagnose_round(self, summary: Summary) -> list[str]:
+        """The advice keys the round calls for, most important first."""
+        side, scenario = self.side, complete(self.scenario)
+        own, top = utilities(scenario, side), max_value(scenario, side)
+        demands = [value_of(r.split.mine, own) / top for r in summary.own() if r.split is not None]
+        offers = sum(r.split is not None for _, r in summary.lines)
+        terms = summary.terms
+        keys: list[str] = []
+        if terms is None:
+            keys.append("last_line")
+            if offers:
+                keys.append("close")
+        if len(demands) >= 2 and demands[0] - demands[1] > 0.15:
+            keys.append("anchor")
+        if terms is not None:
+            reward = terms.reward(side)
+            if reward < 0.5:
+                keys.append("firm")
+                if not demands:
+                    keys.append("early")
+            if reward < 0.3:
+                keys.append("walk")
+            if reward < terms.reward(SEATS.other(side)):
+                keys.append("keep")
+        return keys
 
     def advice_values(self) -> Mapping[str, str]:
         """``rival`` and ``no_deal_payoff``."""

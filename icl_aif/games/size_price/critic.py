@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from icl_aif.core.transcript import Seat
-from icl_aif.games.critics import RoundSummary, ScriptedCritic, last_round
+from icl_aif.games.critics import RoundSummary, ScriptedCritic
 from icl_aif.games.size_price.offers import LineReading, read_line
 from icl_aif.games.size_price.scenario import (
     ROLE_NAMES,
@@ -37,7 +36,7 @@ from icl_aif.games.size_price.scenario import (
     payoffs,
 )
 
-__all__ = ["SizePriceCritic", "diagnose"]
+__all__ = ["SizePriceCritic"]
 
 
 Summary = RoundSummary[LineReading, SizePriceTerms]
@@ -59,45 +58,42 @@ def _acceptances(summary: Summary, max_lines: int) -> tuple[bool, bool]:
     return at_once, late
 
 
-def diagnose(summary: Summary | None, scenario: SizePriceScenario, side: Seat) -> list[str]:
-    """The advice keys the round calls for, most important first."""
-    if summary is None:
-        return []
-    keys: list[str] = []
-    best = max_surplus(scenario)
-    terms = summary.terms
-    if terms is None:
-        keys.append("close")
-    offers = [r.offer for r in summary.own() if r.proposes and r.offer is not None]
-    if len(offers) >= 2:
-        values = [payoffs(scenario, int(o.quantity), o.unit_price)[side] for o in offers[:2]]
-        if values[0] - values[1] > 0.15 * best:
-            keys.append(f"anchor_{side}")
-    if terms is not None:
-        at_once, late = _acceptances(summary, 2 * scenario.max_exchanges)
-        alpha = bargaining_power(scenario, side, terms)
-        if alpha is not None and alpha < 0.5:
-            keys.append("firm")
-            if at_once:
-                keys.append("early")
-        if late:
-            keys.append("late")
-    small = [o for o in offers if joint_surplus(scenario, int(o.quantity)) < 0.95 * best]
-    if side == "buyer" and small and (terms is None or terms.quantity != small[-1].quantity):
-        keys.append("volume")
-    return keys
-
-
-class SizePriceCritic(ScriptedCritic, game="size_price", seats=SEATS):
+class SizePriceCritic(ScriptedCritic, game="size_price", seats=SEATS, terms=SizePriceTerms):
     """Diagnoses the improved player's last round and suggests what to change (a simulator);
     its advice is read from ``prompts/size_price/critic/scripted.yaml``."""
 
     scenario: SizePriceScenario
 
-    def diagnose(self) -> list[str]:
-        """The advice keys of the last round (:func:`diagnose`)."""
-        summary = last_round(self.rounds, self.side, read_line, SizePriceTerms)
-        return diagnose(summary, self.scenario, self.side)
+    def read(self, text: str) -> LineReading:
+        """The offer, acceptance or rejection a line states (:func:`read_line`)."""
+        return read_line(text)
+
+    def diagnose_round(self, summary: Summary) -> list[str]:
+        """The advice keys the round calls for, most important first."""
+        side, scenario = self.side, self.scenario
+        keys: list[str] = []
+        best = max_surplus(scenario)
+        terms = summary.terms
+        if terms is None:
+            keys.append("close")
+        offers = [r.offer for r in summary.own() if r.proposes and r.offer is not None]
+        if len(offers) >= 2:
+            values = [payoffs(scenario, int(o.quantity), o.unit_price)[side] for o in offers[:2]]
+            if values[0] - values[1] > 0.15 * best:
+                keys.append(f"anchor_{side}")
+        if terms is not None:
+            at_once, late = _acceptances(summary, 2 * scenario.max_exchanges)
+            alpha = bargaining_power(scenario, side, terms)
+            if alpha is not None and alpha < 0.5:
+                keys.append("firm")
+                if at_once:
+                    keys.append("early")
+            if late:
+                keys.append("late")
+        small = [o for o in offers if joint_surplus(scenario, int(o.quantity)) < 0.95 * best]
+        if side == "buyer" and small and (terms is None or terms.quantity != small[-1].quantity):
+            keys.append("volume")
+        return keys
 
     def choose(self, keys: Sequence[str]) -> list[str]:
         """The diagnoses, then the general advice in a random order (no walk-away advice after
