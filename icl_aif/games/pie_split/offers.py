@@ -25,16 +25,9 @@ import re
 from dataclasses import dataclass
 
 from icl_aif.games.talk import PLAIN_TALK as TALK
-from icl_aif.games.talk import Ending, sentences
+from icl_aif.games.talk import Ending
 
-__all__ = [
-    "Ending",
-    "LineReading",
-    "Split",
-    "read_line",
-    "same_split",
-    "sentences",
-]
+__all__ = ["LineReading", "Split", "read_line", "same_split"]
 
 
 _AMOUNT = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"

@@ -26,16 +26,9 @@ from dataclasses import dataclass
 
 from icl_aif.games.resource_split.scenario import RESOURCES, Bundle
 from icl_aif.games.talk import PLAIN_TALK as TALK
-from icl_aif.games.talk import Ending, sentences
+from icl_aif.games.talk import Ending
 
-__all__ = [
-    "Ending",
-    "LineReading",
-    "Split",
-    "read_line",
-    "read_split",
-    "sentences",
-]
+__all__ = ["LineReading", "Split", "read_line", "read_split"]
 
 
 _ITEM = r"[ABC]\s*[=:]\s*\d+"
