@@ -32,7 +32,7 @@ from icl_aif.games.dond.scenario import (
     score,
     terms_of,
 )
-from icl_aif.games.dond.simulators import LEXICON, DondPlayer
+from icl_aif.games.dond.simulators import DondPlayer
 from icl_aif.games.registry import get_game
 from icl_aif.games.simulation import count_lexicon
 from icl_aif.records.reader import read_games
@@ -380,14 +380,14 @@ def test_an_unknown_simulator_names_the_games_own() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in DondCritic.ADVICE.items():
-        assert any(count_lexicon([advice], LEXICON).values()), key
+        assert any(count_lexicon([advice], DondPlayer.LEXICON).values()), key
 
 
 def test_the_between_round_templates_use_no_lexicon_phrase() -> None:
     for path in (ROOT / "prompts/dond/round").glob("*.txt"):
-        assert not any(count_lexicon([path.read_text(encoding="utf-8")], LEXICON).values()), (
-            path.name
-        )
+        assert not any(
+            count_lexicon([path.read_text(encoding="utf-8")], DondPlayer.LEXICON).values()
+        ), path.name
 
 
 # --- simulators --------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from icl_aif.games.pie_split.critic import PieSplitCritic
 from icl_aif.games.pie_split.judge import PieSplitJudge
 from icl_aif.games.pie_split.offers import read_line
 from icl_aif.games.pie_split.scenario import PieSplitScenario, PieSplitTerms
-from icl_aif.games.pie_split.simulators import LEXICON, PieSplitPlayer
+from icl_aif.games.pie_split.simulators import PieSplitPlayer
 from icl_aif.games.registry import get_game
 from icl_aif.games.simulation import count_lexicon
 from icl_aif.records.reader import read_games, read_json
@@ -265,7 +265,7 @@ def test_a_players_params_are_shares() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in PieSplitCritic.ADVICE.items():
-        assert any(count_lexicon([advice], LEXICON).values()), key
+        assert any(count_lexicon([advice], PieSplitPlayer.LEXICON).values()), key
 
 
 # --- simulators --------------------------------------------------------------------------

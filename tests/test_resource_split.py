@@ -32,7 +32,6 @@ from icl_aif.games.resource_split.scenario import (
     reward,
 )
 from icl_aif.games.resource_split.simulators import (
-    LEXICON,
     ResourceSplitPlayer,
     demand_bundle,
 )
@@ -377,7 +376,7 @@ def test_round_metrics_count_invalid_moves_aborts_rewards_and_wins() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in ResourceSplitCritic.ADVICE.items():
-        assert any(count_lexicon([advice], LEXICON).values()), key
+        assert any(count_lexicon([advice], ResourceSplitPlayer.LEXICON).values()), key
 
 
 def test_a_demand_takes_what_the_player_values_most_first() -> None:

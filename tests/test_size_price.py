@@ -36,7 +36,7 @@ from icl_aif.games.size_price.scenario import (
     max_surplus,
     payoffs,
 )
-from icl_aif.games.size_price.simulators import LEXICON, SizePricePlayer
+from icl_aif.games.size_price.simulators import SizePricePlayer
 from icl_aif.records.reader import read_games
 from icl_aif.testing.conformance import check_game
 from tests.conftest import ROOT, run
@@ -370,7 +370,7 @@ def test_an_unknown_simulator_names_the_games_own() -> None:
 
 def test_every_critic_suggestion_uses_the_players_lexicon() -> None:
     for key, advice in SizePriceCritic.ADVICE.items():
-        assert any(count_lexicon([advice], LEXICON).values()), key
+        assert any(count_lexicon([advice], SizePricePlayer.LEXICON).values()), key
 
 
 def first_offer(player: SizePricePlayer, history: list[BaseMessage]) -> tuple[float, float]:

@@ -277,9 +277,13 @@ class ConcessionPlayer(TextReplyModel):
     language model): its opening and reservation shares, from the ranges its game sets, unless
     ``params`` fix them, and its concession exponent (the strategy's times a lognormal draw);
     after them a paired arm's ``stream_seed`` reseeds its random choices. Each game's player
-    subclasses it with its ``scenario`` field, :attr:`GAME`, :attr:`OPENING`, :attr:`RESERVATION`,
-    :attr:`BETAS` (and :attr:`FAIR`: a strategy that asks for and settles at half, drawing
-    nothing), and implements :meth:`first_opener` and its strategy."""
+    subclasses it with its ``scenario`` field, names its game and seats in its class statement
+    (``class PieSplitPlayer(ConcessionPlayer, game="pie_split", seats=SEATS)``) and implements
+    :meth:`first_opener` and its strategy. The rest is data, read from
+    ``prompts/<game>/players/scripted.yaml``: :attr:`BETAS` (``strategies``), :attr:`FAIR` (a
+    strategy that asks for and settles at half, drawing nothing), :attr:`OPENING`,
+    :attr:`RESERVATION`, :attr:`TUNING`, the params' wording (``params``: :attr:`SHARES`,
+    :attr:`SHARE`, :attr:`LABEL`), :attr:`LEXICON` and :attr:`REPLIES`."""
 
     GAME: ClassVar[str]
     """The game's name: the seed strings of the player's draws, and its ``_llm_type``."""
@@ -291,6 +295,11 @@ class ConcessionPlayer(TextReplyModel):
     FAIR: ClassVar[str | None] = None
     LEXICON: ClassVar[Mapping[str, Sequence[str]]]
     """The feedback phrases the player reacts to, by group (:meth:`lexicon`)."""
+    REPLIES: ClassVar[Mapping[str, Sequence[str]]]
+    """The player's lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
+    TUNING: ClassVar[Mapping[str, float]]
+    """How feedback moves the player (``firm_factor``, ``close_factor``, ``anchor_shift``, ...:
+    each game's strategy reads its own)."""
     SHARES: ClassVar[str]
     """What its ``opening`` and ``reservation`` params are shares of, for the params' errors
     (``shares of the pie between 0 and 1``)."""
@@ -311,6 +320,32 @@ class ConcessionPlayer(TextReplyModel):
     _reservation: float = PrivateAttr()
     _beta: float = PrivateAttr()
     _first_opener: str = PrivateAttr()
+
+    def __init_subclass__(
+        cls, *, game: str | None = None, seats: Seats | None = None, **kwargs: Any
+    ) -> None:
+        """A game's player: ``game`` sets :attr:`GAME` and reads the player's data
+        (``prompts/<game>/players/scripted.yaml``); ``seats`` sets :attr:`SEATS`."""
+        super().__init_subclass__(**kwargs)
+        if seats is not None:
+            cls.SEATS = seats
+        if game is None:
+            return
+        data = scripted_texts(game, "players/scripted.yaml")
+        low, high = data["opening"]
+        cls.OPENING = (float(low), float(high))
+        low, high = data["reservation"]
+        cls.RESERVATION = (float(low), float(high))
+        cls.GAME = game
+        cls.BETAS = {name: float(beta) for name, beta in data["strategies"].items()}
+        cls.FAIR = data.get("fair")
+        cls.TUNING = {name: float(value) for name, value in data["tuning"].items()}
+        params = data["params"]
+        cls.SHARES = params["shares"]
+        cls.SHARE = params.get("share", "a share")
+        cls.LABEL = params.get("label")
+        cls.LEXICON = {group: tuple(phrases) for group, phrases in data["lexicon"].items()}
+        cls.REPLIES = {intent: tuple(lines) for intent, lines in data["replies"].items()}
 
     def model_post_init(self, context: Any, /) -> None:
         """Draw this game's private values from the seed."""
@@ -374,6 +409,12 @@ class ConcessionPlayer(TextReplyModel):
     def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
         """The strategy's next line of the round and its binding move."""
         raise NotImplementedError
+
+    def adapted_beta(self, lexicon: Mapping[str, int]) -> float:
+        """The concession exponent after the feedback so far: times ``firm_factor`` for each
+        mention of the ``firm`` group, times ``close_factor`` for each of ``close``."""
+        firm, close = self.TUNING["firm_factor"], self.TUNING["close_factor"]
+        return float(self._beta * firm ** lexicon["firm"] * close ** lexicon["close"])
 
     def lexicon(self, feedback: Sequence[str]) -> dict[str, int]:
         """How often each group of :attr:`LEXICON` is mentioned over all ``feedback`` turns."""

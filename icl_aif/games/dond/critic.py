@@ -12,7 +12,7 @@ terms) and returns numbered suggestions. The diagnoses, in order:
 
 then general advice (open high, ask what they value, be ready to walk away) in a seeded random
 order. Each suggestion uses a phrase of the players' feedback lexicon
-(:data:`icl_aif.games.dond.simulators.LEXICON`), so scripted players react.
+(``prompts/dond/players/scripted.yaml``), so scripted players react.
 """
 
 from __future__ import annotations

@@ -56,9 +56,6 @@ from icl_aif.games.dond.scenario import (
 )
 
 __all__ = [
-    "LEXICON",
-    "REPLIES",
-    "STRATEGIES",
     "DondPlayer",
     "RoundView",
     "round_turns",
@@ -66,48 +63,6 @@ __all__ = [
 ]
 
 Strategy = Literal["boulware", "linear", "conceder", "fair"]
-STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
-"""Each strategy's concession exponent beta (``fair`` does not concede)."""
-
-LEXICON: dict[str, tuple[str, ...]] = {
-    "firm": ("hold firm", "concede slowly", "smaller concessions"),
-    "close": ("concede faster", "settle sooner", "meet in the middle"),
-    "anchor": ("ask for more", "open high", "ambitious"),
-    "walk": ("walk away", "raise your minimum"),
-    "trade": ("value least", "trade", "what they value"),
-}
-"""The feedback phrases a player reacts to, by group (see the module's table)."""
-
-FIRM_FACTOR = 0.7
-CLOSE_FACTOR = 1.6
-FIRM_SHIFT = 0.05
-CLOSE_SHIFT = 0.08
-ANCHOR_SHIFT = 0.05
-WALK_SHIFT = 0.05
-
-REPLIES: dict[str, tuple[str, ...]] = {
-    "open": (
-        "[message] How about this: I get {mine} and you get {yours}.",
-        "[message] I'd like to start here: I get {mine} and you get {yours}. Does that work?",
-    ),
-    "counter": (
-        "[message] I can move a little: I get {mine} and you get {yours}.",
-        "[message] Let me offer something else: I get {mine} and you get {yours}.",
-    ),
-    "hold": (
-        "[message] I still think this is right: I get {mine} and you get {yours}.",
-        "[message] My offer stands: I get {mine} and you get {yours}.",
-    ),
-    "propose": (
-        "[propose] {mine}",
-        "[propose] I get {mine}; you get {yours}",
-    ),
-    "walk": (
-        "[walk away] We are too far apart, so I end it here.",
-        "[walk away] That leaves me too little; no deal.",
-    ),
-}
-"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
 RoundView = simulation.RoundView[Move]
@@ -128,17 +83,9 @@ def _rest(counts: Items, mine: Items) -> Items | None:
     return None if min(rest) < 0 else Items.of_tuple(rest)
 
 
-class DondPlayer(simulation.ConcessionPlayer):
-    """A rule-based Deal or No Deal player (a simulator, not a language model)."""
-
-    GAME = "dond"
-    SEATS = SEATS
-    OPENING = (0.75, 0.95)
-    RESERVATION = (0.4, 0.6)
-    BETAS = STRATEGIES
-    LEXICON = LEXICON
-    LABEL = "Deal or No Deal"
-    SHARES = "shares of the best utility between 0 and 1"
+class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS):
+    """A rule-based Deal or No Deal player (a simulator, not a language model); its
+    strategies, tuning and lines are read from ``prompts/dond/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: DondScenario
@@ -241,15 +188,15 @@ class DondPlayer(simulation.ConcessionPlayer):
 
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
         """The opening share, the reservation share and beta after the feedback so far."""
-        opening = min(1.0, self._opening + ANCHOR_SHIFT * lexicon["anchor"])
+        opening = min(1.0, self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"])
         reservation = (
             self._reservation
-            + FIRM_SHIFT * lexicon["firm"]
-            + WALK_SHIFT * lexicon["walk"]
-            - CLOSE_SHIFT * lexicon["close"]
+            + self.TUNING["firm_shift"] * lexicon["firm"]
+            + self.TUNING["walk_shift"] * lexicon["walk"]
+            - self.TUNING["close_shift"] * lexicon["close"]
         )
         reservation = min(max(reservation, 0.1), opening)
-        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        beta = self.adapted_beta(lexicon)
         return opening, reservation, beta
 
     def _demand(
@@ -328,7 +275,7 @@ class DondPlayer(simulation.ConcessionPlayer):
             rest = _rest(self.scenario.counts, mine)
             assert rest is not None
             values = {"mine": items_text(mine), "yours": items_text(rest)}
-        return self._rng.choice(REPLIES[intent]).format_map(values)
+        return self._rng.choice(self.REPLIES[intent]).format_map(values)
 
 
 def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -357,10 +304,10 @@ def spoken_agreement(
     mirrored = {"mine": said["yours"], "yours": said["mine"]}
     intent = rng.choice(("open", "counter", "hold"))
     return [
-        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(said)),
+        Turn(speaker=offerer, text=rng.choice(DondPlayer.REPLIES[intent]).format_map(said)),
         Turn(
             speaker=SEATS.other(offerer),
-            text=rng.choice(REPLIES["propose"]).format_map(mirrored),
+            text=rng.choice(DondPlayer.REPLIES["propose"]).format_map(mirrored),
         ),
-        Turn(speaker=offerer, text=rng.choice(REPLIES["propose"]).format_map(said)),
+        Turn(speaker=offerer, text=rng.choice(DondPlayer.REPLIES["propose"]).format_map(said)),
     ]

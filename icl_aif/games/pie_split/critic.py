@@ -12,7 +12,7 @@ numbered suggestions. The diagnoses, in order:
 
 then general advice (remind the other side of the shrinking pie, be ready to walk away, propose
 an equal split early) in a seeded random order. Each suggestion uses one phrase of the players'
-feedback lexicon (:data:`icl_aif.games.pie_split.simulators.LEXICON`), so scripted players react.
+feedback lexicon (``prompts/pie_split/players/scripted.yaml``), so scripted players react.
 """
 
 from __future__ import annotations

@@ -62,8 +62,6 @@ from icl_aif.games.pie_split.scenario import (
 )
 
 __all__ = [
-    "LEXICON",
-    "STRATEGIES",
     "PieSplitPlayer",
     "RoundView",
     "next_number",
@@ -73,56 +71,6 @@ __all__ = [
 ]
 
 Strategy = Literal["boulware", "linear", "conceder", "fair"]
-STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
-"""Each strategy's concession exponent beta (``fair`` does not concede)."""
-
-LEXICON: dict[str, tuple[str, ...]] = {
-    "firm": ("hold firm", "small steps", "concede slowly", "smaller concessions"),
-    "close": ("settle early", "concede faster", "close early", "meet in the middle"),
-    "anchor": ("open high", "ask for more", "ambitious first offer"),
-    "walk": ("walk away", "raise your minimum", "minimum share"),
-    "no_early": ("accept too early", "accept the first"),
-    "equal": ("equal split", "even split", "fifty-fifty"),
-    "remind": ("shrinking pie", "pie shrinks", "remind"),
-}
-"""The feedback phrases a player reacts to, by group (see the module's table)."""
-
-FIRM_FACTOR = 0.8
-CLOSE_FACTOR = 1.5
-ANCHOR_SHIFT = 0.04
-WALK_SHIFT = 0.04
-EQUAL_PULL = 0.7
-MOST_DEMANDED = 0.95
-
-REPLIES: dict[str, tuple[str, ...]] = {
-    "open": (
-        "Offer {number}: {mine} for me and {yours} for you.",
-        "Let's start with offer {number}: {mine} for me and {yours} for you.",
-    ),
-    "counter": (
-        "I can move a little. Offer {number}: {mine} for me and {yours} for you.",
-        "How about offer {number}: {mine} for me and {yours} for you?",
-        "Offer {number}: {mine} for me and {yours} for you. That is a step towards you.",
-    ),
-    "hold": (
-        "I'm holding my ground. Offer {number}: {mine} for me and {yours} for you.",
-        "My split stands. Offer {number}: {mine} for me and {yours} for you.",
-    ),
-    "accept": (
-        "I accept offer {number}: {yours} for you and {mine} for me.",
-        "Deal. I accept offer {number}: {yours} for you and {mine} for me.",
-        "Agreed: I accept offer {number}, {yours} for you and {mine} for me.",
-    ),
-    "walk": (
-        "That split is too small for me, so I walk away. No deal.",
-        "We are too far apart; I walk away with no deal.",
-    ),
-    "remind": (
-        "Remember that the pie shrinks with every offer we turn down.",
-        "Every offer we turn down costs us both a slice of the pie.",
-    ),
-}
-"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
 RoundView = simulation.RoundView[LineReading]
@@ -148,18 +96,9 @@ def next_number(view: RoundView) -> int:
     return max(len(splits), *stated, 0) + 1
 
 
-class PieSplitPlayer(simulation.ConcessionPlayer):
-    """A rule-based proposer or responder (a simulator, not a language model)."""
-
-    GAME = "pie_split"
-    SEATS = SEATS
-    OPENING = (0.62, 0.8)
-    RESERVATION = (0.3, 0.45)
-    BETAS = STRATEGIES
-    FAIR = "fair"
-    LEXICON = LEXICON
-    SHARES = "shares of the pie between 0 and 1"
-    SHARE = "a share of the pie"
+class PieSplitPlayer(simulation.ConcessionPlayer, game="pie_split", seats=SEATS):
+    """A rule-based proposer or responder (a simulator, not a language model); its
+    strategies, tuning and lines are read from ``prompts/pie_split/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: PieSplitScenario
@@ -208,11 +147,11 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
 
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
         """The opening demand, the reservation share and beta after the feedback so far."""
-        opening = self._opening + ANCHOR_SHIFT * lexicon["anchor"]
-        opening = 0.5 + (opening - 0.5) * EQUAL_PULL ** lexicon["equal"]
-        opening = min(max(opening, self._reservation), MOST_DEMANDED)
-        reservation = min(self._reservation + WALK_SHIFT * lexicon["walk"], opening)
-        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        opening = self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"]
+        opening = 0.5 + (opening - 0.5) * self.TUNING["equal_pull"] ** lexicon["equal"]
+        opening = min(max(opening, self._reservation), self.TUNING["most_demanded"])
+        reservation = min(self._reservation + self.TUNING["walk_shift"] * lexicon["walk"], opening)
+        beta = self.adapted_beta(lexicon)
         return opening, reservation, beta
 
     def _demand(
@@ -254,9 +193,9 @@ class PieSplitPlayer(simulation.ConcessionPlayer):
             "mine": format_amount(mine) if mine is not None else "",
             "yours": format_amount(yours) if yours is not None else "",
         }
-        text = self._rng.choice(REPLIES[intent]).format_map(values)
+        text = self._rng.choice(self.REPLIES[intent]).format_map(values)
         if lexicon["remind"] and intent in ("counter", "hold"):
-            text = f"{self._rng.choice(REPLIES['remind'])} {text}"
+            text = f"{self._rng.choice(self.REPLIES['remind'])} {text}"
         return text
 
 
@@ -284,9 +223,9 @@ def spoken_agreement(
     accept = {**offer, "mine": offer["yours"], "yours": offer["mine"]}
     intent = "open" if number == 1 else rng.choice(("counter", "hold"))
     return [
-        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
+        Turn(speaker=offerer, text=rng.choice(PieSplitPlayer.REPLIES[intent]).format_map(offer)),
         Turn(
             speaker=SEATS.other(offerer),
-            text=rng.choice(REPLIES["accept"]).format_map(accept),
+            text=rng.choice(PieSplitPlayer.REPLIES["accept"]).format_map(accept),
         ),
     ]

@@ -14,7 +14,7 @@ reward) and returns numbered suggestions. The diagnoses, in order:
 
 then general advice (remind the other side how few lines are left, keep what it values most,
 accept on the last line rather than end with no deal) in a seeded random order. Each suggestion uses one phrase of the players'
-feedback lexicon (:data:`icl_aif.games.resource_split.simulators.LEXICON`), so scripted players
+feedback lexicon (``prompts/resource_split/players/scripted.yaml``), so scripted players
 react.
 """
 

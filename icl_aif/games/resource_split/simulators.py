@@ -73,9 +73,6 @@ from icl_aif.games.resource_split.scenario import (
 )
 
 __all__ = [
-    "LEXICON",
-    "REPLIES",
-    "STRATEGIES",
     "ResourceSplitPlayer",
     "RoundView",
     "demand_bundle",
@@ -86,58 +83,6 @@ __all__ = [
 ]
 
 Strategy = Literal["boulware", "linear", "conceder", "fair"]
-STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0, "fair": 1.0}
-"""Each strategy's concession exponent beta (``fair`` does not concede)."""
-
-LEXICON: dict[str, tuple[str, ...]] = {
-    "firm": ("hold firm", "concede slowly", "smaller concessions", "small steps"),
-    "close": ("concede faster", "settle early", "close the deal"),
-    "anchor": ("open high", "ask for more", "ambitious first offer"),
-    "last_line": ("any deal beats no deal", "accept on your last line"),
-    "walk": ("walk away", "raise your minimum"),
-    "trade": ("value most", "value least"),
-    "no_early": ("accept too early", "accept the first"),
-    "remind": ("remind", "running out"),
-}
-"""The feedback phrases a player reacts to, by group (see the module's table)."""
-
-FIRM_FACTOR = 0.8
-CLOSE_FACTOR = 1.5
-ANCHOR_SHIFT = 0.05
-WALK_SHIFT = 0.05
-LAST_LINE_FACTOR = 0.5
-MOST_DEMANDED = 0.98
-JITTER = 0.02
-
-REPLIES: dict[str, tuple[str, ...]] = {
-    "open": (
-        "Offer: I take {mine}, you take {yours}.",
-        "Here is my opening offer: I take {mine}, you take {yours}.",
-    ),
-    "counter": (
-        "I can give a little ground. Offer: I take {mine}, you take {yours}.",
-        "How about this instead: I take {mine}, you take {yours}.",
-        "Offer: I take {mine}, you take {yours}. That moves toward you.",
-    ),
-    "hold": (
-        "I'll stay where I am. Offer: I take {mine}, you take {yours}.",
-        "My offer stands: I take {mine}, you take {yours}.",
-    ),
-    "accept": (
-        "I accept: you take {yours}, I take {mine}.",
-        "Deal. I accept: you take {yours}, I take {mine}.",
-        "Agreed: you take {yours}, I take {mine}.",
-    ),
-    "walk": (
-        "That leaves me too little, so I walk away. No deal.",
-        "We are too far apart; I walk away.",
-    ),
-    "remind": (
-        "Only {left} lines are left before we both lose out.",
-        "Time is running short: {left} lines remain for a deal.",
-    ),
-}
-"""The simulators' lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
 
 
 RoundView = simulation.RoundView[LineReading]
@@ -196,17 +141,9 @@ def rest_of(amounts: Bundle, units: Bundle) -> Bundle:
     return Bundle(**{r: amounts.get(r) - units.get(r) for r in RESOURCES})
 
 
-class ResourceSplitPlayer(simulation.ConcessionPlayer):
-    """A rule-based player 1 or player 2 (a simulator, not a language model)."""
-
-    GAME = "resource_split"
-    SEATS = SEATS
-    OPENING = (0.75, 0.92)
-    RESERVATION = (0.3, 0.45)
-    BETAS = STRATEGIES
-    FAIR = "fair"
-    LEXICON = LEXICON
-    SHARES = "shares of their maximum value between 0 and 1"
+class ResourceSplitPlayer(simulation.ConcessionPlayer, game="resource_split", seats=SEATS):
+    """A rule-based player 1 or player 2 (a simulator, not a language model); its
+    strategies, tuning and lines are read from ``prompts/resource_split/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: ResourceSplitScenario
@@ -264,10 +201,13 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float, float]:
         """The opening demand, the reservation, the least it accepts on its last line and beta
         after the feedback so far."""
-        opening = min(self._opening + ANCHOR_SHIFT * lexicon["anchor"], MOST_DEMANDED)
-        reservation = min(self._reservation + WALK_SHIFT * lexicon["walk"], opening)
-        last_floor = reservation * LAST_LINE_FACTOR ** lexicon["last_line"]
-        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        opening = min(
+            self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"],
+            self.TUNING["most_demanded"],
+        )
+        reservation = min(self._reservation + self.TUNING["walk_shift"] * lexicon["walk"], opening)
+        last_floor = reservation * self.TUNING["last_line_factor"] ** lexicon["last_line"]
+        beta = self.adapted_beta(lexicon)
         return opening, reservation, last_floor, beta
 
     def _demand(
@@ -280,7 +220,13 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
         total = spoken + max(own_left, 1)
         tau = min(1.0, spoken / max(1, total - 1))
         share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
-        share = min(max(share + self._rng.uniform(-JITTER, JITTER), reservation), opening)
+        share = min(
+            max(
+                share + self._rng.uniform(-self.TUNING["jitter"], self.TUNING["jitter"]),
+                reservation,
+            ),
+            opening,
+        )
         own, top = utilities(self._played, self.side), max_value(self._played, self.side)
         asked = [value_of(s.mine, own) / top for s in own_splits(view)]
         if asked and share > asked[-1]:
@@ -303,9 +249,9 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer):
             "mine": mine.text() if mine is not None else "",
             "yours": yours.text() if yours is not None else "",
         }
-        text = self._rng.choice(REPLIES[intent]).format_map(values)
+        text = self._rng.choice(self.REPLIES[intent]).format_map(values)
         if lexicon["remind"] and intent in ("counter", "hold"):
-            remind = self._rng.choice(REPLIES["remind"]).format_map({"left": left - 1})
+            remind = self._rng.choice(self.REPLIES["remind"]).format_map({"left": left - 1})
             text = f"{remind} {text}"
         return text
 
@@ -330,6 +276,11 @@ def spoken_agreement(offerer: Seat, mine: Bundle, yours: Bundle, rng: random.Ran
     accept = {"mine": yours.text(), "yours": mine.text()}
     intent = rng.choice(("open", "counter", "hold"))
     return [
-        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(offer)),
-        Turn(speaker=SEATS.other(offerer), text=rng.choice(REPLIES["accept"]).format_map(accept)),
+        Turn(
+            speaker=offerer, text=rng.choice(ResourceSplitPlayer.REPLIES[intent]).format_map(offer)
+        ),
+        Turn(
+            speaker=SEATS.other(offerer),
+            text=rng.choice(ResourceSplitPlayer.REPLIES["accept"]).format_map(accept),
+        ),
     ]

@@ -16,7 +16,7 @@ the scenario's economics and returns numbered suggestions. The diagnoses, in ord
 
 then general advice (point out its side's case, be ready to walk away (not after a no deal), make
 an ambitious first offer) in a seeded random order. Each suggestion uses one phrase of the players' feedback
-lexicon (:data:`icl_aif.games.size_price.simulators.LEXICON`), so scripted players react.
+lexicon (``prompts/size_price/players/scripted.yaml``), so scripted players react.
 """
 
 from __future__ import annotations

@@ -72,9 +72,6 @@ from icl_aif.games.size_price.scenario import (
 )
 
 __all__ = [
-    "LEXICON",
-    "REPLIES",
-    "STRATEGIES",
     "RoundView",
     "SizePricePlayer",
     "own_offers",
@@ -83,60 +80,6 @@ __all__ = [
 ]
 
 Strategy = Literal["boulware", "linear", "conceder"]
-STRATEGIES: dict[str, float] = {"boulware": 0.3, "linear": 1.0, "conceder": 3.0}
-"""Each strategy's concession exponent beta."""
-
-LEXICON: dict[str, tuple[str, ...]] = {
-    "firm": ("hold firm", "concede slowly", "smaller concessions", "small steps"),
-    "close": ("concede faster", "settle early", "close the deal", "meet in the middle"),
-    "anchor": ("open high", "open low", "ambitious first offer", "anchor"),
-    "walk": ("walk away", "raise your minimum", "reservation"),
-    "no_early": ("accept too early", "accept the first"),
-    "volume": ("efficient quantity", "total surplus", "more units"),
-    "remind": ("remind", "point out"),
-}
-"""The feedback phrases a player reacts to, by group (see the module's table)."""
-
-FIRM_FACTOR = 0.8
-CLOSE_FACTOR = 1.5
-ANCHOR_SHIFT = 0.03
-WALK_SHIFT = 0.05
-MOST_DEMANDED = 0.97
-JITTER = 0.01
-
-REPLIES: dict[str, tuple[str, ...]] = {
-    "open": (
-        "Let's start here. OFFER: {offer}.",
-        "Here is my first proposal. OFFER: {offer}.",
-    ),
-    "counter": (
-        "I can move a little. OFFER: {offer}.",
-        "How about this instead? OFFER: {offer}.",
-        "That is a step towards you. OFFER: {offer}.",
-    ),
-    "hold": (
-        "I'm holding my ground. OFFER: {offer}.",
-        "My proposal stands. OFFER: {offer}.",
-    ),
-    "accept": (
-        "I accept: {offer}.",
-        "Deal. I accept: {offer}.",
-        "Agreed, I accept: {offer}.",
-    ),
-    "walk": (
-        "We are too far apart, so I walk away. No deal.",
-        "That does not work for me; I walk away with no deal.",
-    ),
-    "remind_seller": (
-        "Remember that every unit costs me money to make.",
-        "Let me point out that my margins are thin.",
-    ),
-    "remind_buyer": (
-        "Remember that I cannot be sure to sell every unit I stock.",
-        "Let me point out that each extra unit is harder for me to sell.",
-    ),
-}
-"""The simulators' lines by intent; ``{offer}`` is ``6 units at $92.00 each``."""
 
 
 RoundView = simulation.RoundView[LineReading]
@@ -158,16 +101,9 @@ def _cents_up(amount: float) -> float:
     return math.ceil(round(amount * 100, 6)) / 100
 
 
-class SizePricePlayer(simulation.ConcessionPlayer):
-    """A rule-based wholesale seller or retail buyer (a simulator, not a language model)."""
-
-    GAME = "size_price"
-    SEATS = SEATS
-    OPENING = (0.75, 0.92)
-    RESERVATION = (0.25, 0.4)
-    BETAS = STRATEGIES
-    LEXICON = LEXICON
-    SHARES = "shares of the largest joint surplus between 0 and 1"
+class SizePricePlayer(simulation.ConcessionPlayer, game="size_price", seats=SEATS):
+    """A rule-based wholesale seller or retail buyer (a simulator, not a language model); its
+    strategies, tuning and lines are read from ``prompts/size_price/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: SizePriceScenario
@@ -213,11 +149,12 @@ class SizePricePlayer(simulation.ConcessionPlayer):
     def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
         """The opening share, the reservation share and beta after the feedback so far."""
         opening = min(
-            max(self._opening + ANCHOR_SHIFT * lexicon["anchor"], self._reservation), MOST_DEMANDED
+            max(self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"], self._reservation),
+            self.TUNING["most_demanded"],
         )
-        moved = self._reservation + WALK_SHIFT * (lexicon["walk"] - lexicon["close"])
+        moved = self._reservation + self.TUNING["walk_shift"] * (lexicon["walk"] - lexicon["close"])
         reservation = min(max(moved, 0.0), opening)
-        beta = self._beta * FIRM_FACTOR ** lexicon["firm"] * CLOSE_FACTOR ** lexicon["close"]
+        beta = self.adapted_beta(lexicon)
         return opening, reservation, beta
 
     def _next_offer(
@@ -238,7 +175,7 @@ class SizePricePlayer(simulation.ConcessionPlayer):
         total = spoken + max(own_left, 1)
         tau = min(1.0, spoken / max(1, total - 1))
         share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
-        share += self._rng.uniform(-JITTER, JITTER)
+        share += self._rng.uniform(-self.TUNING["jitter"], self.TUNING["jitter"])
         share = min(max(share, reservation), opening)
         n_star = efficient_quantity(s)
         margin = max_surplus(s) / n_star
@@ -256,11 +193,11 @@ class SizePricePlayer(simulation.ConcessionPlayer):
         return Offer(quantity=float(quantity), unit_price=price)
 
     def _say(self, intent: str, lexicon: dict[str, int], offer: Offer | None = None) -> str:
-        text = self._rng.choice(REPLIES[intent]).format_map(
+        text = self._rng.choice(self.REPLIES[intent]).format_map(
             {"offer": offer.text() if offer is not None else ""}
         )
         if lexicon["remind"] and intent in ("counter", "hold"):
-            text = f"{self._rng.choice(REPLIES[f'remind_{self.side}'])} {text}"
+            text = f"{self._rng.choice(self.REPLIES[f'remind_{self.side}'])} {text}"
         return text
 
 
@@ -279,6 +216,9 @@ def spoken_agreement(offerer: Seat, offer: Offer, first: bool, rng: random.Rando
     intent = "open" if first else rng.choice(("counter", "hold"))
     values = {"offer": offer.text()}
     return [
-        Turn(speaker=offerer, text=rng.choice(REPLIES[intent]).format_map(values)),
-        Turn(speaker=SEATS.other(offerer), text=rng.choice(REPLIES["accept"]).format_map(values)),
+        Turn(speaker=offerer, text=rng.choice(SizePricePlayer.REPLIES[intent]).format_map(values)),
+        Turn(
+            speaker=SEATS.other(offerer),
+            text=rng.choice(SizePricePlayer.REPLIES["accept"]).format_map(values),
+        ),
     ]
