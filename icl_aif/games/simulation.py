@@ -23,7 +23,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from icl_aif.core.templates import default_prompts_dir
-from icl_aif.core.transcript import Seat, Seats
+from icl_aif.core.transcript import Seat, Seats, Turn
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.models.base import TextReplyModel, message_text
 
@@ -297,6 +297,9 @@ class ConcessionPlayer(TextReplyModel):
     """The feedback phrases the player reacts to, by group (:meth:`lexicon`)."""
     REPLIES: ClassVar[Mapping[str, Sequence[str]]]
     """The player's lines by intent; ``{mine}`` and ``{yours}`` are from the speaker's side."""
+    OPENERS: ClassVar[Callable[[Any], Sequence[Turn]]]
+    """The game's scripted lines that open every round of a scenario (the class statement's
+    ``openers``): :meth:`first_opener` is the first one's text."""
     TUNING: ClassVar[Mapping[str, float]]
     """How feedback moves the player (``firm_factor``, ``close_factor``, ``anchor_shift``, ...:
     each game's strategy reads its own)."""
@@ -314,6 +317,7 @@ class ConcessionPlayer(TextReplyModel):
     stream_seed: int | None = None
     opening: float | None = None
     reservation: float | None = None
+    scenario: Any
 
     _rng: random.Random = PrivateAttr()
     _opening: float = PrivateAttr()
@@ -322,13 +326,21 @@ class ConcessionPlayer(TextReplyModel):
     _first_opener: str = PrivateAttr()
 
     def __init_subclass__(
-        cls, *, game: str | None = None, seats: Seats | None = None, **kwargs: Any
+        cls,
+        *,
+        game: str | None = None,
+        seats: Seats | None = None,
+        openers: Callable[[Any], Sequence[Turn]] | None = None,
+        **kwargs: Any,
     ) -> None:
         """A game's player: ``game`` sets :attr:`GAME` and reads the player's data
-        (``prompts/<game>/players/scripted.yaml``); ``seats`` sets :attr:`SEATS`."""
+        (``prompts/<game>/players/scripted.yaml``); ``seats`` sets :attr:`SEATS` and ``openers``
+        :attr:`OPENERS`."""
         super().__init_subclass__(**kwargs)
         if seats is not None:
             cls.SEATS = seats
+        if openers is not None:
+            cls.OPENERS = openers
         if game is None:
             return
         data = scripted_texts(game, "players/scripted.yaml")
@@ -390,8 +402,9 @@ class ConcessionPlayer(TextReplyModel):
         )
 
     def first_opener(self) -> str:
-        """The text of the round's first opening line (where a round starts in the history)."""
-        raise NotImplementedError
+        """The text of the round's first opening line (where a round starts in the history): the
+        first of :attr:`OPENERS` of the scenario."""
+        return type(self).OPENERS(self.scenario)[0]["text"]
 
     def respond(self, messages: Sequence[BaseMessage]) -> str:
         """The next line of this player given the conversation it sees (the line of

@@ -83,16 +83,12 @@ def _rest(counts: Items, mine: Items) -> Items | None:
     return None if min(rest) < 0 else Items.of_tuple(rest)
 
 
-class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS):
+class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=opening_turns):
     """A rule-based Deal or No Deal player (a simulator, not a language model); its
     strategies, tuning and lines are read from ``prompts/dond/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: DondScenario
-
-    def first_opener(self) -> str:
-        """The text of the round's first opening line."""
-        return opening_turns(self.scenario)[0]["text"]
 
     # --- what the player believes ---------------------------------------------------------
 

@@ -96,16 +96,14 @@ def next_number(view: RoundView) -> int:
     return max(len(splits), *stated, 0) + 1
 
 
-class PieSplitPlayer(simulation.ConcessionPlayer, game="pie_split", seats=SEATS):
+class PieSplitPlayer(
+    simulation.ConcessionPlayer, game="pie_split", seats=SEATS, openers=opening_turns
+):
     """A rule-based proposer or responder (a simulator, not a language model); its
     strategies, tuning and lines are read from ``prompts/pie_split/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: PieSplitScenario
-
-    def first_opener(self) -> str:
-        """The text of the round's first opening line."""
-        return opening_turns(self.scenario)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------
 

@@ -141,7 +141,9 @@ def rest_of(amounts: Bundle, units: Bundle) -> Bundle:
     return Bundle(**{r: amounts.get(r) - units.get(r) for r in RESOURCES})
 
 
-class ResourceSplitPlayer(simulation.ConcessionPlayer, game="resource_split", seats=SEATS):
+class ResourceSplitPlayer(
+    simulation.ConcessionPlayer, game="resource_split", seats=SEATS, openers=opening_turns
+):
     """A rule-based player 1 or player 2 (a simulator, not a language model); its
     strategies, tuning and lines are read from ``prompts/resource_split/players/scripted.yaml``."""
 
@@ -156,7 +158,7 @@ class ResourceSplitPlayer(simulation.ConcessionPlayer, game="resource_split", se
         super().model_post_init(context)
 
     def first_opener(self) -> str:
-        """The text of the round's first opening line."""
+        """The text of the round's first opening line (of the completed scenario)."""
         return opening_turns(self._played)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------

@@ -101,16 +101,14 @@ def _cents_up(amount: float) -> float:
     return math.ceil(round(amount * 100, 6)) / 100
 
 
-class SizePricePlayer(simulation.ConcessionPlayer, game="size_price", seats=SEATS):
+class SizePricePlayer(
+    simulation.ConcessionPlayer, game="size_price", seats=SEATS, openers=opening_turns
+):
     """A rule-based wholesale seller or retail buyer (a simulator, not a language model); its
     strategies, tuning and lines are read from ``prompts/size_price/players/scripted.yaml``."""
 
     strategy: Strategy
     scenario: SizePriceScenario
-
-    def first_opener(self) -> str:
-        """The text of the round's first opening line."""
-        return opening_turns(self.scenario)[0]["text"]
 
     # --- the strategy ---------------------------------------------------------------------
 
