@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import yaml
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, field_validator
 
 from icl_aif.core.templates import default_prompts_dir
 from icl_aif.core.transcript import Seat, Seats, Turn
@@ -30,8 +30,10 @@ from icl_aif.models.base import TextReplyModel, message_text
 __all__ = [
     "ACKNOWLEDGEMENT",
     "ROUND_OVER",
+    "Aims",
     "ConcessionPlayer",
     "History",
+    "Pace",
     "RoundView",
     "check_reservation",
     "check_share_params",
@@ -171,6 +173,49 @@ def read_history(
 
 
 @dataclass(frozen=True)
+class Aims:
+    """A player's aims for a round, after the feedback so far: the share it opens with, the
+    least it settles for (its reservation) and its concession exponent ``beta``."""
+
+    opening: float
+    reservation: float
+    beta: float
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Where a player stands in a round of alternating lines (:meth:`RoundView.pace`):
+    ``spoken``, its own lines so far; ``left``, the lines left in the round, the one it is about
+    to say included."""
+
+    spoken: int
+    left: int
+
+    @property
+    def own_left(self) -> int:
+        """The player's own lines left, this one included (at least one)."""
+        return max((self.left + 1) // 2, 1)
+
+    @property
+    def last_line(self) -> bool:
+        """Whether this is the player's last line of the round."""
+        return self.own_left <= 1
+
+    @property
+    def rival_after(self) -> bool:
+        """Whether the other side still has a line after this one."""
+        return self.left >= 2
+
+    def share(self, aims: Aims) -> float:
+        """The share the time-dependent concession curve asks for on this line (Faratin et al.
+        1998): ``opening + (reservation - opening) * tau ** (1 / beta)``, ``tau`` the part of the
+        player's lines already spoken (0 on its first line, 1 on its last)."""
+        tau = min(1.0, self.spoken / max(1, self.spoken + self.own_left - 1))
+        beta = max(aims.beta, 0.05)
+        return aims.opening + (aims.reservation - aims.opening) * float(tau ** (1.0 / beta))
+
+
+@dataclass(frozen=True)
 class RoundView(Generic[ReadingT]):
     """What a player takes from the conversation it receives: the current round's lines, each
     as said (``texts``) and as its game's line reader reads it (``lines``: ``own`` True for its
@@ -188,6 +233,10 @@ class RoundView(Generic[ReadingT]):
     def own(self) -> list[ReadingT]:
         """The readings of the player's own lines this round, in order."""
         return [reading for own, reading in self.lines if own]
+
+    def pace(self, max_exchanges: int) -> Pace:
+        """Where the player stands in a round of ``max_exchanges`` pairs of lines."""
+        return Pace(spoken=self.own_lines, left=2 * max_exchanges - len(self.lines))
 
     def rival_latest(self, found: Callable[[ReadingT], bool]) -> ReadingT | None:
         """The reading of the other side's latest line this round for which ``found`` is true
@@ -312,6 +361,7 @@ class ConcessionPlayer(TextReplyModel):
     """How one such share is named in an out-of-range error (``a share of the pie``)."""
 
     strategy: str
+    """One of :attr:`BETAS` (the ``KIND`` of ``scripted:KIND``)."""
     side: Seat
     seed: int = 0
     stream_seed: int | None = None
@@ -358,6 +408,13 @@ class ConcessionPlayer(TextReplyModel):
         cls.LABEL = params.get("label")
         cls.LEXICON = {group: tuple(phrases) for group, phrases in data["lexicon"].items()}
         cls.REPLIES = {intent: tuple(lines) for intent, lines in data["replies"].items()}
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        if value not in cls.BETAS:
+            raise ValueError(f"unknown strategy {value!r}; one of {', '.join(cls.BETAS)}")
+        return value
 
     def model_post_init(self, context: Any, /) -> None:
         """Draw this game's private values from the seed."""
@@ -420,8 +477,35 @@ class ConcessionPlayer(TextReplyModel):
         return self.play(messages)
 
     def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
-        """The strategy's next line of the round and its binding move."""
+        """The strategy's next line of the round and the binding move it makes (``moves:
+        structured``): an opening, held or countered offer offers it, an acceptance accepts,
+        walking away walks away."""
         raise NotImplementedError
+
+    def say(
+        self,
+        intent: str,
+        values: Mapping[str, object],
+        remind: str | None = None,
+        **remind_values: object,
+    ) -> str:
+        """One of the player's lines for ``intent`` (:attr:`REPLIES`), filled in with ``values``;
+        before a counter-offer or a held offer, with ``remind`` (a key of :attr:`REPLIES`) one
+        of those lines first, filled in with ``remind_values``."""
+        text = self._rng.choice(self.REPLIES[intent]).format_map(values)
+        if remind is not None and intent in ("counter", "hold"):
+            text = f"{self._rng.choice(self.REPLIES[remind]).format_map(remind_values)} {text}"
+        return text
+
+    def pace(self, view: RoundView[Any]) -> Pace:
+        """Where the player stands in the round of ``view`` (of its scenario's
+        ``max_exchanges`` pairs of lines)."""
+        return view.pace(self.scenario.max_exchanges)
+
+    def aims(self, opening: float, reservation: float, lexicon: Mapping[str, int]) -> Aims:
+        """The round's aims: ``opening`` and ``reservation`` as the game's feedback moved them,
+        and the concession exponent after the feedback (:meth:`adapted_beta`)."""
+        return Aims(opening, reservation, self.adapted_beta(lexicon))
 
     def adapted_beta(self, lexicon: Mapping[str, int]) -> float:
         """The concession exponent after the feedback so far: times ``firm_factor`` for each

@@ -21,6 +21,10 @@ other side's estimated score of the rest.
   other's estimated), then their sum, and accepts any share worth at least that own score or
   half of its total.
 
+Data. Each strategy's beta, the ranges of the draws, the tuning and the feedback phrases are read
+from ``prompts/dond/players/scripted.yaml`` (hashed into each run's manifest, with the lines the
+players say); the figures in this docstring are the shipped ones.
+
 Feedback: the players count these phrases in the feedback turns of their history and change:
 
 | group  | phrases                                            | effect                            |
@@ -36,7 +40,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -57,20 +61,12 @@ from icl_aif.games.dond.scenario import (
 
 __all__ = [
     "DondPlayer",
-    "RoundView",
     "round_turns",
     "spoken_agreement",
 ]
 
-Strategy = Literal["boulware", "linear", "conceder", "fair"]
 
-
-RoundView = simulation.RoundView[Move]
-"""What a player takes from the conversation it receives: each line's move
-(:class:`~icl_aif.games.simulation.RoundView`)."""
-
-
-def round_turns(view: RoundView, side: Seat) -> list[Turn]:
+def round_turns(view: simulation.RoundView[Move], side: Seat) -> list[Turn]:
     """The current round's lines as turns, from ``side``'s seat."""
     return [
         Turn(speaker=side if own else SEATS.other(side), text=text)
@@ -84,15 +80,13 @@ def _rest(counts: Items, mine: Items) -> Items | None:
 
 
 class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=opening_turns):
-    """A rule-based Deal or No Deal player (a simulator, not a language model); its
-    strategies, tuning and lines are read from ``prompts/dond/players/scripted.yaml``."""
+    """A rule-based Deal or No Deal player (a simulator)."""
 
-    strategy: Strategy
     scenario: DondScenario
 
     # --- what the player believes ---------------------------------------------------------
 
-    def _estimate(self, view: RoundView) -> tuple[float, float, float]:
+    def _estimate(self, view: simulation.RoundView[Move]) -> tuple[float, float, float]:
         """The other side's values per item, from the types it has claimed this round."""
         counts = self.scenario.counts
         weights = [1.0, 1.0, 1.0]
@@ -132,20 +126,16 @@ class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=
         splits = [mine for mine, _ in all_splits(counts)]
         utilities = {mine: self._utility(mine, estimate) for mine in splits}
         best = max(utilities.values())
-        opening, reservation, beta = self._adapted(lexicon)
-        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
-        own_lines = view.own_lines
-        own_left = max((left + 1) // 2, 1)
+        aims = self._adapted(lexicon)
+        pace = self.pace(view)
         values = self.scenario.values(self.side)
         if self.strategy == "fair":
             demand = self._fair_split(splits, estimate)
             worth = {mine: float(score(mine, values)) for mine in splits}
             target = floor = min(worth[demand], TOTAL_VALUE / 2)
         else:
-            tau = min(1.0, own_lines / max(1, own_lines + own_left - 1))
-            share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
-            target = share * best
-            floor = reservation * best
+            target = pace.share(aims) * best
+            floor = aims.reservation * best
             demand = self._demand(utilities, target, estimate, trade=lexicon["trade"] > 0)
             worth = utilities
 
@@ -160,17 +150,17 @@ class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=
             offered = self._offered(read_move(pending["text"]))
             if offered is not None and last_chance(offered):
                 return self._propose(view, lexicon, offered)
-            if self.scenario.mismatch == "continue" and left >= 2:
+            if self.scenario.mismatch == "continue" and pace.rival_after:
                 return self._propose(view, lexicon, demand)
             return self._say("walk", lexicon), _move("walk_away")
-        if left <= 1:
+        if not pace.rival_after:
             return self._say("walk", lexicon), _move("walk_away")
         previous = view.lines[-1][1].kind if view.lines else None
         may_propose = previous not in (None, "propose")
         offered = self._latest_offer(view)
         if may_propose and offered is not None and acceptable(offered):
             return self._propose(view, lexicon, offered)
-        if may_propose and left == 2:
+        if may_propose and pace.left == 2:
             if offered is not None and last_chance(offered):
                 return self._propose(view, lexicon, offered)
             return self._propose(view, lexicon, demand)
@@ -182,7 +172,7 @@ class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=
         intent = "open" if not mine_before else "hold" if mine_before[-1] == demand else "counter"
         return self._say(intent, lexicon, mine=demand), _move("talk")
 
-    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+    def _adapted(self, lexicon: dict[str, int]) -> simulation.Aims:
         """The opening share, the reservation share and beta after the feedback so far."""
         opening = min(1.0, self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"])
         reservation = (
@@ -192,8 +182,7 @@ class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=
             - self.TUNING["close_shift"] * lexicon["close"]
         )
         reservation = min(max(reservation, 0.1), opening)
-        beta = self.adapted_beta(lexicon)
-        return opening, reservation, beta
+        return self.aims(opening, reservation, lexicon)
 
     def _demand(
         self,
@@ -243,14 +232,14 @@ class DondPlayer(simulation.ConcessionPlayer, game="dond", seats=SEATS, openers=
             return None
         return _rest(self.scenario.counts, claim.mine)
 
-    def _latest_offer(self, view: RoundView) -> Items | None:
+    def _latest_offer(self, view: simulation.RoundView[Move]) -> Items | None:
         for own, move in reversed(view.lines):
             if not own and (offered := self._offered(move)) is not None:
                 return offered
         return None
 
     def _propose(
-        self, view: RoundView, lexicon: dict[str, int], mine: Items
+        self, view: simulation.RoundView[Move], lexicon: dict[str, int], mine: Items
     ) -> tuple[str, dict[str, Any]]:
         """A ``[propose]`` line keeping ``mine`` and its move: it accepts when it answers the
         other side's pending proposal with that proposal's exact complement (the judge's match),

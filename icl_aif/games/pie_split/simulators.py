@@ -26,6 +26,10 @@ and 80% of the pie (``params.opening`` fixes it) and the reservation share betwe
 (``params.reservation``). A paired arm's ``stream_seed`` then reseeds the random choices
 (wording, the jitter of half a step on each demand) and keeps the private values.
 
+Data. Each strategy's beta, the ranges of the draws, the tuning and the feedback phrases are read
+from ``prompts/pie_split/players/scripted.yaml`` (hashed into each run's manifest, with the lines
+the players say); the figures in this docstring are the shipped ones.
+
 Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
 turn in its history (the user message just before a round's opening line); ``fair`` only
 reacts to ``remind``:
@@ -46,7 +50,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -63,32 +67,25 @@ from icl_aif.games.pie_split.scenario import (
 
 __all__ = [
     "PieSplitPlayer",
-    "RoundView",
     "next_number",
     "own_demands",
     "spoken_agreement",
     "standing_offer",
 ]
 
-Strategy = Literal["boulware", "linear", "conceder", "fair"]
 
-
-RoundView = simulation.RoundView[LineReading]
-"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
-
-
-def own_demands(view: RoundView) -> list[float]:
+def own_demands(view: simulation.RoundView[LineReading]) -> list[float]:
     """The player's own share in each split it stated this round."""
     return [r.split.mine for r in view.own() if r.split is not None]
 
 
-def standing_offer(view: RoundView) -> Split | None:
+def standing_offer(view: simulation.RoundView[LineReading]) -> Split | None:
     """The other side's latest split this round (from its side), if any."""
     found = view.rival_latest(lambda r: r.split is not None)
     return None if found is None else found.split
 
 
-def next_number(view: RoundView) -> int:
+def next_number(view: simulation.RoundView[LineReading]) -> int:
     """The number the next offer takes: one more than the offers so far, or than the highest
     number stated."""
     splits = [r.split for _, r in view.lines if r.split is not None]
@@ -99,28 +96,21 @@ def next_number(view: RoundView) -> int:
 class PieSplitPlayer(
     simulation.ConcessionPlayer, game="pie_split", seats=SEATS, openers=opening_turns
 ):
-    """A rule-based proposer or responder (a simulator, not a language model); its
-    strategies, tuning and lines are read from ``prompts/pie_split/players/scripted.yaml``."""
+    """A rule-based proposer or responder of the pie split (a simulator)."""
 
-    strategy: Strategy
     scenario: PieSplitScenario
 
     # --- the strategy ---------------------------------------------------------------------
 
     def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
-        """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered split offers it, an acceptance accepts, walking away walks away."""
         pie = self.scenario.pie
         view = simulation.read_round(messages, self._first_opener, partial(read_line, pie=pie))
         lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":
             lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
-        opening, reservation, beta = self._adapted(lexicon)
-        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
-        own_left = (left + 1) // 2
-        last_line = own_left <= 1
-        rival_after = left >= 2
-        demand = self._demand(view, own_left, opening, reservation, beta)
+        aims = self._adapted(lexicon)
+        pace = self.pace(view)
+        demand = self._demand(view, aims)
         number = next_number(view)
         tolerance = 1e-6 * pie
         offered = standing_offer(view)
@@ -130,42 +120,40 @@ class PieSplitPlayer(
                 good = mine >= pie / 2 - tolerance
             else:
                 good = mine >= self.scenario.discount * demand - tolerance
-            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not pace.last_line
             if good and not too_early:
                 return self._accept(offered, lexicon), _move("accept")
-            if last_line and mine >= reservation * pie - tolerance:
+            if pace.last_line and mine >= aims.reservation * pie - tolerance:
                 return self._accept(offered, lexicon), _move("accept")
-        if last_line and not rival_after:
+        if pace.last_line and not pace.rival_after:
             return self._say("walk", lexicon), _move("walk_away")
         previous = own_demands(view)
         intent = "open" if not previous else "hold" if demand == previous[-1] else "counter"
         yours = round(pie - demand, 6)
-        text = self._say(intent, lexicon, number=number, mine=demand, yours=yours)
+        text = self._say(intent, lexicon, Split(demand, yours, number))
         return text, _move("offer", mine=demand, yours=yours)
 
-    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+    def _adapted(self, lexicon: dict[str, int]) -> simulation.Aims:
         """The opening demand, the reservation share and beta after the feedback so far."""
         opening = self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"]
         opening = 0.5 + (opening - 0.5) * self.TUNING["equal_pull"] ** lexicon["equal"]
         opening = min(max(opening, self._reservation), self.TUNING["most_demanded"])
         reservation = min(self._reservation + self.TUNING["walk_shift"] * lexicon["walk"], opening)
-        beta = self.adapted_beta(lexicon)
-        return opening, reservation, beta
+        return self.aims(opening, reservation, lexicon)
 
     def _demand(
-        self, view: RoundView, own_left: int, opening: float, reservation: float, beta: float
+        self,
+        view: simulation.RoundView[LineReading],
+        aims: simulation.Aims,
     ) -> float:
         """The share of the pie (in the pie's units) this line asks for."""
         pie = self.scenario.pie
         step = share_step(pie)
         if self.strategy == "fair":
             return float(round(pie / 2 / step) * step)
-        spoken = view.own_lines
-        total = spoken + max(own_left, 1)
-        tau = min(1.0, spoken / max(1, total - 1))
-        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        share = self.pace(view).share(aims)
         amount = share * pie + self._rng.uniform(-0.5, 0.5) * step
-        amount = min(max(amount, reservation * pie), opening * pie)
+        amount = min(max(amount, aims.reservation * pie), aims.opening * pie)
         amount = round(round(amount / step) * step, 6)
         previous = own_demands(view)
         if previous and amount > previous[-1]:
@@ -173,28 +161,19 @@ class PieSplitPlayer(
         return amount
 
     def _accept(self, offered: Split, lexicon: dict[str, int]) -> str:
-        return self._say(
-            "accept", lexicon, number=offered.number, mine=offered.yours, yours=offered.mine
-        )
+        mine, yours = offered.yours, offered.mine  # the offer, as the accepting side sees it
+        return self._say("accept", lexicon, Split(mine, yours, offered.number))
 
-    def _say(
-        self,
-        intent: str,
-        lexicon: dict[str, int],
-        *,
-        number: int | None = None,
-        mine: float | None = None,
-        yours: float | None = None,
-    ) -> str:
-        values = {
-            "number": number if number is not None else "",
-            "mine": format_amount(mine) if mine is not None else "",
-            "yours": format_amount(yours) if yours is not None else "",
-        }
-        text = self._rng.choice(self.REPLIES[intent]).format_map(values)
-        if lexicon["remind"] and intent in ("counter", "hold"):
-            text = f"{self._rng.choice(self.REPLIES['remind'])} {text}"
-        return text
+    def _say(self, intent: str, lexicon: dict[str, int], split: Split | None = None) -> str:
+        """A line for ``intent`` stating ``split`` (from this side)."""
+        values: dict[str, object] = {"number": "", "mine": "", "yours": ""}
+        if split is not None:
+            values = {
+                "number": split.number if split.number is not None else "",
+                "mine": format_amount(split.mine),
+                "yours": format_amount(split.yours),
+            }
+        return self.say(intent, values, remind="remind" if lexicon["remind"] else None)
 
 
 def _move(kind: str, *, mine: float | None = None, yours: float | None = None) -> dict[str, Any]:

@@ -30,6 +30,10 @@ Private values are drawn once per game from the model's seed: the opening demand
 (``params.reservation``). A paired arm's ``stream_seed`` then reseeds the random choices (the
 wording, a jitter of 2% of the maximum on each demand) and keeps the private values.
 
+Data. Each strategy's beta, the ranges of the draws, the tuning and the feedback phrases are read
+from ``prompts/resource_split/players/scripted.yaml`` (hashed into each run's manifest, with the
+lines the players say); the figures in this docstring are the shipped ones.
+
 Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
 turn in its history (the user message just before a round's opening line); ``fair`` only reacts
 to ``remind``:
@@ -51,7 +55,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
@@ -74,7 +78,6 @@ from icl_aif.games.resource_split.scenario import (
 
 __all__ = [
     "ResourceSplitPlayer",
-    "RoundView",
     "demand_bundle",
     "even_bundle",
     "own_splits",
@@ -82,19 +85,13 @@ __all__ = [
     "standing_offer",
 ]
 
-Strategy = Literal["boulware", "linear", "conceder", "fair"]
 
-
-RoundView = simulation.RoundView[LineReading]
-"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
-
-
-def own_splits(view: RoundView) -> list[Split]:
+def own_splits(view: simulation.RoundView[LineReading]) -> list[Split]:
     """The splits the player stated this round (from its side)."""
     return [r.split for r in view.own() if r.split is not None]
 
 
-def standing_offer(view: RoundView) -> Split | None:
+def standing_offer(view: simulation.RoundView[LineReading]) -> Split | None:
     """The other side's latest split this round (from its side), if any."""
     found = view.rival_latest(lambda r: r.split is not None)
     return None if found is None else found.split
@@ -144,10 +141,8 @@ def rest_of(amounts: Bundle, units: Bundle) -> Bundle:
 class ResourceSplitPlayer(
     simulation.ConcessionPlayer, game="resource_split", seats=SEATS, openers=opening_turns
 ):
-    """A rule-based player 1 or player 2 (a simulator, not a language model); its
-    strategies, tuning and lines are read from ``prompts/resource_split/players/scripted.yaml``."""
+    """A rule-based player 1 or player 2 of the resource split (a simulator)."""
 
-    strategy: Strategy
     scenario: ResourceSplitScenario
 
     _played: ResourceSplitScenario = PrivateAttr()
@@ -164,8 +159,6 @@ class ResourceSplitPlayer(
     # --- the strategy ---------------------------------------------------------------------
 
     def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
-        """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered split offers it, an acceptance accepts, walking away walks away."""
         played = self._played
         amounts, own = amounts_of(played), utilities(played, self.side)
         top = max_value(played, self.side)
@@ -173,22 +166,19 @@ class ResourceSplitPlayer(
         lexicon = self.lexicon(view.feedback)
         if self.strategy == "fair":
             lexicon = {g: n if g == "remind" else 0 for g, n in lexicon.items()}
-        opening, reservation, last_floor, beta = self._adapted(lexicon)
-        left = 2 * played.max_exchanges - len(view.lines)  # lines left, this one included
-        own_left = (left + 1) // 2
-        last_line = own_left <= 1
-        rival_after = left >= 2
-        demand = self._demand(view, own_left, opening, reservation, beta)
+        aims, last_floor = self._adapted(lexicon)
+        pace = self.pace(view)
+        demand = self._demand(view, aims)
         offered = standing_offer(view)
         if offered is not None and offered.adds_up(amounts):
             worth = value_of(offered.yours, own) / top  # the other side's split, my part
-            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not pace.last_line
             if worth >= demand - 1e-9 and not too_early:
-                return self._accept(offered, lexicon, left), _move("accept")
-            if last_line and worth >= last_floor - 1e-9:
-                return self._accept(offered, lexicon, left), _move("accept")
-        if last_line and not rival_after:
-            return self._say("walk", lexicon, left), _move("walk_away")
+                return self._accept(offered, lexicon, pace.left), _move("accept")
+            if pace.last_line and worth >= last_floor - 1e-9:
+                return self._accept(offered, lexicon, pace.left), _move("accept")
+        if pace.last_line and not pace.rival_after:
+            return self._say("walk", lexicon, pace.left), _move("walk_away")
         if self.strategy == "fair":
             mine = even_bundle(amounts)
         else:
@@ -197,10 +187,10 @@ class ResourceSplitPlayer(
         previous = own_splits(view)
         intent = "open" if not previous else "hold" if mine == previous[-1].mine else "counter"
         yours = rest_of(amounts, mine)
-        text = self._say(intent, lexicon, left, mine=mine, yours=yours)
+        text = self._say(intent, lexicon, pace.left, mine=mine, yours=yours)
         return text, _move("offer", {"mine": mine.as_dict(), "yours": yours.as_dict()})
 
-    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float, float]:
+    def _adapted(self, lexicon: dict[str, int]) -> tuple[simulation.Aims, float]:
         """The opening demand, the reservation, the least it accepts on its last line and beta
         after the feedback so far."""
         opening = min(
@@ -209,25 +199,23 @@ class ResourceSplitPlayer(
         )
         reservation = min(self._reservation + self.TUNING["walk_shift"] * lexicon["walk"], opening)
         last_floor = reservation * self.TUNING["last_line_factor"] ** lexicon["last_line"]
-        beta = self.adapted_beta(lexicon)
-        return opening, reservation, last_floor, beta
+        return self.aims(opening, reservation, lexicon), last_floor
 
     def _demand(
-        self, view: RoundView, own_left: int, opening: float, reservation: float, beta: float
+        self,
+        view: simulation.RoundView[LineReading],
+        aims: simulation.Aims,
     ) -> float:
         """The share of its maximum value this line asks for."""
         if self.strategy == "fair":
             return 0.5
-        spoken = view.own_lines
-        total = spoken + max(own_left, 1)
-        tau = min(1.0, spoken / max(1, total - 1))
-        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        share = self.pace(view).share(aims)
         share = min(
             max(
                 share + self._rng.uniform(-self.TUNING["jitter"], self.TUNING["jitter"]),
-                reservation,
+                aims.reservation,
             ),
-            opening,
+            aims.opening,
         )
         own, top = utilities(self._played, self.side), max_value(self._played, self.side)
         asked = [value_of(s.mine, own) / top for s in own_splits(view)]
@@ -251,11 +239,8 @@ class ResourceSplitPlayer(
             "mine": mine.text() if mine is not None else "",
             "yours": yours.text() if yours is not None else "",
         }
-        text = self._rng.choice(self.REPLIES[intent]).format_map(values)
-        if lexicon["remind"] and intent in ("counter", "hold"):
-            remind = self._rng.choice(self.REPLIES["remind"]).format_map({"left": left - 1})
-            text = f"{remind} {text}"
-        return text
+        remind = "remind" if lexicon["remind"] else None
+        return self.say(intent, values, remind=remind, left=left - 1)
 
 
 def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -263,7 +248,7 @@ def _move(kind: str, terms: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"move": kind, "terms": terms}
 
 
-def _claims(view: RoundView, amounts: Bundle) -> dict[str, float]:
+def _claims(view: simulation.RoundView[LineReading], amounts: Bundle) -> dict[str, float]:
     """The share of each resource the other side's latest split asked for (0.5 before any)."""
     offered = standing_offer(view)
     if offered is None:

@@ -35,6 +35,10 @@ Private values are drawn once per game from the model's seed: the opening share 
 random choices (wording, a jitter of up to 1% of ``S*`` on each offer) and keeps the private
 values.
 
+Data. Each strategy's beta, the ranges of the draws, the tuning and the feedback phrases are read
+from ``prompts/size_price/players/scripted.yaml`` (hashed into each run's manifest, with the lines
+the players say); the figures in this docstring are the shipped ones.
+
 Feedback lexicon. A player adapts to feedback through these phrases, counted over every feedback
 turn in its history (the user message just before a round's opening line):
 
@@ -54,7 +58,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -72,26 +76,19 @@ from icl_aif.games.size_price.scenario import (
 )
 
 __all__ = [
-    "RoundView",
     "SizePricePlayer",
     "own_offers",
     "spoken_agreement",
     "standing_offer",
 ]
 
-Strategy = Literal["boulware", "linear", "conceder"]
 
-
-RoundView = simulation.RoundView[LineReading]
-"""What a player takes from the conversation it receives (:class:`~icl_aif.games.simulation.RoundView`)."""
-
-
-def own_offers(view: RoundView) -> list[Offer]:
+def own_offers(view: simulation.RoundView[LineReading]) -> list[Offer]:
     """The offers the player made this round."""
     return [r.offer for r in view.own() if r.proposes and r.offer is not None]
 
 
-def standing_offer(view: RoundView) -> Offer | None:
+def standing_offer(view: simulation.RoundView[LineReading]) -> Offer | None:
     """The other side's latest offer this round, if it made one."""
     found = view.rival_latest(lambda r: r.proposes or r.malformed)
     return None if found is None else found.offer
@@ -104,39 +101,30 @@ def _cents_up(amount: float) -> float:
 class SizePricePlayer(
     simulation.ConcessionPlayer, game="size_price", seats=SEATS, openers=opening_turns
 ):
-    """A rule-based wholesale seller or retail buyer (a simulator, not a language model); its
-    strategies, tuning and lines are read from ``prompts/size_price/players/scripted.yaml``."""
+    """A rule-based wholesale seller or retail buyer (a simulator)."""
 
-    strategy: Strategy
     scenario: SizePriceScenario
 
     # --- the strategy ---------------------------------------------------------------------
 
     def play(self, messages: Sequence[BaseMessage]) -> tuple[str, dict[str, Any] | None]:
-        """The next line and the binding move it makes (``moves: structured``): an opening,
-        held or countered offer offers it, an acceptance accepts, walking away walks away."""
         view = simulation.read_round(messages, self._first_opener, read_line)
         lexicon = self.lexicon(view.feedback)
-        opening, reservation, beta = self._adapted(lexicon)
-        left = 2 * self.scenario.max_exchanges - len(view.lines)  # lines left, this one included
-        own_left = (left + 1) // 2
-        last_line = own_left <= 1
-        rival_after = left >= 2
+        aims = self._adapted(lexicon)
+        pace = self.pace(view)
         previous = own_offers(view)
-        offer = self._next_offer(
-            view, own_left, opening, reservation, beta, lexicon, previous, final=last_line
-        )
+        offer = self._next_offer(view, aims, lexicon, previous, final=pace.last_line)
         surplus = max_surplus(self.scenario)
         standing = standing_offer(view)
         if standing is not None and standing.problem(self.scenario.max_quantity) is None:
             mine = self._value(standing)
             good = mine >= max(0.0, self._value(offer)) - 1e-9
-            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not last_line
+            too_early = lexicon["no_early"] > 0 and view.own_lines < 1 and not pace.last_line
             if good and not too_early:
                 return self._say("accept", lexicon, standing), _move("accept")
-            if last_line and mine >= reservation * surplus - 1e-9:
+            if pace.last_line and mine >= aims.reservation * surplus - 1e-9:
                 return self._say("accept", lexicon, standing), _move("accept")
-        if last_line and not rival_after:
+        if pace.last_line and not pace.rival_after:
             return self._say("walk", lexicon), _move("walk_away")
         intent = "open" if not previous else "hold" if offer.same(previous[-1]) else "counter"
         return self._say(intent, lexicon, offer), _move("offer", offer)
@@ -144,7 +132,7 @@ class SizePricePlayer(
     def _value(self, offer: Offer) -> float:
         return payoffs(self.scenario, int(offer.quantity), offer.unit_price)[self.side]
 
-    def _adapted(self, lexicon: dict[str, int]) -> tuple[float, float, float]:
+    def _adapted(self, lexicon: dict[str, int]) -> simulation.Aims:
         """The opening share, the reservation share and beta after the feedback so far."""
         opening = min(
             max(self._opening + self.TUNING["anchor_shift"] * lexicon["anchor"], self._reservation),
@@ -152,16 +140,12 @@ class SizePricePlayer(
         )
         moved = self._reservation + self.TUNING["walk_shift"] * (lexicon["walk"] - lexicon["close"])
         reservation = min(max(moved, 0.0), opening)
-        beta = self.adapted_beta(lexicon)
-        return opening, reservation, beta
+        return self.aims(opening, reservation, lexicon)
 
     def _next_offer(
         self,
-        view: RoundView,
-        own_left: int,
-        opening: float,
-        reservation: float,
-        beta: float,
+        view: simulation.RoundView[LineReading],
+        aims: simulation.Aims,
         lexicon: dict[str, int],
         previous: list[Offer],
         *,
@@ -169,12 +153,9 @@ class SizePricePlayer(
     ) -> Offer:
         """The offer this line would make: its share of ``S*`` as the concession curve says."""
         s = self.scenario
-        spoken = view.own_lines
-        total = spoken + max(own_left, 1)
-        tau = min(1.0, spoken / max(1, total - 1))
-        share = opening + (reservation - opening) * float(tau ** (1.0 / max(beta, 0.05)))
+        share = self.pace(view).share(aims)
         share += self._rng.uniform(-self.TUNING["jitter"], self.TUNING["jitter"])
-        share = min(max(share, reservation), opening)
+        share = min(max(share, aims.reservation), aims.opening)
         n_star = efficient_quantity(s)
         margin = max_surplus(s) / n_star
         floor = _cents_up(s.unit_cost)
@@ -191,12 +172,8 @@ class SizePricePlayer(
         return Offer(quantity=float(quantity), unit_price=price)
 
     def _say(self, intent: str, lexicon: dict[str, int], offer: Offer | None = None) -> str:
-        text = self._rng.choice(self.REPLIES[intent]).format_map(
-            {"offer": offer.text() if offer is not None else ""}
-        )
-        if lexicon["remind"] and intent in ("counter", "hold"):
-            text = f"{self._rng.choice(self.REPLIES[f'remind_{self.side}'])} {text}"
-        return text
+        values = {"offer": offer.text() if offer is not None else ""}
+        return self.say(intent, values, remind=f"remind_{self.side}" if lexicon["remind"] else None)
 
 
 def _move(kind: str, offer: Offer | None = None) -> dict[str, Any]:
