@@ -1,6 +1,7 @@
 """Resume after a kill, Ctrl-C and a bad environment (issue 6): nothing lost, nothing twice.
 
-Kills land mid-run because every player call takes 10 ms (``chaos:...?latency=0.01``); the
+Kills land mid-run because every player call takes 40 ms (``chaos:...?latency=0.04``: a run
+lasts seconds, so a test process that a loaded machine holds back still signals it mid-run); the
 runs are small so each test takes a few seconds. A resumed run must write the games (and calls)
 an uninterrupted run of the same config writes.
 """
@@ -37,7 +38,7 @@ from tests.conftest import (
 )
 
 CLI = Path(sys.executable).parent / "icl-aif"
-SLOW = "chaos:scripted:linear?latency=0.01"
+SLOW = "chaos:scripted:linear?latency=0.04"
 SLOW_RUN = (
     "runs=8",
     "rounds=2",
