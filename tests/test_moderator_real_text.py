@@ -333,3 +333,119 @@ def test_a_window_without_the_other_side_cannot_show_a_counter_offer() -> None:
     # "nobody offered $45" needs the other side in the window: alone, the line accepts
     assert judge("Alright, $45 it is, it's yours.") == ("deal", 45.0)
     assert judge("I'd take $40.", "Alright, $45 it is, it's yours.", first="buyer")[0] == "ongoing"
+
+
+# --- issue 24: plain agreements in real text -------------------------------------------------
+def test_thanks_and_goodbyes_after_an_acceptance_keep_the_deal() -> None:
+    window = (
+        "Would you take $420?",
+        "Yes, $420 works. Thank you!",
+        "Thanks a lot! Have a nice evening.",
+        "You too, good luck with the bike!",
+    )
+    assert judge(*window, first="buyer") == ("deal", 420.0)
+    assert judge("$430 then?", "Agreed.", "Best of luck with the sale!", first="buyer") == (
+        "deal",
+        430.0,
+    )
+
+
+@pytest.mark.parametrize(
+    "action", ["*counts out the bills and hands them over*", "(shakes hands)", "*smiles* *nods*"]
+)
+def test_role_play_after_an_acceptance_keeps_the_deal(action: str) -> None:
+    window = ("I can pay $410.", "I accept your offer of $410.", action)
+    assert judge(*window, first="buyer") == ("deal", 410.0)
+
+
+def test_role_play_alone_decides_nothing() -> None:
+    assert judge("I'd want $460 for it.", "*scratches head*") == ("ongoing", None)
+
+
+def test_a_sale_declared_at_the_offered_price_is_a_deal() -> None:
+    window = ("I could pay $440 for it.", "Sold for $440!", "Thanks!")
+    assert judge(*window, first="buyer") == ("deal", 440.0)
+
+
+@pytest.mark.parametrize("text", ["My final offer is $380.", "The best I can do is $380."])
+def test_a_final_offer_waits_for_an_answer_even_at_the_stated_budget(text: str) -> None:
+    assert judge("I only have $380 to spend.", text, first="buyer") == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    "answer", ["yea", "sure thing", "I would.", "Yes we can.", "okie", "Sure, when can you come?"]
+)
+def test_a_short_affirmative_to_a_price_question_binds_that_price(answer: str) -> None:
+    assert judge("Would you do 440 for it?", answer, first="buyer") == ("deal", 440.0)
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (("Could you do 450?", "450 deal."), ("deal", 450.0)),
+        (("450 and I pick it up tonight?", "Works for me!"), ("deal", 450.0)),
+        (("Can we settle on 460?", "That's fine by me."), ("deal", 460.0)),
+    ],
+)
+def test_a_number_without_a_currency_sign_is_agreed_to(
+    texts: tuple[str, ...], expected: tuple[str, float]
+) -> None:
+    assert judge(*texts, first="buyer") == expected
+
+
+@pytest.mark.parametrize(
+    ("texts", "first", "expected"),
+    [
+        (
+            (
+                "How about $400?",
+                "I'll go that low if you pick it up.",
+                "I can pick it up Saturday.",
+            ),
+            "buyer",
+            ("deal", 400.0),
+        ),
+        (
+            ("I can do $420 if you come get it tonight.", "I will come by at six."),
+            "seller",
+            ("deal", 420.0),
+        ),
+        (("I can do $420 if you pay cash.", "Sure, I'll bring cash."), "seller", ("deal", 420.0)),
+        # no commitment: the errand is refused, or it is another errand
+        (
+            ("I can do $420 if you come get it tonight.", "I can't come tonight."),
+            "seller",
+            ("ongoing", None),
+        ),
+        (
+            ("I can do $420 if you pay cash.", "I can pick it up tomorrow."),
+            "seller",
+            ("ongoing", None),
+        ),
+    ],
+)
+def test_a_commitment_to_the_condition_closes_a_conditional_agreement(
+    texts: tuple[str, ...], first: str, expected: tuple[str, float | None]
+) -> None:
+    assert judge(*texts, first=first) == expected
+
+
+@pytest.mark.parametrize(
+    ("texts", "first"),
+    [
+        (("Is it still available for $480?", "Yes it is!"), "buyer"),
+        (("I'm asking $480. Are you interested?", "Yes I am."), "seller"),
+        (("The listed price is $480.", "Okay. I was hoping to pay less."), "seller"),
+        (("The listing says $480; what is your lowest?", "Just make an offer."), "buyer"),
+    ],
+)
+def test_a_yes_to_a_question_of_fact_accepts_no_price(texts: tuple[str, ...], first: str) -> None:
+    assert judge(*texts, first=first) == ("ongoing", None)
+
+
+def test_a_deal_question_answered_with_yes_it_is_agrees() -> None:
+    assert judge("Is $470 a deal then?", "Yes it is.", first="buyer") == ("deal", 470.0)
+
+
+def test_a_hurried_you_got_a_deal_accepts() -> None:
+    assert judge("I could go $470.", "Tough seller. But you gotta deal.") == ("deal", 470.0)

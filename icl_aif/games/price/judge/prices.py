@@ -126,7 +126,7 @@ _BARE_CUE_RE = re.compile(
     r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
     r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
-    r"\bdoing|\bpaying|\btaking|\bgiving)"
+    r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal)"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90"
     r"(?:\s+(?:you|me|the|full|maybe|like|roughly|approximately|only|just|around|about))*\s+$",
@@ -138,8 +138,9 @@ _THOUSANDS_SEPARATOR_RE = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _LONE_NUMBER_AROUND_RE = re.compile(r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how about|what about)?\W*$")
 # After a number at the start of a line: a list marker ("1. ...", "2) ...").
 _LIST_MARKER_RE = re.compile(r"[.)]\s+\S")
-# A number that opens a turn's sentence, set off by a comma: "40, my boss needs the money."
-_OPENING_NUMBER_AFTER_RE = re.compile(r"\s*[,!]")
+# A number that opens a turn's sentence, set off by a comma ("40, my boss needs the money.") or
+# followed by the speaker's terms or a "deal" ("40 and I pick it up today?", "40 deal.").
+_OPENING_NUMBER_AFTER_RE = re.compile(r"\s*(?:[,!]|(?:and|if) (?:i|i'll|you|we)\b|deal\b)")
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "

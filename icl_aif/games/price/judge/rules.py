@@ -60,6 +60,17 @@ a turn whose only price is conditional ("$132 if I pick it up?") binds that pric
 13,000; a bare number is a price when a cue comes before or after it ("pay you 35", "425 then"),
 when it has a thousands separator ("13,500"), or when it is said on its own ("1725").
 
+Plain agreements (issue 24): thanks, wishes and goodbyes after an acceptance ("You too, good
+luck with it!") and role-play in asterisks or brackets ("*hands over the cash*") keep the deal;
+"Sold for $X!" declares one; a short affirmative answers a price question ("yea", "sure thing",
+"I would.", "Sure, when can you come?"), and a line may agree to a number without a currency sign
+("450 deal.", "450 and I pick it up tonight?" -> "Works for me!"). A commitment to the condition
+of a conditional agreement closes it ("I can do $420 if you pay cash." -> "Sure, I'll bring
+cash."). A "yes" to a question of fact accepts no price ("Is it still available for $480?" ->
+"Yes it is!", "Are you interested?" -> "Yes I am.", "Okay. I was hoping to pay less."), "Just make
+an offer" invites one, and a final offer ("My final offer is $380.") waits for an answer even
+when it equals what the other side said it could pay.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -130,12 +141,16 @@ STRONG_ACCEPT = [
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
     r"deal|amount)|your " + PRICE + r")\b",
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
+    r"\byou gotta deal\b",  # "you got a deal", typed fast
     r"\b(?:accepted|agreed)\b",
     r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
     r"\b(?:it's|its) (?:all )?yours\b",
     r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
+    r"^\W*(?:(?:ok|okay|alright|great|then|fine)\W+)?sold(?: to you)? (?:for|at) "
+    + PRICE
+    + r"\W*$",
     r"\b(?:pleasure doing business|nice doing business|shake on it|let's shake|shake hands|"
     r"handshake)\b",
     r"\byou (?:win|drive a hard bargain|twisted my arm)\b",
@@ -145,6 +160,7 @@ STRONG_ACCEPT = [
     r"\b(?:seal the deal|sealed|settled|lock it in|locked in)\b",
     r"\b(?:you've got it|you got it)\b",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
+    r"^\W*" + PRICE + r"\W*deal\W*$",  # "40, deal."
     r"\bmeet you there\b",
     r"\bsounds like a deal\b",
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
@@ -161,7 +177,7 @@ STRONG_ACCEPT = [
 ]
 WEAK_ACCEPT = [
     r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
-    r"yah|whatever|"
+    r"yah|yea|yeh|whatever|sure thing|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
@@ -175,17 +191,24 @@ WEAK_ACCEPT = [
     r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
+    # "I would." to "Would you take $40?", "Yes we can."
+    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay)\W+)?(?:i|we) (?:would|can|could|will|do)(?: do (?:that|it))?"
+    r"\W*$",
+    r"^\W*(?:okay[a-z]|okey|okie|kk)\W*$",  # a lone "ok" typed fast: "okayc", "okie"
     r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
     r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
     r"\bworks for me\b",
     r"\b(?:fair enough|i can (?:do|live with|work with|accept) (?:that|it)|i'm (?:happy|fine|good|"
     r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|i'm in|let's go)\b",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
-    r"\b(?:will do|i(?:'ll| will|'d| would| could| can) (?:do|manage|swing|pay) (?:that|it)(?! for)|"
+    r"\b(?:will do|i(?:'ll| will|'d| would| could| can)(?: only| probably| definitely)? (?:do|manage|"
+    r"swing|pay) (?:that|it)(?! for)|i(?:'ll| will| can| could|'d| would) go (?:that|so) (?:low|high)|"
     r"(?:that's|that is|it's|sounds) agreeable|agreeable to me|i can make (?:that|it) work)\b",
     # CraigslistBargain chats close with an offer form: "I'll enter the offer", "submit your offer"
     r"\b(?:i'll|i will|let me|go ahead and|please|just|you can|i'm going to|i am going to) "
-    r"(?:submit|enter|send|put in|make|place) (?:the|your|my|an?|that) (?:final )?offer\b",
+    r"(?:submit|enter|send|put in|place) (?:the|your|my|an?|that) (?:final )?offer\b",
+    # "I'll make the offer now" sends the form; "Just make an offer" invites one
+    r"\b(?:i'll|i will|let me|i'm going to|i am going to) make (?:the|that|my) (?:final )?offer\b",
     # "ok sending offer now", "let me send you the offer": the form that closes the deal
     r"\b(?:submit|enter|send|put in|place)(?:ing)? (?:you |it |in |over )?(?:the |your |my |an |a |"
     r"that |this )?(?:final )?offer\b",
@@ -292,7 +315,8 @@ THREAT_RE = re.compile(
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
-    r"evening|night|weekend)|thanks|thank you|see you|take care|cheers|enjoy)\b"
+    r"evening|night|weekend)|thanks|thank you|see you|take care|cheers|enjoy|good luck|best of luck|"
+    r"you too)\b"
 )
 
 
@@ -321,8 +345,67 @@ CLOSING_QUESTION_RE = re.compile(
     r"\b(?:pick(?:ing)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
     r"deliver|delivery|when|where|venmo|paypal|cash|bring|ship|drop (?:it|them) off|deal)\b"
 )
+# Right after a weak "yes": the turn answers a question about facts ("Yes it is!", "Yeah, that's
+# what the listing says", "Ok, good to know"), it agrees to no price.
+FACTUAL_ANSWER_RE = re.compile(
+    r"\W*(?:(?:it|they|there|this|that one)(?:'s| is| are| does| do| has| have| was| were)\b\W*(?:$|[.!]|"
+    r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|have|know|see|saw|understand|"
+    r"noticed|read)\b|i'm (?:interested|here|still)\b|that's what|good to know|nice to know|"
+    r"(?:glad|good|sorry) to hear)"
+)
+# A question about the item or the listing, not about a price or a deal: a "yes" answers it.
+ITEM_QUESTION_RE = re.compile(
+    r"\b(?:available|firm|negotiable|flexible|interested|any questions|questions|included|"
+    r"include|come with|comes with|condition|how old|original|still have|working|works fine|"
+    r"in stock|for sale)\b"
+)
+# ... unless it also asks for an answer to a price: "Would you take $40? Is it still available?"
+CLOSING_ASK_RE = re.compile(
+    r"\b(?:would you|will you|could you|can you|how about|what about|deal|work for you|works for "
+    r"you|sound|okay with|ok with|fine with|agree|take it|want it|buy it|acceptable)\b"
+)
+# Later in a weakly accepting turn: a wish for a lower or higher price ("Okay. I was hoping to
+# pay less.").
+WISH_RE = re.compile(
+    r"\b(?:hoping|was thinking|had in mind|budget|afford|less|lower|cheaper|discount|wiggle|"
+    r"come down|go down|too (?:much|high|expensive|steep|low))\b"
+)
+
+# A short answer set off before a question in the same sentence: "Sure, when can I pick it up?"
+_LEAD_ANSWER_RE = re.compile(
+    r"^\W*(?:ok|okay|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
+    r"that works)\W*[,!.:;-]+\s*"
+)
+
 # A question that asks the other side to agree: "so we got a deal?", "Deal?"
 DEAL_QUESTION_RE = re.compile(r"\b(?:deal|agreed|do we have an agreement)\b")
+
+# The errand a condition asks of the other side ("if you pick it up", "if you can pay cash") and
+# the words that commit to it ("I'll come get it tonight", "I can bring cash").
+CONDITION_RE = re.compile(
+    r"\bif you(?:'re| are| can| could| will| would| were)?(?: be)?(?: able to| willing to| just|"
+    r" please| ok with| okay with| fine with)* (\w+)"
+)
+ERRANDS = (
+    frozenset({"pick", "pickup", "come", "get", "grab", "collect", "fetch", "stop", "swing"}),
+    frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
+    frozenset({"deliver", "delivering", "bring", "drop", "ship", "send"}),
+    frozenset({"meet", "meeting"}),
+    frozenset({"sign", "signing", "lease", "deposit"}),
+)
+COMMITMENT_RE = re.compile(
+    r"\b(?:i|we)(?:'ll| will| can| could|'m able to| am able to| would be able to| definitely|"
+    r" surely| sure)+\b|^\W*(?:yes|yeah|yep|sure|ok|okay|definitely|absolutely|of course|"
+    r"no problem)\b"
+)
+# A price declared as the speaker's last word is an offer that waits for an answer, even when it
+# equals what the other side said it could pay ("My final offer is $120.").
+FINAL_OFFER_RE = re.compile(
+    r"\b(?:final|last|best|bottom)(?: \w+)? (?:offer|price|line)\b|"
+    r"\b(?:best|lowest|highest|most) i (?:can|could) (?:do|go|offer|pay)\b"
+)
+# Role-play in a chat: "*hands over the cash*", "(shakes hands)": an action, not speech.
+ACTION_RE = re.compile(r"\*[^*]+\*|\([^()]*\)")
 
 _OFFER_KINDS = OFFER_KINDS
 _TABLE_KINDS = frozenset({"offer", "question", "conditional"})
@@ -432,7 +515,12 @@ def _acceptances(
     for start, end in sentences:
         sentence = text[start:end]
         if _is_question(sentence):
-            continue
+            # "Sure, when can you pick it up?": the answer before a question about closing
+            lead = _LEAD_ANSWER_RE.match(sentence)
+            if lead is None or not CLOSING_QUESTION_RE.search(sentence, lead.end()):
+                continue
+            end = start + lead.end()
+            sentence = text[start:end]
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
                 head = sentence[: match.start()]
@@ -697,7 +785,10 @@ def _resists(reading: Reading, position: int) -> bool:
         if end <= position:
             continue
         if start <= position:  # the accepting sentence
-            if CONTINUES_RE.search(text, position, end):
+            closing = _is_question(text[start:end]) and CLOSING_QUESTION_RE.search(
+                text, position, end
+            )
+            if not closing and CONTINUES_RE.search(text, position, end):
                 return True
             continue
         sentence = text[start:end]
@@ -710,9 +801,13 @@ def _resists(reading: Reading, position: int) -> bool:
 
 
 def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
-    """A weak "OK." counts only if it answers a price or an acceptance and does not push back."""
+    """A weak "OK." counts only if it answers a price or an acceptance, does not push back and
+    does not answer a question about facts ("Is it still available at $600?" -> "Yes it is!",
+    "Are you interested?" -> "Yes I am.")."""
     reading = ctx.readings[index]
-    position = reading.weak_accept
+    position = next(
+        (p for p in sorted(reading.weak_accepts) if not _answers_a_fact(ctx, index, p)), None
+    )
     if position is None or _resists(reading, position):
         return False
     if any(
@@ -738,6 +833,28 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if prev.accept is None or _depth >= len(ctx.window):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
+    """The weak acceptance at ``position`` answers a question about facts, not a price: it goes
+    on to state a fact ("Yes it is!", "Ok, good to know"), the rest of the turn wishes for
+    another price ("Okay. I was hoping to pay less."), or it opens the turn and the other side's
+    last sentence asked about the item or the listing ("Are you interested?", "Is the price
+    firm?")."""
+    text = ctx.readings[index].text
+    later = [start for start, _ in sentence_spans(text) if start > position]
+    if later and WISH_RE.search(text, later[0]):
+        return True
+    previous = ctx.previous_other(index)
+    prior = ctx.readings[previous].text if previous is not None else ""
+    spans = sentence_spans(prior)
+    asked = prior[spans[-1][0] : spans[-1][1]] if spans else ""  # its last sentence
+    if CLOSING_ASK_RE.search(asked) or DEAL_QUESTION_RE.search(asked):
+        return False  # "Is $200 a deal?" -> "Yes it is." agrees
+    phrase = re.match(r"\W*\w+(?:\s+(?:thing|right))?", text[position:])
+    if FACTUAL_ANSWER_RE.match(text, position + (phrase.end() if phrase else 0)):
+        return True
+    return position == 0 and _is_question(asked) and ITEM_QUESTION_RE.search(asked) is not None
 
 
 def _praises_own_price(ctx: Context, index: int) -> bool:
@@ -827,6 +944,13 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
             return PriceVerdict("ongoing", reason="counter-offer")
         return _deal(ctx, last)
 
+    committed = _commits_to_condition(ctx, last)
+    if committed is not None:
+        return PriceVerdict("deal", price=committed, reason="commitment to the condition")
+
+    if reading.ending is None and _only_actions(ctx.window[last]["text"]):
+        return _carry_over(ctx, last, default=PriceVerdict("ongoing"), acting=True)
+
     # Step 4: the last turn states the other side's standing offer as its own firm price.
     firm = reading.firm_offer()
     previous = ctx.previous_other(last)
@@ -837,6 +961,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and not HESITATION_RE.search(reading.text)
         and ctx.plausible(firm)
         and not _inside_condition(reading, firm)
+        and not FINAL_OFFER_RE.search(reading.text)
     ):
         other = ctx.readings[previous].standing_offer()
         if other is not None and _same(firm, other):
@@ -866,10 +991,54 @@ def _inside_condition(reading: Reading, amount: float) -> bool:
 _OWN_HYPOTHETICAL_RE = re.compile(r"\bif (?:i|we)\b[^.!?,]*$")
 
 
-def _carry_over(ctx: Context, last: int, default: PriceVerdict) -> PriceVerdict:
-    """The state before turn ``last`` if the round was already over, else ``default``."""
+def _only_actions(text: str) -> bool:
+    """The turn is role-play only ("*hands over the cash*"): nothing is said outside actions."""
+    return ACTION_RE.search(text) is not None and not ACTION_RE.sub(" ", text).strip(" \t\n.,;:!-")
+
+
+def _commits_to_condition(ctx: Context, index: int) -> float | None:
+    """The price turn ``index`` closes by committing to the condition of the other side's latest
+    turn: "I can do $30 if you come get it today." (or "I'll go that low if you pick it up." to a
+    $30 offer) -> "I'll come by this afternoon." is a deal at $30. The commitment does the
+    errand the condition named (collecting, paying, delivering, meeting, signing), asks nothing,
+    resists nothing and names no other price."""
+    reading = ctx.readings[index]
+    previous = ctx.previous_other(index)
+    if previous is None or reading.has_question or reading.ending is not None:
+        return None
+    prev = ctx.readings[previous]
+    condition = CONDITION_RE.search(prev.text)
+    errand = next((e for e in ERRANDS if condition and condition.group(1) in e), None)
+    if errand is None or _resists(reading, 0) or HESITATION_RE.search(reading.text):
+        return None
+    conditional = [m.amount for m in prev.prices if m.kind == "conditional"]
+    if conditional:
+        price: float | None = conditional[-1]
+    elif _conditional_accept(ctx, previous):
+        price = bind_price(ctx, previous)
+    else:
+        return None
+    if price is None or not ctx.plausible(price):
+        return None
+    if any(
+        m.kind != "reference" and ctx.plausible(m.amount) and not _same(m.amount, price)
+        for m in reading.prices
+    ):
+        return None
+    words = set(re.findall(r"[a-z]+", reading.text))
+    commits = any(
+        COMMITMENT_RE.search(reading.text[start:end]) for start, end in sentence_spans(reading.text)
+    )
+    return price if commits and words & errand else None
+
+
+def _carry_over(
+    ctx: Context, last: int, default: PriceVerdict, *, acting: bool = False
+) -> PriceVerdict:
+    """The state before turn ``last`` if the round was already over, else ``default``
+    (``acting``: the turn is role-play only, whatever prices its actions name)."""
     reading = ctx.readings[last]
-    if _puts_price_on_table(reading) or HESITATION_RE.search(reading.text):
+    if not acting and (_puts_price_on_table(reading) or HESITATION_RE.search(reading.text)):
         return PriceVerdict("ongoing") if default.state == "no_deal" else default
     if last > 0:
         before = decide(ctx, last - 1)
