@@ -1,7 +1,6 @@
 """Resume after a kill, Ctrl-C and a bad environment (issue 6): nothing lost, nothing twice.
 
-Kills land mid-run because every player call takes 40 ms (``chaos:...?latency=0.04``: a run
-lasts seconds, so a test process that a loaded machine holds back still signals it mid-run); the
+Kills land mid-run because every player call takes 10 ms (``chaos:...?latency=0.01``); the
 runs are small so each test takes a few seconds. A resumed run must write the games (and calls)
 an uninterrupted run of the same config writes.
 """
@@ -38,7 +37,7 @@ from tests.conftest import (
 )
 
 CLI = Path(sys.executable).parent / "icl-aif"
-SLOW = "chaos:scripted:linear?latency=0.04"
+SLOW = "chaos:scripted:linear?latency=0.01"
 SLOW_RUN = (
     "runs=8",
     "rounds=2",
@@ -74,7 +73,14 @@ def start_cli(*args: str | Path, stderr: Any = subprocess.PIPE) -> subprocess.Po
         text=True,
         env=cli_env(),
         start_new_session=True,  # a process group of its own, as a terminal's foreground job
+        # with Ctrl-C's default action, as in a terminal: a shell starts a background job (this
+        # suite run with "&") with SIGINT ignored, and the child would inherit that
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
