@@ -449,3 +449,20 @@ def test_a_deal_question_answered_with_yes_it_is_agrees() -> None:
 
 def test_a_hurried_you_got_a_deal_accepts() -> None:
     assert judge("I could go $470.", "Tough seller. But you gotta deal.") == ("deal", 470.0)
+
+
+def test_a_question_that_restates_the_agreed_price_still_agrees() -> None:
+    window = ("I can let it go for $470, final offer.", "Okay, for $470 can you deliver it Friday?")
+    assert judge(*window) == ("deal", 470.0)
+
+
+def test_cannot_argue_with_that_accepts() -> None:
+    assert judge("I'll take $450 for it.", "I can't argue with that.") == ("deal", 450.0)
+
+
+def test_a_commitment_binds_the_price_of_the_condition_not_the_fallback() -> None:
+    window = (
+        "I can take $420 if you pick it up with cash tonight, otherwise $460.",
+        "Okay, I'll bring the cash tonight!",
+    )
+    assert judge(*window) == ("deal", 420.0)

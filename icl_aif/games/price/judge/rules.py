@@ -66,7 +66,9 @@ luck with it!") and role-play in asterisks or brackets ("*hands over the cash*")
 "I would.", "Sure, when can you come?"), and a line may agree to a number without a currency sign
 ("450 deal.", "450 and I pick it up tonight?" -> "Works for me!"). A commitment to the condition
 of a conditional agreement closes it ("I can do $420 if you pay cash." -> "Sure, I'll bring
-cash."). A "yes" to a question of fact accepts no price ("Is it still available for $480?" ->
+cash."), at the price set on that condition rather than its fallback; "I can't argue with
+that" accepts, and so does a question that restates the agreed price ("Okay, for $470 can you
+deliver it?"). A "yes" to a question of fact accepts no price ("Is it still available for $480?" ->
 "Yes it is!", "Are you interested?" -> "Yes I am.", "Okay. I was hoping to pay less."), "Just make
 an offer" invites one, and a final offer ("My final offer is $380.") waits for an answer even
 when it equals what the other side said it could pay.
@@ -198,6 +200,11 @@ WEAK_ACCEPT = [
     r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
     r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
     r"\bworks for me\b",
+    # "I can't argue with that" (matched after "can't", which elsewhere resists)
+    r"(?:(?<=can't )|(?<=cannot ))(?:argue with|beat|say no to|refuse) (?:that|it|this|"
+    + PRICE
+    + r")\b|"
+    r"\bsolid offer\b",
     r"\b(?:fair enough|i can (?:do|live with|work with|accept) (?:that|it)|i'm (?:happy|fine|good|"
     r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|i'm in|let's go)\b",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
@@ -393,6 +400,7 @@ ERRANDS = (
     frozenset({"meet", "meeting"}),
     frozenset({"sign", "signing", "lease", "deposit"}),
 )
+ERRAND_WORDS = frozenset().union(*ERRANDS)
 COMMITMENT_RE = re.compile(
     r"\b(?:i|we)(?:'ll| will| can| could|'m able to| am able to| would be able to| definitely|"
     r" surely| sure)+\b|^\W*(?:yes|yeah|yep|sure|ok|okay|definitely|absolutely|of course|"
@@ -810,11 +818,17 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     )
     if position is None or _resists(reading, position):
         return False
+    table = ctx.table(index, _depth + 1)
     if any(
-        m.kind in {"refused", "conditional"} or (m.kind == "question" and m.start > position)
+        m.kind in {"refused", "conditional"}
+        or (
+            m.kind == "question"
+            and m.start > position
+            and not any(_same(m.amount, t) for t in table)
+        )
         for m in reading.prices
     ):
-        return False
+        return False  # a question may restate the price it agrees to: "Okay, for $470 can you ...?"
     if (position == 0 and _asks_about_the_item(reading, position)) or _praises_own_price(
         ctx, index
     ):
@@ -939,14 +953,17 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         if strong is None or strong < reading.ending:
             return PriceVerdict("no_deal", reason=reading.ending_reason)
 
+    # A commitment to the other side's condition binds the price set on that condition, not its
+    # fallback: "$721 if you pick it up with cash tonight; after tonight $900." -> "OK, I will
+    # bring the cash now!" is a deal at $721.
+    committed = _commits_to_condition(ctx, last)
+    if committed is not None:
+        return PriceVerdict("deal", price=committed, reason="commitment to the condition")
+
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
             return PriceVerdict("ongoing", reason="counter-offer")
         return _deal(ctx, last)
-
-    committed = _commits_to_condition(ctx, last)
-    if committed is not None:
-        return PriceVerdict("deal", price=committed, reason="commitment to the condition")
 
     if reading.ending is None and _only_actions(ctx.window[last]["text"]):
         return _carry_over(ctx, last, default=PriceVerdict("ongoing"), acting=True)
@@ -1008,8 +1025,12 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         return None
     prev = ctx.readings[previous]
     condition = CONDITION_RE.search(prev.text)
-    errand = next((e for e in ERRANDS if condition and condition.group(1) in e), None)
-    if errand is None or _resists(reading, 0) or HESITATION_RE.search(reading.text):
+    if condition is None or condition.group(1) not in ERRAND_WORDS:
+        return None
+    clause = re.split(r"[.!?;,]| but | otherwise ", prev.text[condition.start() :])[0]
+    asked = set(re.findall(r"[a-z]+", clause))
+    errand = frozenset().union(*(e for e in ERRANDS if e & asked))
+    if _resists(reading, 0) or HESITATION_RE.search(reading.text):
         return None
     conditional = [m.amount for m in prev.prices if m.kind == "conditional"]
     if conditional:
