@@ -1,4 +1,4 @@
-"""The commands that read run directories: ``report``, ``compare``, ``export``, ``audit``, and
+"""The commands that read run directories: ``report``, ``compare``, ``rank``, ``export``, ``audit``, and
 ``estimate`` (an offline cost estimate that plays the games with simulators)."""
 
 from __future__ import annotations
@@ -108,6 +108,87 @@ def compare(
         table.add_row(*row)
     print_uncut(table)
     console.print(compare_legend(measure), style="dim", markup=False, highlight=False)
+    print_skipped(skipped)
+
+
+def rank(
+    run_dir: Annotated[Path, typer.Argument(help="A tournament's run directory.")],
+    resamples: Annotated[
+        int, typer.Option(min=100, max=100_000, help="Bootstrap resamples of the intervals.")
+    ] = 1000,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The bootstrap's seed (default: the run's bootstrap seed).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Rank the players of a tournament run: skills per seat with the seat's advantage taken out,
+    and regrets in the meta-game's maximum-entropy equilibrium, each with a 95% interval.
+
+    Writes RUN_DIR/ranking.json, the Ranking section of summary.md and plots/ranking.png (and
+    report --html shows them). The model and its assumptions: docs/tournaments.md."""
+    from rich import box
+
+    from icl_aif.analysis.tournament import RANKING, rank_run
+    from icl_aif.records.reader import SkippedLines
+
+    skipped = SkippedLines()
+    entry, _, games = rank_run(run_dir, resamples=resamples, seed=seed, skipped=skipped)
+    first, second = entry["seats"]
+    table = Table(
+        title=f"{games.config.name}: {entry['games']} games, {entry['pairings']} pairings",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for header in (
+        "rank",
+        "player",
+        "skill [95% CI]",
+        f"as {first}",
+        f"as {second}",
+        "regret [95% CI]",
+        "eq. share",
+        "plain mean",
+    ):
+        table.add_column(header, justify="left" if header == "player" else "right", no_wrap=True)
+
+    def shown(value: float | None, ci: list[float] | None) -> str:
+        if value is None or ci is None:
+            return "n/a"
+        return f"{value:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+    for number, row in enumerate(entry["players"], start=1):
+        plain = row["plain_mean_margin"]
+        table.add_row(
+            str(number),
+            row["player"],
+            shown(row["skill"], row["skill_ci95"]),
+            shown(row[f"skill_{first}"], row[f"skill_{first}_ci95"]),
+            shown(row[f"skill_{second}"], row[f"skill_{second}_ci95"]),
+            f"{row['regret']:.3f} [{row['regret_ci95'][0]:.3f}, {row['regret_ci95'][1]:.3f}]",
+            f"{row['equilibrium_share']:.2f}",
+            "n/a" if plain is None else f"{plain:+.3f}",
+        )
+    print_uncut(table)
+    advantage = shown(entry["seat_advantage"], entry["seat_advantage_ci95"])
+    console.print(
+        f"{first}'s advantage over {second}: {advantage}. Margin: {entry['margin']}. "
+        f"95% intervals: {entry['bootstrap']['resamples']} cluster-bootstrap resamples (games "
+        f"within each pairing).",
+        style="dim",
+        markup=False,
+        highlight=False,
+    )
+    if entry["games_left_out"]:
+        console.print(
+            f"{entry['games_left_out']} games left out: no round ended in a scored agreement or "
+            "no deal.",
+            style="yellow",
+            markup=False,
+        )
+    console.print(f"Ranking written to {run_dir / RANKING}", markup=False, soft_wrap=True)
     print_skipped(skipped)
 
 
