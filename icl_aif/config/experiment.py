@@ -351,14 +351,18 @@ class ExperimentConfig(StrictModel):
         """Every pairing names a player per seat, and each plays a valid experiment."""
         if self.tournament is None:
             return self
-        schedule = self.tournament.schedule((self.seats.ids[0], self.seats.ids[1]), self.runs)
-        for players, runs in schedule:
+        for players, runs in self._schedule():
             try:
                 self.cell_config(self._pairing_settings(players, runs))
             except ValidationError as exc:
                 shown = " v ".join(f"{seat} {name}" for seat, name in players.items())
                 raise ValueError(f"tournament pairing {shown}: {validation_problem(exc)}") from None
         return self
+
+    def _schedule(self) -> list[tuple[dict[str, str], int]]:
+        """A tournament's pairings: the player by seat and the runs of each."""
+        assert self.tournament is not None
+        return self.tournament.schedule((self.seats.ids[0], self.seats.ids[1]), self.runs)
 
     def _pairing_settings(self, players: dict[str, str], runs: int) -> dict[str, Any]:
         """The settings of a tournament's pairing cell: each seat's player, and its runs."""
@@ -474,7 +478,7 @@ class ExperimentConfig(StrictModel):
         """The cells of a sweep (the product of its lists), a tournament's pairings (ids
         ``p01``, ...), or one cell without an id."""
         if self.tournament is not None:
-            schedule = self.tournament.schedule((self.seats.ids[0], self.seats.ids[1]), self.runs)
+            schedule = self._schedule()
             width = max(2, len(str(len(schedule))))
             cells = []
             for i, (players, runs) in enumerate(schedule, start=1):
