@@ -212,29 +212,9 @@ def _ranking_section(ranking: dict[str, Any] | None, png: bytes | None) -> str:
     for a run without one."""
     if ranking is None:
         return ""
-    first, second = ranking["seats"]
+    from icl_aif.analysis.tournament import advantage_line, ranking_table
 
-    def shown(value: float | None, ci: Sequence[float] | None) -> str:
-        return (
-            "n/a" if value is None or ci is None else f"{value:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
-        )
-
-    rows = [
-        [
-            str(number),
-            row["player"],
-            shown(row["skill"], row["skill_ci95"]),
-            shown(row[f"skill_{first}"], row[f"skill_{first}_ci95"]),
-            shown(row[f"skill_{second}"], row[f"skill_{second}_ci95"]),
-            f"{row['regret']:.3f} [{row['regret_ci95'][0]:.3f}, {row['regret_ci95'][1]:.3f}]",
-            f"{row['equilibrium_share']:.2f}",
-            "n/a" if row["plain_mean_margin"] is None else f"{row['plain_mean_margin']:+.3f}",
-        ]
-        for number, row in enumerate(ranking["players"], start=1)
-    ]
-    headers = ["rank", "player", "skill [95% CI]", f"as {first}", f"as {second}"]
-    headers += ["regret [95% CI]", "equilibrium share", "plain mean"]
-    advantage = shown(ranking["seat_advantage"], ranking["seat_advantage_ci95"])
+    headers, rows = ranking_table(ranking)
     figure = (
         f'<figure><img class="plot" alt="ranking" '
         f'src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}"></figure>'
@@ -242,9 +222,9 @@ def _ranking_section(ranking: dict[str, Any] | None, png: bytes | None) -> str:
         else ""
     )
     note = (
-        f"{first}'s advantage over {second}: {advantage}. Margin: {ranking['margin']}. "
-        f"95% intervals: {ranking['bootstrap']['resamples']} cluster-bootstrap resamples (games "
-        f"within each pairing); {ranking['games']} games in {ranking['pairings']} pairings."
+        f"{advantage_line(ranking)} 95% intervals: {ranking['bootstrap']['resamples']} "
+        "cluster-bootstrap resamples (games within each pairing); "
+        f"{ranking['games']} games in {ranking['pairings']} pairings."
     )
     return (
         f'<section id="ranking"><h2>Ranking</h2>{_table(headers, rows, left=2)}'

@@ -29,9 +29,12 @@ from icl_aif.records.reader import SkippedLines, read_games
 __all__ = [
     "RANKING",
     "TournamentGames",
+    "advantage_line",
     "rank_run",
     "ranking_entry",
     "ranking_markdown",
+    "ranking_table",
+    "shown",
     "tournament_games",
 ]
 
@@ -143,35 +146,53 @@ def ranking_entry(ranking: Ranking, games: TournamentGames, seed: int) -> dict[s
     }
 
 
-def _fmt(value: float | None, ci: Sequence[float] | None = None) -> str:
+def shown(value: float | None, ci: Sequence[float] | None = None, signed: bool = True) -> str:
+    """A figure with its interval (``+0.092 [+0.073, +0.108]``); ``n/a`` without one."""
     if value is None:
         return "n/a"
-    shown = f"{value:+.3f}"
-    return shown if ci is None else f"{shown} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+    form = "{:+.3f}" if signed else "{:.3f}"
+    text = form.format(value)
+    return text if ci is None else f"{text} [{form.format(ci[0])}, {form.format(ci[1])}]"
+
+
+def ranking_table(entry: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The ranking as a table, best first: its headers and rows of text (the terminal's, the
+    HTML report's and ``summary.md``'s)."""
+    first, second = entry["seats"]
+    headers = ["rank", "player", "skill [95% CI]", f"as {first}", f"as {second}"]
+    headers += ["regret [95% CI]", "equilibrium share", "plain mean", "games"]
+    rows = [
+        [
+            str(number),
+            row["player"],
+            shown(row["skill"], row["skill_ci95"]),
+            shown(row[f"skill_{first}"], row[f"skill_{first}_ci95"]),
+            shown(row[f"skill_{second}"], row[f"skill_{second}_ci95"]),
+            shown(row["regret"], row["regret_ci95"], signed=False),
+            f"{row['equilibrium_share']:.2f}",
+            shown(row["plain_mean_margin"]),
+            str(row["games"]),
+        ]
+        for number, row in enumerate(entry["players"], start=1)
+    ]
+    return headers, rows
+
+
+def advantage_line(entry: dict[str, Any]) -> str:
+    """The first seat's advantage with its interval, and what the margin is."""
+    first, second = entry["seats"]
+    advantage = shown(entry["seat_advantage"], entry["seat_advantage_ci95"])
+    return f"{first}'s advantage over {second}: {advantage} (margin: {entry['margin']})."
 
 
 def ranking_markdown(entry: dict[str, Any]) -> str:
     """The ranking as the ``Ranking`` section of ``summary.md``."""
-    first, second = entry["seats"]
-    lines = [
-        SECTION,
-        "",
-        f"| rank | player | skill [95% CI] | as {first} | as {second} | regret [95% CI] | "
-        "equilibrium share | plain mean | games |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for number, row in enumerate(entry["players"], start=1):
-        lines.append(
-            f"| {number} | {row['player']} | {_fmt(row['skill'], row['skill_ci95'])} | "
-            f"{_fmt(row[f'skill_{first}'], row[f'skill_{first}_ci95'])} | "
-            f"{_fmt(row[f'skill_{second}'], row[f'skill_{second}_ci95'])} | "
-            f"{row['regret']:.3f} [{row['regret_ci95'][0]:.3f}, {row['regret_ci95'][1]:.3f}] | "
-            f"{row['equilibrium_share']:.2f} | {_fmt(row['plain_mean_margin'])} | {row['games']} |"
-        )
-    advantage = _fmt(entry["seat_advantage"], entry["seat_advantage_ci95"])
+    headers, rows = ranking_table(entry)
+    lines = [SECTION, "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += [
         "",
-        f"{first}'s advantage over {second}: {advantage} (margin: {entry['margin']}).",
+        advantage_line(entry),
         "Skill: least squares of each game's margin on the seat's advantage and the players' "
         "skills per seat, each seat's skills centred on zero; a player's skill is the mean of "
         "its two. Regret: what the player loses against the maximum-entropy equilibrium of the "

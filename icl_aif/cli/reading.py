@@ -130,53 +130,26 @@ def rank(
     report --html shows them). The model and its assumptions: docs/tournaments.md."""
     from rich import box
 
-    from icl_aif.analysis.tournament import RANKING, rank_run
+    from icl_aif.analysis.tournament import RANKING, advantage_line, rank_run, ranking_table
     from icl_aif.records.reader import SkippedLines
 
     skipped = SkippedLines()
     entry, _, games = rank_run(run_dir, resamples=resamples, seed=seed, skipped=skipped)
-    first, second = entry["seats"]
     table = Table(
         title=f"{games.config.name}: {entry['games']} games, {entry['pairings']} pairings",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
     )
-    for header in (
-        "rank",
-        "player",
-        "skill [95% CI]",
-        f"as {first}",
-        f"as {second}",
-        "regret [95% CI]",
-        "eq. share",
-        "plain mean",
-    ):
+    headers, rows = ranking_table(entry)
+    for header in headers:
         table.add_column(header, justify="left" if header == "player" else "right", no_wrap=True)
-
-    def shown(value: float | None, ci: list[float] | None) -> str:
-        if value is None or ci is None:
-            return "n/a"
-        return f"{value:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
-
-    for number, row in enumerate(entry["players"], start=1):
-        plain = row["plain_mean_margin"]
-        table.add_row(
-            str(number),
-            row["player"],
-            shown(row["skill"], row["skill_ci95"]),
-            shown(row[f"skill_{first}"], row[f"skill_{first}_ci95"]),
-            shown(row[f"skill_{second}"], row[f"skill_{second}_ci95"]),
-            f"{row['regret']:.3f} [{row['regret_ci95'][0]:.3f}, {row['regret_ci95'][1]:.3f}]",
-            f"{row['equilibrium_share']:.2f}",
-            "n/a" if plain is None else f"{plain:+.3f}",
-        )
+    for row in rows:
+        table.add_row(*row)
     print_uncut(table)
-    advantage = shown(entry["seat_advantage"], entry["seat_advantage_ci95"])
     console.print(
-        f"{first}'s advantage over {second}: {advantage}. Margin: {entry['margin']}. "
-        f"95% intervals: {entry['bootstrap']['resamples']} cluster-bootstrap resamples (games "
-        f"within each pairing).",
+        f"{advantage_line(entry)} 95% intervals: {entry['bootstrap']['resamples']} "
+        "cluster-bootstrap resamples (games within each pairing).",
         style="dim",
         markup=False,
         highlight=False,
