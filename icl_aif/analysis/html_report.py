@@ -11,6 +11,7 @@ summary written before games had measures: the deal price), in dollars when it i
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -206,6 +207,31 @@ def _plots_section(pngs: dict[str, bytes]) -> str:
     return f'<section id="plots"><h2>Plots</h2>{figures}</section>'
 
 
+def _ranking_section(ranking: dict[str, Any] | None, png: bytes | None) -> str:
+    """A tournament's ranking (``ranking.json`` from ``icl-aif rank``), with its figure; nothing
+    for a run without one."""
+    if ranking is None:
+        return ""
+    from icl_aif.analysis.tournament import advantage_line, ranking_table
+
+    headers, rows = ranking_table(ranking)
+    figure = (
+        f'<figure><img class="plot" alt="ranking" '
+        f'src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}"></figure>'
+        if png
+        else ""
+    )
+    note = (
+        f"{advantage_line(ranking)} 95% intervals: {ranking['bootstrap']['resamples']} "
+        "cluster-bootstrap resamples (games within each pairing); "
+        f"{ranking['games']} games in {ranking['pairings']} pairings."
+    )
+    return (
+        f'<section id="ranking"><h2>Ranking</h2>{_table(headers, rows, left=2)}'
+        f"<p class=note>{_e(note)}</p>{figure}</section>"
+    )
+
+
 def _outcome(record: dict[str, Any], measure: Measure) -> str:
     if record["outcome"] == "deal":
         value = measure.of(record)
@@ -324,11 +350,14 @@ def render_html(
     measure: Measure,
     max_transcripts: int = DEFAULT_MAX_TRANSCRIPTS,
     damaged: Sequence[str] = (),
+    ranking: dict[str, Any] | None = None,
+    ranking_png: bytes | None = None,
 ) -> str:
     """The whole page as a string (``max_transcripts`` <= 0 shows every game). ``game``: the
     run's (its seats name the lines, it words the scenario); ``measure``: the game's, which reads
     each round's outcome; the tables name the summary's. ``damaged``: what was skipped of each
-    damaged record file (:meth:`icl_aif.records.reader.SkippedLines.messages`), shown under the title."""
+    damaged record file (:meth:`icl_aif.records.reader.SkippedLines.messages`), shown under the title.
+    ``ranking``: a tournament's ``ranking.json`` (and its figure), shown after the rounds."""
     improve = str(summary.get("improve") or manifest.get("improve") or game.seats.ids[0])
     openers = len((config.get("scenario") or {}).get("openers") or []) or 3
     title = f"{manifest.get('name', 'run')} ({improve} improved)"
@@ -343,6 +372,7 @@ def render_html(
         + "".join(f'<p class="damaged">{_e(line)}</p>' for line in damaged)
         + _run_section(manifest, config, game)
         + _rounds_section(summary, summary_measure(summary, measure))
+        + _ranking_section(ranking, ranking_png)
         + _usage_section(summary)
         + _plots_section(pngs)
         + _transcripts_section(games, improve, openers, max_transcripts, measure, game.seats)
@@ -376,6 +406,9 @@ def write_html_report(
     config = read_run_config_data(directory)  # in the game's seats, as every reader
     skipped = skipped if skipped is not None else SkippedLines()
     games = read_games(directory, skipped)
+    ranked = directory / "ranking.json"  # icl-aif rank's, for a tournament
+    ranking = json.loads(ranked.read_text(encoding="utf-8")) if ranked.is_file() else None
+    figure = directory / "plots" / "ranking.png"
     page = render_html(
         manifest=manifest,
         summary=summary,
@@ -386,6 +419,8 @@ def write_html_report(
         game=game_of(config_of_run),
         measure=run_measure(config_of_run),
         damaged=skipped.messages(),
+        ranking=ranking,
+        ranking_png=figure.read_bytes() if ranking is not None and figure.is_file() else None,
     )
     target = out or directory / "report.html"
     try:

@@ -494,3 +494,47 @@ def response_chars_figure(series: Sequence[Series], title: str) -> Figure:
     _legend(axis, series)
     axis.set_title(f"{title}\nimproved player's response length", fontsize="medium")
     return figure
+
+
+RANKING_PLOT = "ranking.png"
+"""A tournament's ranking (``icl-aif rank``): each player's skills with their 95% intervals."""
+
+
+def ranking_figure(entry: dict[str, Any]) -> Figure:
+    """Each player's skill (overall, and per seat) with its 95% interval, best on top
+    (``ranking.json``'s entry)."""
+    first, second = entry["seats"]
+    rows = entry["players"]
+    figure, axes = _new_figure()
+    axis = axes[0]
+    figure.set_size_inches(6.4, 1.2 + 0.5 * len(rows))
+    marks = [
+        ("skill", "overall", "o", 0.0),
+        (f"skill_{first}", f"as {first}", "^", 0.18),
+        (f"skill_{second}", f"as {second}", "v", -0.18),
+    ]
+    for key, label, marker, offset in marks:
+        ys, xs, lows, highs = [], [], [], []
+        for position, row in enumerate(reversed(rows)):
+            value, ci = row[key], row[f"{key}_ci95"]
+            if value is None or ci is None:
+                continue
+            ys.append(position + offset)
+            xs.append(value)
+            lows.append(value - ci[0])
+            highs.append(ci[1] - value)
+        axis.errorbar(xs, ys, xerr=[lows, highs], fmt=marker, capsize=3, label=label)
+    axis.axvline(0.0, color="grey", linewidth=0.8)
+    axis.set_yticks(range(len(rows)), [row["player"] for row in reversed(rows)])
+    axis.set_xlabel("skill (margin scale: payoff share minus the other seat's)")
+    axis.set_title("Skills with 95% intervals (cluster bootstrap)")
+    axis.legend(fontsize="small")
+    return figure
+
+
+def ranking_plot(entry: dict[str, Any], path: Path) -> Path:
+    """Write :func:`ranking_figure` of ``entry`` as a PNG at ``path``."""
+    buffer = io.BytesIO()
+    ranking_figure(entry).savefig(buffer, format="png", dpi=_DPI, metadata=_PNG_METADATA)
+    path.write_bytes(buffer.getvalue())
+    return path

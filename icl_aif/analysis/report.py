@@ -136,7 +136,8 @@ _LEGEND = (
     "deal rate: deals over the rounds that ended in a deal or no deal; cap: no-deal rounds the "
     "exchange cap ended, truncated (- in a summary written before this count); errors: rounds "
     "ended by an error (a failed model call), left out of the deal rate; {header}: mean {label} "
-    "over deals, with a 95% bootstrap CI{median}; chars: mean length of the improved player's "
+    "over deals, with a 95% bootstrap CI over that round's runs (per round){median}; chars: mean "
+    "length of the improved player's "
     "replies; exch.: mean exchanges (a line from each seat) per round that ended in a deal or no deal."
 )
 
@@ -535,7 +536,8 @@ _SWEEP_LEGEND = (
     "One row per cell (and arm) and round. deal rate: over the runs whose round ended in a deal or "
     "no deal; cap: no-deal rounds the exchange cap ended (truncated); errors: rounds ended by an "
     "error, left out of the deal rate; DR all: over all finished runs, failed ones counted as no "
-    "deal; {header}: mean over deals, 95% bootstrap CI; score: mean unconditional score ({header} "
+    "deal; {header}: mean over deals, 95% bootstrap CI over the round's runs (per round); score: "
+    "mean unconditional score ({header} "
     "if deal, the no-deal value otherwise)."
 )
 

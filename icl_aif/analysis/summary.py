@@ -116,11 +116,13 @@ def summarize_experiment(
     measure of the experiment's game (``measure``; a sweep's cell whose measure differs, as a
     game's may by improved side, has its own)."""
     measure = measure_entry(config_measure(config))
-    if config.sweep:
+    if config.has_cells:
         by_cell = [(cell, [g for g in games if g.get("cell") == cell.id]) for cell in cells]
         parts = []
         for cell, mine in by_cell:
-            part = {"cell": cell.id, "settings": cell.settings, **summarize_cell(cell.config, mine)}
+            # a tournament's pairing is shown by its players, a sweep's cell by its settings
+            settings = cell.settings if cell.players is None else dict(cell.players)
+            part = {"cell": cell.id, "settings": settings, **summarize_cell(cell.config, mine)}
             own = measure_entry(config_measure(cell.config))
             if own != measure:
                 part["measure"] = own

@@ -120,7 +120,7 @@ def _run_with_progress(
     from icl_aif.cli.terminal import TerminalPerson, paused
 
     with progress_bar(console) as bar:
-        total = experiment.runs * len(experiment.cells())
+        total = experiment.total_games()
         task = bar.add_task(f"{experiment.name}: runs", total=total)
         person = TerminalPerson(
             console, pause_display=lambda: paused(bar), measure=_measure_of(experiment)

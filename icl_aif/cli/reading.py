@@ -1,10 +1,10 @@
-"""The commands that read run directories: ``report``, ``compare``, ``export``, ``audit``, and
+"""The commands that read run directories: ``report``, ``compare``, ``rank``, ``export``, ``audit``, and
 ``estimate`` (an offline cost estimate that plays the games with simulators)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.table import Table
@@ -109,6 +109,183 @@ def compare(
     print_uncut(table)
     console.print(compare_legend(measure), style="dim", markup=False, highlight=False)
     print_skipped(skipped)
+
+
+def rank(
+    run_dir: Annotated[Path, typer.Argument(help="A tournament's run directory.")],
+    resamples: Annotated[
+        int, typer.Option(min=100, max=100_000, help="Bootstrap resamples of the intervals.")
+    ] = 1000,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="The bootstrap's seed (default: the run's bootstrap seed).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Rank the players of a tournament run: skills per seat with the seat's advantage taken out,
+    and regrets in the meta-game's maximum-entropy equilibrium, each with a 95% interval.
+
+    Writes RUN_DIR/ranking.json, the Ranking section of summary.md and plots/ranking.png (and
+    report --html shows them). The model and its assumptions: docs/tournaments.md."""
+    from rich import box
+
+    from icl_aif.analysis.tournament import RANKING, advantage_line, rank_run, ranking_table
+    from icl_aif.records.reader import SkippedLines
+
+    skipped = SkippedLines()
+    entry, _, games = rank_run(run_dir, resamples=resamples, seed=seed, skipped=skipped)
+    table = Table(
+        title=f"{games.config.name}: {entry['games']} games, {entry['pairings']} pairings",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    headers, rows = ranking_table(entry)
+    for header in headers:
+        table.add_column(header, justify="left" if header == "player" else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    print_uncut(table)
+    console.print(
+        f"{advantage_line(entry)} 95% intervals: {entry['bootstrap']['resamples']} "
+        "cluster-bootstrap resamples (games within each pairing).",
+        style="dim",
+        markup=False,
+        highlight=False,
+    )
+    if entry["games_left_out"]:
+        console.print(
+            f"{entry['games_left_out']} games left out: no round ended in a scored agreement or "
+            "no deal.",
+            style="yellow",
+            markup=False,
+        )
+    console.print(f"Ranking written to {run_dir / RANKING}", markup=False, soft_wrap=True)
+    print_skipped(skipped)
+
+
+def plan(
+    run_dir: Annotated[
+        Path | None,
+        typer.Argument(help="A pilot run (optional with --sd).", show_default=False),
+    ] = None,
+    design: Annotated[
+        str,
+        typer.Option(
+            help="rounds: round 1 against the last, paired within runs; arms: two feedback arms "
+            "of the same runs; runs: two independent runs, by the mean over their rounds."
+        ),
+    ] = "rounds",
+    difference: Annotated[
+        float | None,
+        typer.Option(help="The difference in the game's score to detect.", show_default=False),
+    ] = None,
+    runs: Annotated[
+        int | None,
+        typer.Option(help="Runs to judge: the least difference they detect.", show_default=False),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="The test's two-sided level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="The chance to detect the difference.")] = 0.8,
+    sd: Annotated[
+        float | None,
+        typer.Option(
+            help="Without a pilot: the spread of one condition's score (paired designs: with "
+            "--correlation; runs: of one round's score, with --icc and --rounds).",
+            show_default=False,
+        ),
+    ] = None,
+    correlation: Annotated[
+        float, typer.Option(help="Without a pilot: the two conditions' correlation (paired).")
+    ] = 0.0,
+    icc: Annotated[
+        float, typer.Option(help="Without a pilot: the rounds' intraclass correlation (runs).")
+    ] = 0.0,
+    rounds: Annotated[int, typer.Option(help="Without a pilot: rounds a run (runs).")] = 1,
+    cell: Annotated[
+        str | None, typer.Option(help="The cell of a pilot with cells.", show_default=False)
+    ] = None,
+    arms: Annotated[
+        str | None,
+        typer.Option(
+            help="Two arms of the pilot, A,B (default: its first two).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """How many runs a claim needs, and the least difference some runs detect.
+
+    From a pilot run (the spread of its paired differences, or of its rounds and their
+    intraclass correlation) or from stated figures (--sd, --correlation, --icc). The model and
+    its assumptions: docs/tournaments.md#how-many-games-a-claim-needs."""
+    import math
+
+    from icl_aif.analysis.planning import Design, pilot_of_run
+    from icl_aif.analysis.planning import plan as make_plan
+    from icl_aif.core.errors import UsageError
+
+    if design not in ("rounds", "arms", "runs"):
+        raise UsageError(f"--design: got {design!r}; allowed values: rounds, arms, runs")
+    chosen_arms = None
+    if arms is not None:
+        parts = [a.strip() for a in arms.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise UsageError("--arms: name two arms, A,B (e.g. ai,none)")
+        chosen_arms = (parts[0], parts[1])
+    if run_dir is not None:
+        pilot = pilot_of_run(run_dir, cast(Design, design), chosen_arms, cell)
+        spread, intraclass, per_run = pilot.sd or 0.0, pilot.icc, pilot.rounds
+        source = f"from a pilot of {pilot.runs} runs ({run_dir})"
+    elif sd is None:
+        raise UsageError("give a pilot run, or the spread to plan with: --sd (see --help)")
+    else:
+        pilot = None
+        paired = design != "runs"
+        spread = sd * math.sqrt(max(0.0, 2 * (1 - correlation))) if paired else sd
+        intraclass, per_run = (None, rounds) if paired else (icc, rounds)
+        source = "from the stated figures"
+    made = make_plan(
+        cast(Design, design),
+        sd=spread,
+        icc=intraclass,
+        rounds=per_run,
+        difference=difference,
+        runs=runs,
+        alpha=alpha,
+        power=power,
+        pilot=pilot,
+    )
+    what = {
+        "rounds": "round 1 against the last round, paired within runs",
+        "arms": "two feedback arms of the same runs, paired",
+        "runs": "two independent sets of runs, by their mean score over the rounds",
+    }[design]
+    lines = [f"Design: {what}; two-sided alpha {alpha:g}, power {power:.0%}."]
+    if design == "runs":
+        lines.append(
+            f"Spread {source}: sd of a round's score {made.sd:.4g}, intraclass correlation "
+            f"{made.icc or 0.0:.3f} over {made.rounds} rounds a run."
+        )
+    else:
+        observed = (
+            f"; the pilot's mean difference {made.observed:+.4g}"
+            if made.observed is not None
+            else ""
+        )
+        lines.append(f"Spread {source}: sd of the per-run differences {made.sd:.4g}{observed}.")
+    per = " per condition" if design == "runs" else ""
+    if made.runs_needed is not None:
+        lines.append(f"To detect a difference of {difference:g}: {made.runs_needed:,} runs{per}.")
+    if made.detectable is not None:
+        lines.append(
+            f"With {runs:,} runs{per}: the least detectable difference is {made.detectable:.4g}."
+        )
+    if made.runs_needed is not None:
+        lines.append(
+            f"Price it: icl-aif estimate CONFIG --set runs={made.runs_needed} (the game's score: "
+            "the measure of a deal, the no-deal value otherwise)."
+        )
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def export(

@@ -43,6 +43,7 @@ from icl_aif.config.settings import (
     Scenario,
     StrictModel,
 )
+from icl_aif.config.tournament import TournamentConfig
 from icl_aif.core.transcript import Seat, Seats
 
 
@@ -172,6 +173,11 @@ class ExperimentConfig(StrictModel):
         "goes on to `rounds` once per arm, from the identical state, with that feedback source.",
     )
     branch_after: int = Field(1, ge=1, le=49, description="Rounds shared by every arm.")
+    tournament: TournamentConfig | None = Field(
+        None,
+        description="Players who meet in both seats: every pairing is a cell of the run "
+        "(docs/tournaments.md); icl-aif rank ranks them.",
+    )
     sweep: dict[str, tuple[Any, ...]] = Field(
         default_factory=dict,
         exclude=True,
@@ -260,8 +266,16 @@ class ExperimentConfig(StrictModel):
         data = _with_seats(data, seats)
         # lists at sweepable paths: the first value is the base
         axes, base = sweep_axes(data, seats)
+        if axes and data.get("tournament") is not None:
+            shown = ", ".join(axes)
+            raise ValueError(
+                f"tournament: not with lists of values ({shown}): a tournament's cells are its "
+                "pairings; give one value each"
+            )
         if axes:
             data = {**base, "sweep": axes, "sweep_base": base}
+        elif data.get("tournament") is not None:
+            data = {**data, "sweep_base": {k: v for k, v in base.items() if k != "tournament"}}
         data = _with_improved_model(data)
         improve = data.get("improve")
         roles = data.get("roles")
@@ -331,6 +345,32 @@ class ExperimentConfig(StrictModel):
                 "arms: not with a person at the terminal (person, feedback.source human)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _check_tournament(self) -> ExperimentConfig:
+        """Every pairing names a player per seat, and each plays a valid experiment."""
+        if self.tournament is None:
+            return self
+        for players, runs in self._schedule():
+            try:
+                self.cell_config(self._pairing_settings(players, runs))
+            except ValidationError as exc:
+                shown = " v ".join(f"{seat} {name}" for seat, name in players.items())
+                raise ValueError(f"tournament pairing {shown}: {validation_problem(exc)}") from None
+        return self
+
+    def _schedule(self) -> list[tuple[dict[str, str], int]]:
+        """A tournament's pairings: the player by seat and the runs of each."""
+        assert self.tournament is not None
+        return self.tournament.schedule((self.seats.ids[0], self.seats.ids[1]), self.runs)
+
+    def _pairing_settings(self, players: dict[str, str], runs: int) -> dict[str, Any]:
+        """The settings of a tournament's pairing cell: each seat's player, and its runs."""
+        assert self.tournament is not None
+        settings: dict[str, Any] = {
+            f"roles.{seat}": self.tournament.player(name).role() for seat, name in players.items()
+        }
+        return {**settings, "runs": runs}
 
     @model_validator(mode="after")
     def _check_cells(self) -> ExperimentConfig:
@@ -425,8 +465,26 @@ class ExperimentConfig(StrictModel):
         """The seed of every bootstrap and permutation test: ``metrics.bootstrap_seed`` or ``seed``."""
         return self.metrics.bootstrap_seed if self.metrics.bootstrap_seed is not None else self.seed
 
+    @property
+    def has_cells(self) -> bool:
+        """Whether the run has cells of its own: a sweep's, or a tournament's pairings."""
+        return bool(self.sweep) or self.tournament is not None
+
+    def total_games(self) -> int:
+        """The games of every cell (a tournament's pairings may each set their own runs)."""
+        return sum(cell.config.runs for cell in self.cells())
+
     def cells(self) -> list[Cell]:
-        """The cells of a sweep (the product of its lists), or one cell without an id."""
+        """The cells of a sweep (the product of its lists), a tournament's pairings (ids
+        ``p01``, ...), or one cell without an id."""
+        if self.tournament is not None:
+            schedule = self._schedule()
+            width = max(2, len(str(len(schedule))))
+            cells = []
+            for i, (players, runs) in enumerate(schedule, start=1):
+                settings = self._pairing_settings(players, runs)
+                cells.append(Cell(f"p{i:0{width}d}", settings, self.cell_config(settings), players))
+            return cells
         if not self.sweep:
             return [Cell(None, {}, self)]
         combos = sweep_settings(self.sweep)
@@ -462,11 +520,13 @@ SWEEP_EXCLUDED_SCENARIO = ("openers",)
 
 
 class Cell(typing.NamedTuple):
-    """One cell of a sweep: its id (None for a run without a sweep), settings and config."""
+    """One cell of a sweep or a tournament: its id (None for a run without cells), settings and
+    config, and a tournament pairing's player by seat (None otherwise)."""
 
     id: str | None
     settings: dict[str, Any]
     config: ExperimentConfig
+    players: dict[str, str] | None = None
 
 
 def _with_improved_model(data: dict[str, Any]) -> dict[str, Any]:

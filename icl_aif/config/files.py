@@ -138,7 +138,7 @@ def config_to_yaml(config: ExperimentConfig) -> str:
     judge = data["roles"]["moderator"]  # its mode and window first, then its model's settings
     data["roles"]["moderator"] = {key: judge[key] for key in ("mode", "window")} | judge
     roles_given = config.sweep_base.get("roles") or {}
-    if config.sweep and isinstance(roles_given, dict) and roles_given.get("critic") is None:
+    if config.has_cells and isinstance(roles_given, dict) and roles_given.get("critic") is None:
         data["roles"].pop("critic")  # each cell's critic follows its improved player
     for path, values in config.sweep.items():
         node = data
@@ -151,6 +151,8 @@ def config_to_yaml(config: ExperimentConfig) -> str:
         data.pop("branch_after")
     if data.get("improved_model") is None:
         data.pop("improved_model")
+    if data.get("tournament") is None:  # a run without a tournament writes the file it always wrote
+        data.pop("tournament")
     if data.get("cache") is None:  # a run without a cache writes the file it always wrote
         data.pop("cache")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

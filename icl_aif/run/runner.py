@@ -190,7 +190,7 @@ async def _run_locked(
         cells=cells,
         writer=writer,
         play=_player(cells, prompts, ask_human, graph, executor),
-        pending=_pending_games(cells, config.runs, done),  # lazily: memory does not grow
+        pending=_pending_games(cells, done),  # lazily: memory does not grow
         progress=progress,
         spent=kept_cost,
         recorded=len(done),
@@ -315,7 +315,7 @@ class _Schedule:
     @property
     def total(self) -> int:
         """The games of the run."""
-        return self.config.runs * len(self.cells)
+        return sum(cell.config.runs for cell in self.cells)
 
     def over_budget(self) -> bool:
         """The recorded cost and the calls of the games in flight reach ``max_usd``."""
@@ -403,11 +403,11 @@ def _finished(schedule: _Schedule, summarize: Summarize, dropped: SkippedLines) 
     return RunResult(directory=directory, summary=summary, dropped_lines=dropped.counts())
 
 
-def _pending_games(cells: list[Cell], runs: int, done: set[GameKey]) -> Iterator[tuple[int, int]]:
-    """(cell position, game index) of every game still to play, cell by cell, made one at a
-    time as workers ask for them."""
+def _pending_games(cells: list[Cell], done: set[GameKey]) -> Iterator[tuple[int, int]]:
+    """(cell position, game index) of every game still to play, cell by cell (each its own
+    ``runs``), made one at a time as workers ask for them."""
     for position, cell in enumerate(cells):
-        for index in range(runs):
+        for index in range(cell.config.runs):
             if (cell.id, game_id_for(index)) not in done:
                 yield position, index
 
@@ -433,11 +433,12 @@ def _design_manifest(
     """Manifest keys of a sweep (``cells``), of paired arms (``arms``, ``branch_after``) and of
     ``--offline`` (``offline``); none of them for a plain run."""
     extra: dict[str, Any] = {}
-    if config.sweep:
+    if config.has_cells:
         extra["cells"] = [
             {
                 "cell": cell.id,
                 "settings": cell.settings,
+                **({"players": cell.players} if cell.players is not None else {}),
                 "models": {
                     **{
                         seat: settings.model for seat, settings in cell.config.roles.players.items()

@@ -112,7 +112,7 @@ async def serve_run(
     ``announce`` is called once the page answers; ``progress`` after each recorded game.
     """
     board = TaskBoard(claim_timeout)
-    games = config.runs * len(config.cells())
+    games = config.total_games()
     state = RunProgress(games=games)
     critics = WebCritics(board, directory)
 
