@@ -221,11 +221,16 @@ def _skills(design: _Design, params: np.ndarray, players: Sequence[str]) -> Skil
 def fit_skills(meetings: Sequence[Meeting], players: Sequence[str]) -> Skills:
     """The skills' least-squares fit (module doc). Refused, in one line, when the games do not
     link every player of a seat to the others."""
+    pairings, design = _prepared(meetings, players)
+    return _skills(design, design.solve(pairings.means()), players)
+
+
+def _prepared(meetings: Sequence[Meeting], players: Sequence[str]) -> tuple[_Pairings, _Design]:
+    """The games by pairing and the model's design, once the games are checked."""
     _check_players(meetings, players)
     pairings = _Pairings.of(meetings, players)
     _check_linked(pairings)
-    design = _Design(pairings)
-    return _skills(design, design.solve(pairings.means()), players)
+    return pairings, _Design(pairings)
 
 
 def _check_linked(pairings: _Pairings) -> None:
@@ -350,9 +355,19 @@ def bootstrap(
     """Cluster-bootstrap resamples (games drawn again within each pairing): the skills'
     parameters ``[h, a..., b...]`` per resample (rows) and, ``with_regrets``, each resample's
     regrets in its meta-game (rows, in the order of ``players``)."""
-    pairings = _Pairings.of(meetings, players)
-    _check_linked(pairings)
-    design = _Design(pairings)
+    pairings, design = _prepared(meetings, players)
+    return _resampled(pairings, design, players, resamples, seed, with_regrets)
+
+
+def _resampled(
+    pairings: _Pairings,
+    design: _Design,
+    players: Sequence[str],
+    resamples: int,
+    seed: int,
+    with_regrets: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`bootstrap` of games already grouped and checked."""
     rng = np.random.default_rng(seed)
     means = np.empty((resamples, len(pairings.keys)))
     for k, values in enumerate(pairings.margins):
@@ -381,14 +396,13 @@ def rank(
     """The ranking of ``meetings`` (module doc), its intervals from ``resamples`` cluster
     bootstrap resamples seeded with ``seed``."""
     players = tuple(players)
-    skills = fit_skills(meetings, players)
-    pairings = _Pairings.of(meetings, players)
-    design = _Design(pairings)
+    pairings, design = _prepared(meetings, players)
+    skills = _skills(design, design.solve(pairings.means()), players)
     payoff, filled = meta_game(
         dict(zip(pairings.keys, pairings.means(), strict=True)), skills, players
     )
     mixture, regret = regrets(payoff)
-    params, regret_rows = bootstrap(meetings, players, resamples=resamples, seed=seed)
+    params, regret_rows = _resampled(pairings, design, players, resamples, seed, True)
     assert regret_rows is not None
     skill_ci: dict[str, dict[str, Interval | None]] = {"first": {}, "second": {}, "overall": {}}
     for p in players:

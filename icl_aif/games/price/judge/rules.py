@@ -818,17 +818,13 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     )
     if position is None or _resists(reading, position):
         return False
-    table = ctx.table(index, _depth + 1)
-    if any(
-        m.kind in {"refused", "conditional"}
-        or (
-            m.kind == "question"
-            and m.start > position
-            and not any(_same(m.amount, t) for t in table)
-        )
-        for m in reading.prices
-    ):
-        return False  # a question may restate the price it agrees to: "Okay, for $470 can you ...?"
+    if any(m.kind in {"refused", "conditional"} for m in reading.prices):
+        return False
+    asked = [m.amount for m in reading.prices if m.kind == "question" and m.start > position]
+    if asked:  # a question may restate the price it agrees to: "Okay, for $470 can you ...?"
+        table = ctx.table(index, _depth + 1)
+        if any(not any(_same(a, t) for t in table) for a in asked):
+            return False
     if (position == 0 and _asks_about_the_item(reading, position)) or _praises_own_price(
         ctx, index
     ):
