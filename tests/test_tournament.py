@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 
 from icl_aif.core.errors import UsageError
+from icl_aif.core.templates import PromptLibrary
 from icl_aif.engine.configs import config_from_dict
+from icl_aif.engine.protocol import player_brief
 from icl_aif.records.reader import read_games
+from icl_aif.run.checks import check_inputs
 from tests.conftest import ROOT, icl_aif, run
 
 PLAYERS = [
@@ -74,6 +77,46 @@ def test_listed_pairings_set_their_own_runs() -> None:
 def test_a_bad_tournament_is_one_line(extra: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         config_from_dict(tournament(**extra), "t.yaml")
+
+
+def test_a_players_persona_goes_with_it_to_either_seat() -> None:
+    players = [{**PLAYERS[0], "persona": "stubborn"}, PLAYERS[1]]
+    config = config_from_dict(
+        tournament(tournament={"players": players, "self_play": False}), "t.yaml"
+    )
+    first, second = (cell.config for cell in config.cells())
+    assert (first.persona_of("seller"), first.persona_of("buyer")) == ("stubborn", None)
+    assert (second.persona_of("seller"), second.persona_of("buyer")) == (None, "stubborn")
+    assert "persona" not in first.roles.seller.model_dump(exclude_unset=True)
+    prompts = PromptLibrary()
+    stubborn = prompts.text("personas/stubborn.txt").strip()
+    assert stubborn in player_brief(prompts, first, "seller")
+    assert stubborn not in player_brief(prompts, first, "buyer")
+    assert stubborn in player_brief(prompts, second, "buyer")  # the improved seat's rival here
+    check_inputs(config, prompts)
+
+
+def test_a_persona_that_is_no_file_is_refused_before_a_game() -> None:
+    players = [{**PLAYERS[0], "persona": "grumpy"}, PLAYERS[1]]
+    config = config_from_dict(tournament(tournament={"players": players}), "t.yaml")
+    with pytest.raises(UsageError, match=r"^personas\.seller: got 'grumpy'; allowed values: "):
+        check_inputs(config, PromptLibrary())
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"personas": {"captain": "rude"}}, "personas.captain: not a seat of game 'price'"),
+        ({"personas": {"seller": "random"}}, "random is drawn only for the rival"),
+        (
+            {"personas": {"buyer": "rude"}, "rival_persona": "stubborn"},
+            "personas.buyer and rival_persona both set",
+        ),
+    ],
+)
+def test_bad_seat_personas_are_one_line(extra: dict[str, Any], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        config_from_dict({"runs": 1, **extra}, "t.yaml")
 
 
 def test_an_offline_tournament_records_its_pairings_and_ranks(tmp_path: Path) -> None:

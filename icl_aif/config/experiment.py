@@ -46,6 +46,9 @@ from icl_aif.config.settings import (
 from icl_aif.config.tournament import TournamentConfig
 from icl_aif.core.transcript import Seat, Seats
 
+RANDOM_PERSONA = "random"
+"""``rival_persona: random``: a persona drawn per game from the game's seed."""
+
 
 class FeedbackConfig(StrictModel):
     """Where the improved player's feedback comes from between rounds."""
@@ -130,6 +133,12 @@ class ExperimentConfig(StrictModel):
         None,
         description="A persona the rival plays (prompts/personas/NAME.txt, added to its brief): "
         "a name, random (one drawn per game from the game's seed), or none.",
+    )
+    personas: dict[str, str] = Field(
+        default_factory=dict,
+        description="A persona per seat, by name (prompts/personas/NAME.txt, added to that "
+        "seat's brief), for any seat; a tournament's players set theirs here. The rival's may "
+        "also be set by rival_persona, not both.",
     )
     countdown: bool = Field(
         False,
@@ -235,6 +244,26 @@ class ExperimentConfig(StrictModel):
                     f"scenario.openers[{number}].speaker: {opener.speaker!r} is not a seat of "
                     f"game {self.game!r}; allowed values: {seats.listed()}"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _check_personas(self) -> ExperimentConfig:
+        """``personas`` names the game's seats, and the rival's is set in one place."""
+        for seat, name in self.personas.items():
+            if seat not in self.seats:
+                raise ValueError(
+                    f"personas.{seat}: not a seat of game {self.game!r}; allowed values: "
+                    f"{self.seats.listed()}"
+                )
+            if name == RANDOM_PERSONA:
+                raise ValueError(
+                    f"personas.{seat}: random is drawn only for the rival: write rival_persona: "
+                    "random, or a persona's name here"
+                )
+        if self.rival_persona is not None and self.rival in self.personas:
+            raise ValueError(
+                f"personas.{self.rival} and rival_persona both set the rival's persona: keep one"
+            )
         return self
 
     @model_validator(mode="after")
@@ -365,11 +394,14 @@ class ExperimentConfig(StrictModel):
         return self.tournament.schedule((self.seats.ids[0], self.seats.ids[1]), self.runs)
 
     def _pairing_settings(self, players: dict[str, str], runs: int) -> dict[str, Any]:
-        """The settings of a tournament's pairing cell: each seat's player, and its runs."""
+        """The settings of a tournament's pairing cell: each seat's player (its model's settings
+        and its persona), and its runs."""
         assert self.tournament is not None
-        settings: dict[str, Any] = {
-            f"roles.{seat}": self.tournament.player(name).role() for seat, name in players.items()
-        }
+        chosen = {seat: self.tournament.player(name) for seat, name in players.items()}
+        settings: dict[str, Any] = {f"roles.{seat}": p.role() for seat, p in chosen.items()}
+        personas = {seat: p.persona for seat, p in chosen.items() if p.persona is not None}
+        if personas:
+            settings["personas"] = personas
         return {**settings, "runs": runs}
 
     @model_validator(mode="after")
@@ -429,6 +461,13 @@ class ExperimentConfig(StrictModel):
     def rival(self) -> Seat:
         """The player that is not improved."""
         return self.seats.other(self.improve)
+
+    def persona_of(self, seat: str) -> str | None:
+        """The persona seat ``seat`` plays (``personas``, or ``rival_persona`` for the rival);
+        None for a seat without one and for a role that is not a seat."""
+        if seat in self.personas:
+            return self.personas[seat]
+        return self.rival_persona if seat == self.rival else None
 
     @property
     def needs_person(self) -> bool:

@@ -153,6 +153,8 @@ def config_to_yaml(config: ExperimentConfig) -> str:
         data.pop("improved_model")
     if data.get("tournament") is None:  # a run without a tournament writes the file it always wrote
         data.pop("tournament")
+    if not data.get("personas"):  # a run without seat personas writes the file it always wrote
+        data.pop("personas")
     if data.get("cache") is None:  # a run without a cache writes the file it always wrote
         data.pop("cache")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

@@ -1,6 +1,6 @@
 """A tournament: players who meet in both seats of a game (``tournament:`` in an experiment).
 
-Each player is a name and a model's settings. Its **pairings** say who meets whom: ``all``
+Each player is a name, a model's settings and, optionally, a persona it plays in either seat. Its **pairings** say who meets whom: ``all``
 (every ordered pair of players, the first named in the game's first seat, self-play included
 unless ``self_play: false``) or a list, each entry naming a player per seat and, optionally, its
 own number of ``runs`` (an unbalanced schedule). Every pairing is one cell of the run: its games
@@ -26,10 +26,16 @@ class TournamentPlayer(RoleConfig):
     ``roles`` entry: ``model``, ``params``, ``temperature``, ...)."""
 
     name: str = Field(pattern=NAME_PATTERN, description="The player's name in the rankings.")
+    persona: str | None = Field(
+        None,
+        description="A persona it plays in either seat (prompts/personas/NAME.txt, added to its "
+        "brief), or none.",
+    )
 
     def role(self) -> dict[str, Any]:
-        """The settings it plays a seat with (``roles.<seat>``): the ones written, bar its name."""
-        return self.model_dump(mode="json", exclude_unset=True, exclude={"name"})
+        """The settings it plays a seat with (``roles.<seat>``): the ones written, bar its name
+        and persona."""
+        return self.model_dump(mode="json", exclude_unset=True, exclude={"name", "persona"})
 
 
 class Pairing(StrictModel):

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.config.checks import ConfigChecks
-from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.experiment import RANDOM_PERSONA, ExperimentConfig
 from icl_aif.config.files import config_from_dict
 from icl_aif.config.settings import RoleConfig
 from icl_aif.core.errors import UsageError
@@ -25,7 +25,7 @@ from icl_aif.core.seeds import derive_seed, game_id_for
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Message, Seat
 from icl_aif.engine.move_asker import MoveAsker, MoveReply
-from icl_aif.engine.protocol import RANDOM_PERSONA, persona_names
+from icl_aif.engine.protocol import persona_names
 from icl_aif.games.base import Game, Judge, Setup
 from icl_aif.games.moves import TOOL_NAME, move_schema
 from icl_aif.games.registry import game_of
@@ -69,7 +69,7 @@ def build_model(
         scenario=config.scenario,
         seed=seed,
         stream_seed=stream_seed,
-        persona=config.rival_persona if role == config.rival else None,
+        persona=config.persona_of(role),
         suggestions=config.feedback.suggestions,
         params=role_config.params,
     )

@@ -26,7 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.experiment import RANDOM_PERSONA, ExperimentConfig
 from icl_aif.config.settings import ContextMode
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
@@ -86,9 +86,6 @@ class PlayedRound(TypedDict, total=False):
 # --- player views ---------------------------------------------------------------------------
 
 
-RANDOM_PERSONA = "random"
-"""``rival_persona: random``: a persona drawn per game from the game's seed."""
-
 PERSONAS = "personas"
 """The folder of persona texts under ``prompts/``: one ``NAME.txt`` per persona."""
 
@@ -102,24 +99,26 @@ def persona_names(prompts: PromptLibrary) -> list[str]:
     return names
 
 
-def check_persona(prompts: PromptLibrary, name: str | None) -> None:
-    """Fail in one line unless ``name`` (``rival_persona``) is none, random or a persona file."""
+def check_persona(prompts: PromptLibrary, name: str | None, key: str = "rival_persona") -> None:
+    """Fail in one line unless ``name`` (at config key ``key``) is none, a persona file or, for
+    ``rival_persona``, random."""
     if name is None:
         return
     names = persona_names(prompts)
-    if name != RANDOM_PERSONA and name not in names:
-        allowed = ", ".join([RANDOM_PERSONA, *names])
-        raise UsageError(f"rival_persona: got {name!r}; allowed values: {allowed} (or null)")
+    allowed_names = [RANDOM_PERSONA, *names] if key == "rival_persona" else names
+    if name not in allowed_names:
+        raise UsageError(f"{key}: got {name!r}; allowed values: {', '.join(allowed_names)}")
 
 
 def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -> str:
-    """The system prompt of seat ``side``: the game's brief, then the rival's persona
-    (``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
+    """The system prompt of seat ``side``: the game's brief, then the seat's persona
+    (``personas``, ``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
     (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
     moves (``moves: structured``: ``prompts/clauses/moves.txt``) when they are on."""
     parts = [game_of(config).brief(prompts, config.scenario, side)]
-    if config.rival_persona is not None and side == config.rival:
-        parts.append(prompts.text(f"{PERSONAS}/{config.rival_persona}.txt").strip())
+    persona = config.persona_of(side)
+    if persona is not None:
+        parts.append(prompts.text(f"{PERSONAS}/{persona}.txt").strip())
     if config.last_turn_accept:
         parts.append(prompts.render("clauses/last_turn_accept.txt").strip())
     if config.moves == "structured":

@@ -10,11 +10,11 @@ directory exists, so that nothing is spent on games that would fail at their fir
 
 from __future__ import annotations
 
-from icl_aif.config.experiment import ExperimentConfig
+from icl_aif.config.experiment import RANDOM_PERSONA, ExperimentConfig
 from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary, render_strict
 from icl_aif.engine.feedback.registry import find_source
-from icl_aif.engine.protocol import RANDOM_PERSONA, check_persona, persona_names, player_brief
+from icl_aif.engine.protocol import check_persona, persona_names, player_brief
 from icl_aif.games.moves import TOOL_NAME
 from icl_aif.games.registry import game_of
 from icl_aif.models.cache import check_cache
@@ -39,6 +39,9 @@ def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
         names = persona_names(prompts) if config.rival_persona == RANDOM_PERSONA else []
         for name in names or [config.rival_persona]:
             player_brief(prompts, config.model_copy(update={"rival_persona": name}), config.rival)
+    for seat, name in config.personas.items():  # a persona per seat (a tournament's players)
+        check_persona(prompts, name, f"personas.{seat}")
+        player_brief(prompts, config, seat)
     if config.last_turn_accept:
         prompts.render("clauses/last_turn_accept.txt")
     if config.countdown:
