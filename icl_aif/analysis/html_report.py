@@ -33,6 +33,7 @@ from icl_aif.analysis.report import (
     rows,
     runs_line,
     summary_measure,
+    sweep_game_figures,
     usd,
     value_text,
 )
@@ -161,16 +162,21 @@ def _rounds_section(summary: dict[str, Any], measure: MeasureLike) -> str:
 
 
 def _game_figures(summary: dict[str, Any]) -> str:
-    """The game's own per-round figures (``game_columns``), each arm's with paired arms; empty
-    for a game without any."""
-    parts = [(None, summary)] if "per_round" in summary else []
-    parts += [(part.get("arm"), part) for part in summary.get("per_arm") or []]
+    """The game's own per-round figures (``game_columns``), each arm's with paired arms, each
+    cell's in a sweep; empty for a game without any."""
+    parts: list[tuple[str | None, dict[str, Any]]] = (
+        [(None, summary)] if "per_round" in summary else []
+    )
+    parts += [(f"arm {part.get('arm')}", part) for part in summary.get("per_arm") or []]
     html = ""
-    for arm, part in parts:
+    for where, part in parts:
         headers, body = game_figures(summary, part.get("per_round") or [])
         if headers:
-            where = f" (arm {arm})" if arm is not None else ""
-            html += f"<h3>The game's own figures{_e(where)}</h3>" + _table(headers, body)
+            shown = f" ({where})" if where is not None else ""
+            html += f"<h3>The game's own figures{_e(shown)}</h3>" + _table(headers, body)
+    headers, body = sweep_game_figures(summary)
+    if headers:
+        html += "<h3>The game's own figures, per cell</h3>" + _table(headers, body, left=1)
     return html
 
 

@@ -210,7 +210,7 @@ def run_plot_pngs(directory: Path) -> dict[str, bytes]:
         series, value_range=measure_range(measure, series), title=title, measure=measure
     )
     game = game_of(config)
-    if game.columns:
+    if game.columns_for(game.setup(config)):
         figure = game_figures_figure(config, read_games(directory), title)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=_DPI, metadata=_PNG_METADATA)
@@ -231,7 +231,8 @@ def game_figures_figure(config: Any, games: Sequence[dict[str, Any]], title: str
         groups.setdefault(label(record) or str(config.name), []).append(record)
     from matplotlib.figure import Figure
 
-    columns = game.columns
+    setup = game.setup(config)
+    columns = game.columns_for(setup)
     ncols = min(3, len(columns))
     nrows = math.ceil(len(columns) / ncols)
     figure = Figure(figsize=(4.2 * ncols, 3.2 * nrows), dpi=_DPI, layout="constrained")
@@ -239,7 +240,6 @@ def game_figures_figure(config: Any, games: Sequence[dict[str, Any]], title: str
     for spare in axes[len(columns) :]:
         spare.set_visible(False)
     rounds = range(1, config.rounds + 1)
-    setup = game.setup(config)
     for axis, column in zip(axes, columns, strict=False):
         for key, mine in groups.items():
             points = [(n, game.round_metrics(setup, mine, n).get(column.key)) for n in rounds]

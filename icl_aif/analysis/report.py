@@ -443,6 +443,9 @@ def game_figures(
     return headers, body
 
 
+GAME_FIGURES_LEGEND = "the game's own figures per round (docs/games.md says each)"
+
+
 def game_figures_markdown(
     summary: dict[str, Any], per_round: Sequence[dict[str, Any]]
 ) -> list[str]:
@@ -456,6 +459,30 @@ def game_figures_markdown(
 def game_figures_table(summary: dict[str, Any], title: str | None = None) -> Table | None:
     """The game's own figures per round for the terminal, or None for a game without any."""
     headers, body = game_figures(summary, summary["per_round"])
+    if not headers:
+        return None
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    return _filled(table, headers, body)
+
+
+def sweep_game_figures(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """A sweep's game figures: one row per cell (without paired arms) and round, headed by the
+    first cell's columns; no headers when no cell has any."""
+    headers: list[str] = []
+    body: list[list[str]] = []
+    for c in summary.get("cells") or []:
+        if "arms" in c:
+            continue
+        own, rows_ = game_figures(c, c["per_round"])
+        if own and not headers:
+            headers = ["cell", *own]
+        body += [[str(c["cell"]), *row] for row in rows_ if own]
+    return headers, body
+
+
+def sweep_game_figures_table(summary: dict[str, Any], title: str) -> Table | None:
+    """:func:`sweep_game_figures` for the terminal, or None without any."""
+    headers, body = sweep_game_figures(summary)
     if not headers:
         return None
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -797,6 +824,9 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
                 header=measure_header(measure), label=measure.label
             )
             tables.append((crossed, legend_text))
+        figures = sweep_game_figures_table(summary, f"{title}: the game's own figures")
+        if figures is not None:
+            tables.append((figures, GAME_FIGURES_LEGEND))
         measures = _cell_measures(summary)
         for c in summary["cells"]:
             if "arms" in c:
@@ -813,7 +843,7 @@ def summary_tables(summary: dict[str, Any], title: str) -> list[tuple[Table, str
     tables = [(round_table(summary, title=title), legend(measure, terminal=True, no_moves=unmoved))]
     figures = game_figures_table(summary, f"{title}: the game's own figures")
     if figures is not None:
-        tables.append((figures, "the game's own figures per round (docs/games.md says each)"))
+        tables.append((figures, GAME_FIGURES_LEGEND))
     return tables
 
 
@@ -869,7 +899,7 @@ def experiment_markdown(summary: dict[str, Any], name: str) -> str:
             else:
                 columns = round_columns(own, no_moves=has_no_moves(summary))
                 lines += [*_markdown([h for h, _ in columns], rows(c["per_round"], columns, own))]
-                lines += [""]
+                lines += ["", *game_figures_markdown(c, c["per_round"])]
     else:
         lines += [f"Improved player: {summary['improve']}.", "", *_arms_markdown(summary, measure)]
     lines += usage_markdown(summary)

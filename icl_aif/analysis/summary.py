@@ -94,10 +94,11 @@ def add_game_figures(
     per-round row, each arm's from its own games, and ``game_columns`` saying how to show them;
     nothing for a game without any."""
     game = game_of(config)
-    if not game.columns:
-        return
     setup = game.setup(config)
-    summary["game_columns"] = [asdict(column) for column in game.columns]
+    columns = game.columns_for(setup)
+    if not columns:
+        return
+    summary["game_columns"] = [asdict(column) for column in columns]
     if config.arms:
         parts = [
             (part, [g for g in games if g.get("arm") == part["arm"]]) for part in summary["per_arm"]

@@ -287,7 +287,10 @@ class ExperimentConfig(StrictModel):
             raise ValueError("sweep is not a config key: write a list of values in place")
         name = data.get("game", DEFAULT_GAME)
         game = checks_of(info).find_game(name) if isinstance(name, str) else None
-        if game is None:  # game: fails its own check, which reports it
+        if game is None:  # an unknown game: said here, before its scenario's defaults fail
+            problem = checks_of(info).game_problem(str(name))
+            if problem:
+                raise ValueError(f"game: {problem}")
             return data
         seats = game.seats
         if "scenario" not in data:

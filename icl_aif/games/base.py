@@ -200,6 +200,10 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
     terms_model: type[GameTermsT]
     judges: ClassVar[tuple[ModeratorMode, ...]] = ("rules",)
     simulators: ClassVar[tuple[str, ...]] = ("critic",)
+    typed_simulators: ClassVar[tuple[str, ...]] = ()
+    """Those of :attr:`simulators` that play only against a type the scenario declares (the
+    price game's ``known`` and ``optimal``, with ``scenario.counterpart``): the conformance
+    check, which plays the others against each other, leaves them to the game's own tests."""
     origin: str = ""
     """The module that registered the game (set by the registry)."""
 
@@ -388,6 +392,29 @@ class Game(ABC, Generic[ScenarioT, GameTermsT]):
 
     columns: ClassVar[tuple[Column, ...]] = ()
     """The per-round figures :meth:`round_metrics` adds, as the tables show them."""
+
+    def columns_for(self, setup: Setup[ScenarioT]) -> tuple[Column, ...]:
+        """The per-round figures of an experiment of ``setup``: :attr:`columns` by default; a
+        game may add some for some scenarios (the price game's known-type figures)."""
+        return self.columns
+
+    def rule_breaks(self, scenario: ScenarioT, side: Seat, record: Round) -> list[str]:
+        """What ``side`` did against the rules of bargaining in a finished round, one sentence
+        each with its words (``icl-aif screen``'s first step). By default: an agreement that
+        pays ``side`` less than walking away. A game adds its own contradictions (the price
+        game: accepting less than an offer it refused, asking more than it asked before)."""
+        if record.get("outcome") != "deal":
+            return []
+        payoff = self.payoff(scenario, side, record)
+        floor = self.walk_away(scenario, side)
+        if payoff is not None and payoff < floor - 1e-9:
+            return [f"agreed to a deal worth {payoff:g} to it, less than walking away ({floor:g})"]
+        return []
+
+    def check_config(self, config: ExperimentConfig) -> None:
+        """Fail in one line (:class:`~icl_aif.core.errors.UsageError`) when ``config`` asks this
+        game for something it cannot play, before any game (the price game: a known-type
+        counterpart's seat that plays another model). Nothing by default."""
 
     def round_metrics(
         self, setup: Setup[ScenarioT], games: Sequence[Mapping[str, Any]], number: int

@@ -30,6 +30,8 @@ __all__ = ["scripted", "simulator_builder"]
         "scripted:linear",
         "scripted:conceder",
         "scripted:tit_for_tat",
+        "scripted:known",
+        "scripted:optimal",
         "scripted:critic",
     ),
     offline=True,

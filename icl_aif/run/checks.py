@@ -34,6 +34,7 @@ def check_inputs(config: ExperimentConfig, prompts: PromptLibrary) -> None:
 
 def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
     game = game_of(config)
+    game.check_config(config)  # what the game cannot play (a known type's seat, ...)
     check_persona(prompts, config.rival_persona)
     if config.rival_persona is not None:  # the rival's brief with its persona renders
         names = persona_names(prompts) if config.rival_persona == RANDOM_PERSONA else []

@@ -266,7 +266,7 @@ def check_simulators(
     round of all of them ends in a deal."""
     if "critic" not in game.simulators:
         _fail(f"simulators {game.simulators} has no critic (scripted:critic)")
-    kinds = [kind for kind in game.simulators if kind != "critic"]
+    kinds = [k for k in game.simulators if k != "critic" and k not in game.typed_simulators]
     if not kinds:
         _fail(f"simulators {game.simulators} has no player simulator")
     first, second = game.seats.ids

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from statistics import fmean
 from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 
 from icl_aif.config.experiment import ExperimentConfig
 from icl_aif.config.settings import Anchor
+from icl_aif.core.errors import UsageError
 from icl_aif.core.templates import PromptLibrary
 from icl_aif.core.transcript import Message, Seat, Turn, format_money
 from icl_aif.games.base import (
+    Column,
     Game,
     Judge,
     Measure,
@@ -46,6 +49,7 @@ from icl_aif.games.price.scenario import (
     listing_values,
     load_listings,
     opening_turns,
+    price_step,
     scenario_values,
 )
 from icl_aif.games.registry import register_game
@@ -106,7 +110,8 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
     scenario_model = PriceScenario
     terms_model = PriceTerms
     judges = ("rules", "llm", "hybrid")
-    simulators = ("boulware", "linear", "conceder", "tit_for_tat", "critic")
+    simulators = ("boulware", "linear", "conceder", "tit_for_tat", "known", "optimal", "critic")
+    typed_simulators = ("known", "optimal")
     offer_model = PriceOffer
 
     # --- what each side is told ----------------------------------------------------------
@@ -228,8 +233,13 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
     def sample_scenario(self, scenario: PriceScenario, seed: int) -> PriceScenario:
         """With ``listings``, the scenario of one listing of that file drawn from ``seed`` (its
         item, prices and ``source``; ``listings`` is null in the result, which plays that
-        listing); the scenario itself otherwise."""
+        listing); with a known-type counterpart given as ranges, its type drawn from ``seed``;
+        the scenario itself otherwise."""
         s = scenario
+        if s.counterpart is not None and not s.counterpart.drawn:  # a known type's ranges
+            rng = random.Random(f"price:counterpart:{seed}")
+            drawn = s.counterpart.draw(rng, price_step(s.list_price))
+            return s.model_copy(update={"counterpart": drawn})
         if s.listings is None:
             return s
         listing = random.Random(f"price:listing:{seed}").choice(load_listings(s.listings))
@@ -326,6 +336,90 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
             span=_span(setup.scenario),
         )
 
+    # --- known-type counterparts (docs/known_types.md) -------------------------------------
+
+    def columns_for(self, setup: Setup[PriceScenario]) -> tuple[Column, ...]:
+        """:attr:`columns` (none of the price game's own), and the known-type figures when the
+        scenario declares a counterpart."""
+        known = KNOWN_TYPE_COLUMNS if setup.scenario.counterpart is not None else ()
+        return (*self.columns, *known)
+
+    def round_metrics(
+        self, setup: Setup[PriceScenario], games: Sequence[Mapping[str, Any]], number: int
+    ) -> dict[str, Any]:
+        """Round ``number``'s known-type figures for the improved side, each game's against the
+        type it drew: the mean payoff of the best response (``optimal``), the mean optimality
+        gap and surplus efficiency (rounds with a zone of agreement), and the share of rounds
+        without one that ended in a deal (``false_agreement_rate``). Rounds that ended in an
+        error, or in a deal whose price was not bound, are left out."""
+        if setup.scenario.counterpart is None:
+            return {}
+        from icl_aif.games.price.known_type import known_type_figures
+
+        optimal: list[float] = []
+        gaps: list[float] = []
+        efficiency: list[float] = []
+        false_agreements: list[bool] = []
+        for game in games:
+            scenario = self.game_scenario(setup.scenario, game)
+            for record in game.get("rounds", ()):
+                if record.get("round") != number:
+                    continue
+                achieved = self.payoff(scenario, setup.improve, record)
+                if achieved is None:
+                    continue
+                figures = known_type_figures(scenario, setup.improve, achieved)
+                optimal.append(figures.optimal)
+                if figures.gap is None or figures.efficiency is None:
+                    false_agreements.append(record.get("outcome") == "deal")
+                else:
+                    gaps.append(figures.gap)
+                    efficiency.append(figures.efficiency)
+        return {
+            "optimal": _mean(optimal),
+            "optimality_gap": _mean(gaps),
+            "surplus_efficiency": _mean(efficiency),
+            "false_agreement_rate": _mean([float(f) for f in false_agreements]),
+        }
+
+    def check_config(self, config: ExperimentConfig) -> None:
+        """A known-type counterpart's seat plays ``scripted:known`` and is not the improved
+        seat; ``scripted:known`` and ``scripted:optimal`` play only against a declared type."""
+        counterpart = config.scenario.counterpart  # type: ignore[attr-defined]
+        for seat in self.seats:
+            model = config.roles.seat(seat).model
+            if model in ("scripted:known", "scripted:optimal") and counterpart is None:
+                raise UsageError(
+                    f"roles.{seat}.model: {model} plays against a known type; set "
+                    "scenario.counterpart (seat, reservation, beta, deadline; "
+                    "docs/known_types.md)"
+                )
+        if counterpart is None:
+            return
+        seat = counterpart.seat
+        model = config.roles.seat(seat).model
+        if model != "scripted:known" or config.person == seat:
+            raise UsageError(
+                f"roles.{seat}.model: scenario.counterpart makes the {seat} a known type, played "
+                f"by scripted:known; got {model}"
+            )
+        if config.improve == seat:
+            raise UsageError(
+                f"improve: {seat} is the known-type counterpart; improve the other seat, whose "
+                "optimality gap the tables report"
+            )
+
+    # --- the rules of bargaining (icl-aif screen) --------------------------------------------
+
+    def rule_breaks(self, scenario: PriceScenario, side: Seat, record: Round) -> list[str]:
+        """A deal outside ``side``'s range (a seller below its cost, a buyer above its
+        ceiling); a deal worse for ``side`` than an offer of the other side it let pass; an
+        offer of ``side`` worse for the other side than one it made before (asking more than it
+        asked)."""
+        from icl_aif.games.price.rule_checks import price_rule_breaks
+
+        return price_rule_breaks(scenario, side, record)
+
     # --- simulators ----------------------------------------------------------------------
 
     def simulator(self, request: SimulatorRequest) -> BaseChatModel:
@@ -333,6 +427,20 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
         from icl_aif.games.price.simulators import build_scripted
 
         return build_scripted(request)
+
+
+KNOWN_TYPE_COLUMNS = (
+    Column("optimal", "Optimal payoff", "money"),
+    Column("optimality_gap", "Optimality gap", "number"),
+    Column("surplus_efficiency", "Surplus efficiency", "number"),
+    Column("false_agreement_rate", "False agreements", "rate"),
+)
+"""The known-type figures per round (:meth:`PriceGame.round_metrics`)."""
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    """The mean to four decimals; None for no values."""
+    return round(fmean(values), 4) if values else None
 
 
 def _span(scenario: PriceScenario) -> tuple[float, float] | None:

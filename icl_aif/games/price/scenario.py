@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import os
+import random
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -13,6 +15,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -25,12 +28,14 @@ from icl_aif.games.scenarios import render_openers
 
 __all__ = [
     "DEFAULT_OPENERS",
+    "CounterpartType",
     "PriceScenario",
     "PriceTerms",
     "ScenarioConfig",
     "listing_values",
     "load_listings",
     "opening_turns",
+    "price_step",
     "scenario_values",
 ]
 
@@ -42,6 +47,71 @@ DEFAULT_OPENERS = (
 
 SEATS = Seats(("seller", "seller"), ("buyer", "buyer"))
 """The price game's seats, as seed 002 names them."""
+
+Range = tuple[float, float]
+
+
+def price_step(list_price: float) -> float:
+    """Offers are whole dollars for small items and coarser for expensive ones."""
+    return float(max(1, 10 ** math.floor(math.log10(max(list_price / 20, 1)))))
+
+
+class CounterpartType(BaseModel):
+    """The declared type of a known-type counterpart (``scripted:known``, docs/known_types.md):
+    the seat it plays, its reservation price, its concession exponent and its deadline, each a
+    value or a ``[low, high]`` range drawn per game from the game's seed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    seat: Literal["seller", "buyer"] = Field(description="The seat scripted:known plays.")
+    reservation: float | Range = Field(
+        description="The worst price it accepts: a seller's floor, a buyer's ceiling."
+    )
+    beta: float | Range = Field(
+        1.0,
+        description="Its concession exponent: 1 concedes at a constant rate, below 1 late "
+        "(boulware), above 1 early (conceder).",
+    )
+    deadline: int | tuple[int, int] | None = Field(
+        None,
+        description="How many replies it makes before it walks away (its last offer is its "
+        "reservation); none: every line it gets before the round's cap.",
+    )
+
+    @field_validator("reservation", "beta", "deadline")
+    @classmethod
+    def _check_range(cls, value: Any, info: ValidationInfo) -> Any:
+        values = value if isinstance(value, tuple) else (value,)
+        least = 1 if info.field_name == "deadline" else 0
+        for one in values:
+            if one is not None and (one <= 0 if least == 0 else one < least):
+                raise ValueError(
+                    f"{info.field_name}: {one:g} must be above {least - 1 if least else 0}"
+                )
+        if isinstance(value, tuple) and value[0] > value[1]:
+            raise ValueError(
+                f"{info.field_name}: [{value[0]:g}, {value[1]:g}] is no range (low > high)"
+            )
+        return value
+
+    @property
+    def drawn(self) -> bool:
+        """Whether every value is fixed (nothing left to draw)."""
+        return not any(isinstance(v, tuple) for v in (self.reservation, self.beta, self.deadline))
+
+    def draw(self, rng: random.Random, step: float) -> CounterpartType:
+        """One game's type: each range drawn uniformly (the reservation to the price ``step``,
+        beta to two decimals, the deadline a whole number)."""
+        reservation, beta, deadline = self.reservation, self.beta, self.deadline
+        if isinstance(reservation, tuple):
+            reservation = round(rng.uniform(*reservation) / step) * step
+        if isinstance(beta, tuple):
+            beta = round(rng.uniform(*beta), 2)
+        if isinstance(deadline, tuple):
+            deadline = rng.randint(*deadline)
+        return self.model_copy(
+            update={"reservation": reservation, "beta": beta, "deadline": deadline}
+        )
 
 
 class PriceScenario(Scenario):
@@ -65,6 +135,12 @@ class PriceScenario(Scenario):
     source: str | None = Field(
         None, description="Where the scenario comes from (a listing's id); recorded, not said."
     )
+    counterpart: CounterpartType | None = Field(
+        None,
+        description="A known-type counterpart's declared type (the seat playing scripted:known): "
+        "each game records the type it drew, and the per-round tables add the optimal payoff, "
+        "the optimality gap and the surplus efficiency (docs/known_types.md).",
+    )
 
     @field_validator("listings")
     @classmethod
@@ -75,10 +151,10 @@ class PriceScenario(Scenario):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Every field, but ``listings`` and ``source`` only when set (records of scenarios
-        without them stay as they were)."""
+        """Every field, but ``listings``, ``source`` and ``counterpart`` only when set (records
+        of scenarios without them stay as they were)."""
         data: dict[str, Any] = handler(self)
-        for key in ("listings", "source"):
+        for key in ("listings", "source", "counterpart"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -106,7 +182,31 @@ class PriceScenario(Scenario):
                 "buyer's first offer would break its own budget; raise buyer_budget or lower "
                 "buyer_open"
             )
+        if self.counterpart is not None:
+            self._check_counterpart(self.counterpart)
         return self
+
+    def _check_counterpart(self, counterpart: CounterpartType) -> None:
+        """A known type with reservations its own opening can reach, and no listings."""
+        if self.listings is not None:
+            raise ValueError(
+                "counterpart: not with listings (its reservation is in the scenario's dollars)"
+            )
+        low, high = (
+            counterpart.reservation
+            if isinstance(counterpart.reservation, tuple)
+            else (counterpart.reservation, counterpart.reservation)
+        )
+        if counterpart.seat == "seller" and high > self.list_price:
+            raise ValueError(
+                f"counterpart.reservation: {high:g} is above list_price {self.list_price:g}, "
+                "where the seller opens"
+            )
+        if counterpart.seat == "buyer" and low < self.buyer_open:
+            raise ValueError(
+                f"counterpart.reservation: {low:g} is below buyer_open {self.buyer_open:g}, "
+                "where the buyer opens"
+            )
 
     @property
     def buyer_ceiling(self) -> float:

@@ -55,7 +55,9 @@ from icl_aif.games import simulation
 from icl_aif.games.base import SimulatorRequest
 from icl_aif.games.price.critic import PriceCritic
 from icl_aif.games.price.judge.prices import standing_offer, without_item
-from icl_aif.games.price.scenario import ScenarioConfig, opening_turns
+from icl_aif.games.price.known_players import KINDS, build_known_player
+from icl_aif.games.price.lines import REPLIES, price_move
+from icl_aif.games.price.scenario import ScenarioConfig, opening_turns, price_step
 from icl_aif.models.base import TextReplyModel, message_text
 
 Strategy = Literal["boulware", "linear", "conceder", "tit_for_tat"]
@@ -84,59 +86,6 @@ as if its feedback had made them (a persona of another name changes nothing)."""
 FIRM_FACTOR = 0.8  # concession exponent multiplier: firmer
 CLOSE_FACTOR = 1.5  # concession exponent multiplier: readier to close
 WALK_SHIFT = 0.04  # reservation price moved by this share of the opening gap
-
-_REPLIES: dict[Seat, dict[str, tuple[str, ...]]] = {
-    "seller": {
-        "counter": (
-            "I can't go that low, but I could do {offer}.",
-            "How about {offer}? That is a fair price for it.",
-            "The best I can do right now is {offer}.",
-            "I could come down to {offer}.",
-        ),
-        "hold": (
-            "I'm staying at {offer} for now.",
-            "My price is still {offer}.",
-        ),
-        "accept": (
-            "Deal! {price} it is.",
-            "Alright, {price} works for me. It's yours.",
-            "You have a deal at {price}.",
-        ),
-        "walk": (
-            "Sorry, that is too low for me, so I'll keep the {item}. No deal.",
-            "We are too far apart; I'll walk away. No deal.",
-        ),
-        "value": (
-            "This {item} is well made and will last.",
-            "It is in excellent condition, far nicer than the cheap ones.",
-        ),
-    },
-    "buyer": {
-        "counter": (
-            "That's more than I want to pay. Would you take {offer}?",
-            "I can offer {offer}.",
-            "How about {offer}?",
-            "Could you do {offer}?",
-        ),
-        "hold": (
-            "I'm staying at {offer}.",
-            "{offer} is still my offer.",
-        ),
-        "accept": (
-            "Okay, {price} works. Deal!",
-            "Deal, I'll take it for {price}.",
-            "Fine, {price} it is. I'll take it.",
-        ),
-        "walk": (
-            "That is more than I can spend, so I'll pass. No deal.",
-            "Thanks, but it's too expensive for me. I'll look elsewhere; no deal.",
-        ),
-        "value": (
-            "I have seen similar ones in other shops.",
-            "It is a nice {item}, but it is not new.",
-        ),
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -170,11 +119,6 @@ def read_conversation(
     return Reading(
         own_offers=own, rival_offers=rival, own_turns=own_turns, feedback=history.feedback
     )
-
-
-def price_step(list_price: float) -> float:
-    """Offers are whole dollars for small items and coarser for expensive ones."""
-    return float(max(1, 10 ** math.floor(math.log10(max(list_price / 20, 1)))))
 
 
 class ScriptedNegotiator(TextReplyModel):
@@ -253,16 +197,16 @@ class ScriptedNegotiator(TextReplyModel):
             acceptable_now = sign * (rival - next_offer) >= 0
             too_early = lexicon["no_early"] > 0 and turn < 2 and not last_turn
             if acceptable_now and not too_early:
-                return self._say("accept", price=rival, lexicon=lexicon), _move("accept")
+                return self._say("accept", price=rival, lexicon=lexicon), price_move("accept")
             if last_turn:
                 if sign * (rival - reservation) >= 0:
-                    return self._say("accept", price=rival, lexicon=lexicon), _move("accept")
-                return self._say("walk", lexicon=lexicon), _move("walk_away")
+                    return self._say("accept", price=rival, lexicon=lexicon), price_move("accept")
+                return self._say("walk", lexicon=lexicon), price_move("walk_away")
         if next_offer == previous:
             text = self._say("hold", offer=next_offer, lexicon=lexicon)
-            return text, _move("offer", next_offer)
+            return text, price_move("offer", next_offer)
         text = self._say("counter", offer=next_offer, lexicon=lexicon)
-        return text, _move("offer", next_offer)
+        return text, price_move("offer", next_offer)
 
     def _is_feedback(self, messages: Sequence[BaseMessage]) -> bool:
         """True when the last user message is a feedback turn (``Round N is over.``, from
@@ -319,7 +263,7 @@ class ScriptedNegotiator(TextReplyModel):
         offer: float | None = None,
         price: float | None = None,
     ) -> str:
-        templates = _REPLIES[self.side]
+        templates = REPLIES[self.side]
         values = {
             "item": self.scenario.item,
             "offer": format_money(offer) if offer is not None else "",
@@ -329,12 +273,6 @@ class ScriptedNegotiator(TextReplyModel):
         if lexicon["value"] and intent in ("counter", "hold"):
             text = f"{self._rng.choice(templates['value']).format_map(values)} {text}"
         return text
-
-
-def _move(kind: str, price: float | None = None) -> dict[str, Any]:
-    """A scripted player's move as the move tool's arguments (beside ``message``): the price as
-    its line states it, in cents."""
-    return {"move": kind, "terms": None if price is None else {"price": round(price, 2)}}
 
 
 def build_negotiator(request: SimulatorRequest) -> ScriptedNegotiator:
@@ -359,11 +297,19 @@ def build_negotiator(request: SimulatorRequest) -> ScriptedNegotiator:
     )
 
 
+def build_player(request: SimulatorRequest) -> BaseChatModel:
+    """``scripted:STRATEGY`` negotiators, and the known-type design's ``scripted:known`` and
+    ``scripted:optimal`` (:mod:`icl_aif.games.price.known_players`)."""
+    if request.name in KINDS:
+        return build_known_player(request)
+    return build_negotiator(request)
+
+
 def build_scripted(request: SimulatorRequest) -> BaseChatModel:
     """``scripted:STRATEGY`` negotiators and ``scripted:critic`` (the ``scripted`` provider)."""
     if request.role == "moderator":
         raise ValueError("scripted: backends are negotiators and a critic; use mode rules instead")
-    return simulation.dispatch(request, build_negotiator, PriceCritic.from_request)
+    return simulation.dispatch(request, build_player, PriceCritic.from_request)
 
 
 def spoken_agreement(
@@ -374,6 +320,6 @@ def spoken_agreement(
     accepter: Seat = "buyer" if offerer == "seller" else "seller"
     values = {"item": scenario.item, "offer": format_money(price), "price": format_money(price)}
     return [
-        Turn(speaker=offerer, text=rng.choice(_REPLIES[offerer]["counter"]).format_map(values)),
-        Turn(speaker=accepter, text=rng.choice(_REPLIES[accepter]["accept"]).format_map(values)),
+        Turn(speaker=offerer, text=rng.choice(REPLIES[offerer]["counter"]).format_map(values)),
+        Turn(speaker=accepter, text=rng.choice(REPLIES[accepter]["accept"]).format_map(values)),
     ]
