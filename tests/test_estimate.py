@@ -235,3 +235,13 @@ def test_a_persons_part_is_simulated_not_an_error(part: str) -> None:
     roles = {line.role for line in result.lines}
     assert "seller" in roles and ("buyer" in roles) == (part != "person=buyer")
     assert any("cost" in note and "nothing" in note for note in result.notes)
+
+
+def test_an_estimate_stores_nothing_in_the_runs_response_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.jsonl"
+    config = config_from_dict(
+        {"runs": 4, "rounds": 2, "cache": {"path": str(cache)}}, "estimate.yaml"
+    )
+    result = estimate_usage(config, sample=2)
+    assert result.calls > 0
+    assert not cache.exists() or cache.read_text() == ""

@@ -120,8 +120,8 @@ def sample_indices(runs: int, sample: int) -> tuple[int, ...]:
 def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[str, str]]:
     """``config`` with every vendor model of a calling role replaced by its stand-in simulator.
 
-    Returns the simulated config (no rate limits: nothing is sent, nothing should wait) and the
-    stand-in per replaced role. Every model string is checked first, so an unknown provider is the
+    Returns the simulated config (no rate limits: nothing is sent, nothing should wait; no
+    response cache: the sample's replies are never stored) and the stand-in per replaced role. Every model string is checked first, so an unknown provider is the
     same one-line error as in ``icl-aif run``.
     """
     replaced: dict[str, str] = {}
@@ -136,6 +136,7 @@ def stand_in_config(config: ExperimentConfig) -> tuple[ExperimentConfig, dict[st
         "rate_limits": {},
         "max_usd": None,
         "person": None,  # a person's lines cost nothing; a simulator plays that side in the sample
+        "cache": None,  # the sample's replies are no one's: never stored in the run's cache
     }
     if config.feedback_needs_person:  # typed feedback costs nothing; a fixed line stands in
         update["feedback"] = config.feedback.model_copy(update={"source": "constant"})

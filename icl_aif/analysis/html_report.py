@@ -89,6 +89,20 @@ def _table(headers: Sequence[str], body: Sequence[Sequence[str]], left: int = 0)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
 
 
+def html_table(headers: Sequence[str], body: Sequence[Sequence[str]], left: int = 0) -> str:
+    """An HTML table in the report's style; the first ``left`` columns are left-aligned."""
+    return _table(headers, body, left)
+
+
+def html_page(title: str, body: str) -> str:
+    """A self-contained page in the report's style around ``body`` (HTML)."""
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+    )
+
+
 def _facts(items: Sequence[tuple[str, Any]]) -> str:
     inner = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items)
     return f'<dl class="facts">{inner}</dl>'

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from icl_aif.cli import experiments, listing, reading, screening, serving
+from icl_aif.cli import experiments, listing, optimizing, reading, screening, serving
 from icl_aif.cli.output import errors
 from icl_aif.cli.price import register_price_commands
 from icl_aif.core.errors import UsageError
@@ -28,6 +28,7 @@ app = typer.Typer(
 app.command()(experiments.run)
 app.command()(experiments.play)
 app.command()(screening.screen)
+app.command()(optimizing.optimize)
 app.command()(serving.serve)
 app.command()(reading.report)
 app.command()(reading.compare)

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from icl_aif.config.checks import ArmName, ConfigChecks, GameTraits, ScenarioInvalid, checks_of
+from icl_aif.config.optimize import OptimizeConfig
 from icl_aif.config.settings import (
     CRITIC_CONSTRAINTS,
     DEFAULT_GAME,
@@ -140,6 +141,17 @@ class ExperimentConfig(StrictModel):
         "seat's brief), for any seat; a tournament's players set theirs here. The rival's may "
         "also be set by rival_persona, not both.",
     )
+    optimize: OptimizeConfig | None = Field(
+        None,
+        description="How icl-aif optimize evolves the improved seat's standing instruction "
+        "(docs/optimize.md); icl-aif run ignores it.",
+    )
+    instructions: dict[str, Path] = Field(
+        default_factory=dict,
+        description="A standing instruction per seat: a text file (e.g. the best_instruction.txt "
+        "icl-aif optimize writes) added to that seat's brief under prompts/clauses/"
+        "instruction.txt. A relative path is read from the working directory.",
+    )
     countdown: bool = Field(
         False,
         description="Tell every player how many exchanges are left before each of its lines "
@@ -200,6 +212,7 @@ class ExperimentConfig(StrictModel):
 
     _checks: ConfigChecks = PrivateAttr()
     _game: GameTraits = PrivateAttr()
+    _instruction_texts: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("game")
     @classmethod
@@ -265,6 +278,31 @@ class ExperimentConfig(StrictModel):
                 f"personas.{self.rival} and rival_persona both set the rival's persona: keep one"
             )
         return self
+
+    @model_validator(mode="after")
+    def _check_instructions(self) -> ExperimentConfig:
+        """``instructions`` names the game's seats, each a readable text file with some text."""
+        for seat, path in self.instructions.items():
+            if seat not in self.seats:
+                raise ValueError(
+                    f"instructions.{seat}: not a seat of game {self.game!r}; allowed values: "
+                    f"{self.seats.listed()}"
+                )
+            if not path.is_file():
+                raise ValueError(f"instructions.{seat}: {path}: no such file")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"instructions.{seat}: {path}: cannot be read ({exc})") from None
+            if not text.strip():
+                raise ValueError(f"instructions.{seat}: {path} is empty")
+            self._instruction_texts[seat] = text.strip()  # read once: the run plays this text
+        return self
+
+    def instruction_of(self, seat: str) -> str | None:
+        """The standing instruction of ``seat`` (its ``instructions`` file's text, as read when
+        the config loaded), or None."""
+        return self._instruction_texts.get(seat)
 
     @model_validator(mode="after")
     def _check_judge(self) -> ExperimentConfig:
@@ -537,8 +575,12 @@ class ExperimentConfig(StrictModel):
         ]
 
     def cell_config(self, settings: dict[str, Any]) -> ExperimentConfig:
-        """This config with one value per sweep axis (a plain config, no sweep)."""
-        data = deep_copy(self.sweep_base)  # as the user wrote it: defaults resolve per cell
+        """This config with one value per sweep axis (a plain config, no sweep); of a plain
+        config, the config with ``settings`` (dotted paths) changed, checked again."""
+        if self.has_cells:  # as the user wrote it: defaults resolve per cell
+            data = deep_copy(self.sweep_base)
+        else:
+            data = self.model_dump(mode="json", exclude_unset=True)
         for path, value in settings.items():
             node = data
             parts = path.split(".")

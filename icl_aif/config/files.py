@@ -151,10 +151,13 @@ def config_to_yaml(config: ExperimentConfig) -> str:
         data.pop("branch_after")
     if data.get("improved_model") is None:
         data.pop("improved_model")
+    if data.get("optimize") is None:  # a run without an optimiser writes the file it always wrote
+        data.pop("optimize")
     if data.get("tournament") is None:  # a run without a tournament writes the file it always wrote
         data.pop("tournament")
-    if not data.get("personas"):  # a run without seat personas writes the file it always wrote
-        data.pop("personas")
+    for key in ("personas", "instructions"):  # absent when unset: the file it always wrote
+        if not data.get(key):
+            data.pop(key)
     if data.get("cache") is None:  # a run without a cache writes the file it always wrote
         data.pop("cache")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

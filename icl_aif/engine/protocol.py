@@ -112,13 +112,17 @@ def check_persona(prompts: PromptLibrary, name: str | None, key: str = "rival_pe
 
 def player_brief(prompts: PromptLibrary, config: ExperimentConfig, side: Seat) -> str:
     """The system prompt of seat ``side``: the game's brief, then the seat's persona
-    (``personas``, ``rival_persona``: ``prompts/personas/NAME.txt``), the last-turn clause
+    (``personas``, ``rival_persona``: ``prompts/personas/NAME.txt``), its standing instruction
+    (``instructions``: ``prompts/clauses/instruction.txt``), the last-turn clause
     (``last_turn_accept``: ``prompts/clauses/last_turn_accept.txt``) and the rules of binding
     moves (``moves: structured``: ``prompts/clauses/moves.txt``) when they are on."""
     parts = [game_of(config).brief(prompts, config.scenario, side)]
     persona = config.persona_of(side)
     if persona is not None:
         parts.append(prompts.text(f"{PERSONAS}/{persona}.txt").strip())
+    instruction = config.instruction_of(side)
+    if instruction is not None:
+        parts.append(prompts.render("clauses/instruction.txt", instruction=instruction).strip())
     if config.last_turn_accept:
         parts.append(prompts.render("clauses/last_turn_accept.txt").strip())
     if config.moves == "structured":

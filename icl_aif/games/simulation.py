@@ -29,6 +29,7 @@ from icl_aif.models.base import TextReplyModel, message_text
 
 __all__ = [
     "ACKNOWLEDGEMENT",
+    "INSTRUCTION_HEADER",
     "ROUND_OVER",
     "Aims",
     "ConcessionPlayer",
@@ -47,6 +48,7 @@ __all__ = [
     "read_history",
     "read_round",
     "scripted_texts",
+    "standing_instruction",
 ]
 
 ReadingT = TypeVar("ReadingT")
@@ -124,11 +126,30 @@ def is_round_over(messages: Sequence[BaseMessage]) -> bool:
     return last is not None and last.type == "human" and bool(ROUND_OVER.match(message_text(last)))
 
 
+INSTRUCTION_HEADER = "Standing instructions"
+"""How ``prompts/clauses/instruction.txt`` starts: a scripted player reads what follows it in its
+system message (a seat's ``instructions``) as feedback."""
+
+
+def standing_instruction(messages: Sequence[BaseMessage]) -> str | None:
+    """The seat's standing instruction in its system message: the text after the line that
+    starts with :data:`INSTRUCTION_HEADER`, or None without one."""
+    if not messages or messages[0].type != "system":
+        return None
+    text = message_text(messages[0])
+    at = text.find(INSTRUCTION_HEADER)
+    if at < 0:
+        return None
+    _, _, after = text[at:].partition("\n")
+    return after.strip() or None
+
+
 @dataclass(frozen=True)
 class History:
     """A player's history split at its rounds: the messages' texts, where the current round
     starts (the last time its first opener was said, else the first non-system message) and the
-    feedback turns (the user message just before each later round's opener)."""
+    feedback a scripted player reads: the seat's standing instruction (:func:`standing_instruction`),
+    then the feedback turns (the user message just before each later round's opener)."""
 
     messages: Sequence[BaseMessage]
     texts: list[str]
@@ -163,7 +184,8 @@ def read_history(
         if starts
         else next((i for i, m in enumerate(messages) if m.type != "system"), len(messages))
     )
-    feedback: list[str] = []
+    instruction = standing_instruction(messages)
+    feedback: list[str] = [] if instruction is None else [instruction]
     for later in starts[1:]:
         for i in range(later - 1, -1, -1):
             if messages[i].type == "human":

@@ -16,10 +16,14 @@ from langchain_core.language_models import BaseChatModel
 
 from icl_aif.core.transcript import Seat
 from icl_aif.games.base import Game, SimulatorRequest
+from icl_aif.games.reflector import ScriptedReflector
 from icl_aif.models.base import ModelRequest
 from icl_aif.models.providers import provider
 
-__all__ = ["scripted", "simulator_builder"]
+__all__ = ["REFLECTION", "scripted", "simulator_builder"]
+
+REFLECTION = "reflection"
+"""The role of ``icl-aif optimize``'s reflection model (``optimize.reflection``)."""
 
 
 @provider(
@@ -33,6 +37,7 @@ __all__ = ["scripted", "simulator_builder"]
         "scripted:known",
         "scripted:optimal",
         "scripted:critic",
+        "scripted:reflector",
     ),
     offline=True,
 )
@@ -59,6 +64,14 @@ def simulator_builder(
     a ValueError for the moderator or a kind the game has not."""
 
     def build(kind: str) -> BaseChatModel:
+        if role == REFLECTION:  # icl-aif optimize's reflection model: the same in every game
+            if kind != "reflector":
+                raise ValueError("the scripted reflection model is scripted:reflector")
+            return ScriptedReflector(seed=seed)
+        if kind == "reflector":
+            raise ValueError(
+                f"scripted:reflector rewrites instructions (optimize.reflection), not the {role}"
+            )
         if role == "moderator":
             raise ValueError("scripted: backends are players and a critic; use mode rules instead")
         if kind not in game.simulators:

@@ -603,6 +603,12 @@ def base_manifest(
             "last_turn_accept": config.last_turn_accept,
             "move_retries": config.move_retries,
             "moves": config.moves,
+            **({"personas": dict(config.personas)} if config.personas else {}),
+            **(
+                {"instructions": {s: config.instruction_of(s) for s in config.instructions}}
+                if config.instructions
+                else {}
+            ),
         },
         "prompts": prompts,
         **_cache_settings(config),

@@ -43,6 +43,21 @@ def _check_cell(config: ExperimentConfig, prompts: PromptLibrary) -> None:
     for seat, name in config.personas.items():  # a persona per seat (a tournament's players)
         check_persona(prompts, name, f"personas.{seat}")
         player_brief(prompts, config, seat)
+    if config.instructions:
+        for seat in config.instructions:
+            player_brief(prompts, config, seat)
+    if config.optimize is not None:  # icl-aif optimize's reflection and merge prompts
+        values = {"seat": config.improve, "game": config.game, "max_chars": 100}
+        prompts.render(
+            "optimize/reflect.txt",
+            **values,
+            instruction="",
+            games=1,
+            score="0",
+            source="ai",
+            feedback="",
+        )
+        prompts.render("optimize/merge.txt", **values, first="", second="")
     if config.last_turn_accept:
         prompts.render("clauses/last_turn_accept.txt")
     if config.countdown:
