@@ -8,7 +8,9 @@ HASH   := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 CORE   := $(VENV)/.installed-core-$(HASH)
 STAMP  := $(VENV)/.installed-dev-$(HASH)
 
-.PHONY: install demo test lint studio clean
+DIST_VENV ?= .venv-dist
+
+.PHONY: install demo test lint dist studio clean
 
 $(CORE): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,10 +54,22 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site  # the docs site (docs/, mkdocs.yml)
 
+## The distributions: the wheel and the sdist built and checked (twine, the citation file), then
+## the wheel installed alone into a fresh environment to list, copy and play shipped designs.
+## The build tools live in their own environment: cffconvert pins jsonschema below 4.
+dist: $(STAMP)
+	test -x $(DIST_VENV)/bin/python || $(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/python -m pip install --quiet build twine cffconvert
+	rm -rf dist
+	$(DIST_VENV)/bin/python -m build --outdir dist .
+	$(DIST_VENV)/bin/twine check --strict dist/*
+	$(DIST_VENV)/bin/cffconvert --validate -i CITATION.cff
+	ICL_AIF_WHEEL="$$(ls dist/*.whl)" $(BIN)/python -m pytest -p no:cacheprovider tests/test_wheel.py
+
 ## Open the graphs in LangGraph Studio (langgraph dev).
 studio: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[studio]"
 	$(BIN)/langgraph dev
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) $(DIST_VENV) dist .pytest_cache .mypy_cache .ruff_cache site

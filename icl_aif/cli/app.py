@@ -7,11 +7,11 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from icl_aif.cli import experiments, listing, optimizing, reading, screening, serving
+from icl_aif.cli import designs, experiments, listing, optimizing, reading, screening, serving
 from icl_aif.cli.output import errors
 from icl_aif.cli.price import register_price_commands
 from icl_aif.core.errors import UsageError
@@ -24,7 +24,32 @@ app = typer.Typer(
     add_completion=False,
 )
 
+
+def _show_version(value: bool) -> None:
+    if value:
+        from icl_aif._version import __version__
+
+        typer.echo(f"icl-aif {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Show the version and exit.",
+            callback=_show_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Bargaining experiments with In-Context Learning from AI Feedback."""
+
+
 # The commands, in the order --help lists them.
+app.command()(designs.init)
 app.command()(experiments.run)
 app.command()(experiments.play)
 app.command()(screening.screen)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from icl_aif.cli.designs import given_or_shipped
 from icl_aif.cli.options import (
     ConfigArgument,
     ExecutorOption,
@@ -72,13 +73,15 @@ def run(
         experiment = resume_config(resume, config, overrides, offline)
     elif config is None:
         raise UsageError("give an experiment file (icl-aif run CONFIG), or --resume RUN_DIR")
-    elif offline:
-        experiment, replaced = load_offline_config(config, overrides)
-        original = apply_overrides(read_config_data(config), overrides)
-        line = offline_line(original, replaced, experiment)
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
     else:
-        experiment = load_config(config, overrides)
+        config = given_or_shipped(config)  # a file, or a shipped design's name
+        if offline:
+            experiment, replaced = load_offline_config(config, overrides)
+            original = apply_overrides(read_config_data(config), overrides)
+            line = offline_line(original, replaced, experiment)
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            experiment = load_config(config, overrides)
     _check_terminal(experiment)
     from icl_aif.run.executors import make_executor
 
@@ -180,6 +183,7 @@ def play(
     from icl_aif.records.layout import default_run_dir
     from icl_aif.records.reader import read_games
 
+    config = given_or_shipped(config)
     seats = load_config(config, list(set_ or [])).seats
     if side not in seats:
         raise UsageError(f"--as {side!r}: allowed values: {seats.listed()}")

@@ -75,6 +75,7 @@ def _experiment(
 ) -> tuple[ExperimentConfig, Path]:
     """The config (a resume's recorded one) and the directory it writes."""
     from icl_aif.analysis.optimizer import check_optimizable
+    from icl_aif.cli.designs import given_or_shipped
     from icl_aif.config.offline import offline_line
     from icl_aif.engine.configs import load_config, load_offline_config
 
@@ -88,6 +89,7 @@ def _experiment(
         return load_config(recorded), resume
     if config is None:
         raise UsageError("give an experiment file (icl-aif optimize CONFIG), or --resume OUT")
+    config = given_or_shipped(config)
     if offline:
         from icl_aif.config.files import apply_overrides, read_config_data
 

@@ -367,8 +367,9 @@ def estimate(
 ) -> None:
     """Predict calls, tokens and cost per role by simulating a sample of games (nothing is sent)."""
     from icl_aif.analysis.estimate import estimate_cells, estimate_table, total_line
+    from icl_aif.cli.designs import given_or_shipped
 
-    experiment = load_config(config, list(set_ or []))
+    experiment = load_config(given_or_shipped(config), list(set_ or []))
     results = estimate_cells(experiment, sample)
     for cell, result in results:
         if cell.id is not None:

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from icl_aif.config.checks import ConfigChecks
 from icl_aif.config.experiment import ExperimentConfig, deep_copy, validation_problem
+from icl_aif.core.designs import anchored, design_root, is_shipped
 from icl_aif.core.errors import UsageError
 from icl_aif.core.redaction import public_settings
 
@@ -124,6 +125,9 @@ def read_config_data(path: str | Path) -> dict[str, Any]:
         )
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping of settings at the top level")
+    root = design_root()
+    if root is not None and is_shipped(path):  # its data files, from any directory
+        return dict(anchored(data, root))
     return data
 
 
