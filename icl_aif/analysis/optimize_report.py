@@ -5,6 +5,7 @@ instruction and the comparison on held-out scenarios (``report.html``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,4 @@ def write_report(
 
 
 def _escape(text: Any) -> str:
-    from html import escape
-
     return escape(str(text), quote=True)

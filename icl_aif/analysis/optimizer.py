@@ -19,7 +19,7 @@ Reinforcement Learning"), written here for our records and model layer:
   ``max_usd``) cannot pay for; the best candidate has the highest mean validation score.
 
 Every game of the search is recorded in ``OUT/search/`` (``games.jsonl``, ``calls.jsonl``; the
-cell names the candidate, the set, the scenario and the repeat), every candidate in
+cell names the candidate, the set, the scenario and the repeat), every candidate played in
 ``OUT/instructions/<id>.txt``, every proposal, kept or not, with its parent, its scores, the
 feedback that made it and the reflection call in ``OUT/candidates.jsonl``. All model calls go
 through a response cache (``OUT/cache.jsonl`` unless the config names one), so the search is a
@@ -516,11 +516,8 @@ class Search:
         return proposal
 
     def _log(self, proposal: Proposal) -> None:
-        """Append the proposal to ``candidates.jsonl`` (its instruction file when kept)."""
-        if proposal.kept and proposal.instruction:
-            self.instruction_file(
-                Candidate(proposal.id, proposal.instruction, proposal.parents, proposal.origin, 0)
-            )
+        """Append the proposal to ``candidates.jsonl`` (its instruction file was written when
+        it was first played)."""
         with (self.out / CANDIDATES).open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(asdict(proposal)) + "\n")
 

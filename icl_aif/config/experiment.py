@@ -259,15 +259,19 @@ class ExperimentConfig(StrictModel):
                 )
         return self
 
+    def _check_seat_key(self, key: str, seat: str) -> None:
+        """``key.<seat>`` of a per-seat mapping names a seat of the game."""
+        if seat not in self.seats:
+            raise ValueError(
+                f"{key}.{seat}: not a seat of game {self.game!r}; allowed values: "
+                f"{self.seats.listed()}"
+            )
+
     @model_validator(mode="after")
     def _check_personas(self) -> ExperimentConfig:
         """``personas`` names the game's seats, and the rival's is set in one place."""
         for seat, name in self.personas.items():
-            if seat not in self.seats:
-                raise ValueError(
-                    f"personas.{seat}: not a seat of game {self.game!r}; allowed values: "
-                    f"{self.seats.listed()}"
-                )
+            self._check_seat_key("personas", seat)
             if name == RANDOM_PERSONA:
                 raise ValueError(
                     f"personas.{seat}: random is drawn only for the rival: write rival_persona: "
@@ -283,11 +287,7 @@ class ExperimentConfig(StrictModel):
     def _check_instructions(self) -> ExperimentConfig:
         """``instructions`` names the game's seats, each a readable text file with some text."""
         for seat, path in self.instructions.items():
-            if seat not in self.seats:
-                raise ValueError(
-                    f"instructions.{seat}: not a seat of game {self.game!r}; allowed values: "
-                    f"{self.seats.listed()}"
-                )
+            self._check_seat_key("instructions", seat)
             if not path.is_file():
                 raise ValueError(f"instructions.{seat}: {path}: no such file")
             try:

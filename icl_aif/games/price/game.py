@@ -385,7 +385,7 @@ class PriceGame(Game[PriceScenario, PriceTerms]):
     def check_config(self, config: ExperimentConfig) -> None:
         """A known-type counterpart's seat plays ``scripted:known`` and is not the improved
         seat; ``scripted:known`` and ``scripted:optimal`` play only against a declared type."""
-        counterpart = config.scenario.counterpart  # type: ignore[attr-defined]
+        counterpart = self.scenario_of(config).counterpart
         for seat in self.seats:
             model = config.roles.seat(seat).model
             if model in ("scripted:known", "scripted:optimal") and counterpart is None:

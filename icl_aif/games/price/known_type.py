@@ -155,27 +155,7 @@ def best_action(scenario: PriceScenario, line: int, replies: int) -> Action:
 def best_response(scenario: PriceScenario) -> float:
     """The payoff of the best response to ``scenario``'s counterpart, for the other seat, from
     the first line after the openers (exact; module doc)."""
-    speakers = round_of(scenario).speakers
-    policy = policy_of(scenario)
-    if speakers and speakers[0] == policy.seat:  # the counterpart answers the openers first
-        return _counterpart_line(scenario, 0, 0)
-    return best_action(scenario, 0, 0).value if speakers else 0.0
-
-
-def _counterpart_line(scenario: PriceScenario, line: int, replies: int) -> float:
-    """The value for the other side when the counterpart speaks line ``line`` facing the other
-    side's opener offer (it has named no price since)."""
-    policy = policy_of(scenario)
-    own: Seat = "buyer" if policy.seat == "seller" else "seller"
-    standing = round_of(scenario).opened[own]
-    if replies >= policy.deadline:
-        return 0.0
-    if policy.accepts(replies, standing):
-        assert standing is not None
-        return payoff_of(scenario, own, standing)
-    if replies == policy.deadline - 1:
-        return 0.0
-    return best_action(scenario, line + 1, replies + 1).value
+    return _solver(scenario).first()
 
 
 class _Solver:
@@ -187,8 +167,24 @@ class _Solver:
         self.own: Seat = "buyer" if self.policy.seat == "seller" else "seller"
         plan = round_of(scenario)
         self.lines = len(plan.speakers)
+        self.counterpart_first = bool(plan.speakers) and plan.speakers[0] == self.policy.seat
         self.opened = plan.opened[self.policy.seat]
+        self.own_opened = plan.opened[self.own]
         self.memo: dict[tuple[int, int], Action] = {}
+
+    def first(self) -> float:
+        """The value of the round from its first line after the openers: the other side's
+        first line, or, when the counterpart answers the openers first, its reply to the other
+        side's opener offer and then the other side's line."""
+        if not self.counterpart_first:
+            return self(0, 0).value
+        policy = self.policy
+        if policy.accepts(0, self.own_opened):
+            assert self.own_opened is not None
+            return payoff_of(self.scenario, self.own, self.own_opened)
+        if policy.deadline == 1:  # it walks at its only reply
+            return 0.0
+        return self(1, 1).value
 
     def standing(self, replies: int) -> float | None:
         """The counterpart's standing offer after ``replies`` replies."""
