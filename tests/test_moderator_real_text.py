@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from icl_aif.games.price.judge.prices import find_prices
+from icl_aif.games.price.judge.prices import find_prices, with_apostrophes, with_sentence_breaks
 from icl_aif.games.price.judge.rules import PriceRulesJudge
 
 SCENARIO = {"item": "road bike", "list_price": 500, "buyer_open": 300}
@@ -466,3 +466,139 @@ def test_a_commitment_binds_the_price_of_the_condition_not_the_fallback() -> Non
         "Okay, I'll bring the cash tonight!",
     )
     assert judge(*window) == ("deal", 420.0)
+
+
+# --- issue 24, session 35: acceptances typed fast or phrased around a negation -----------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ill take it",
+        "thats a deal",
+        "Its a deal",
+        "youve got a deal",
+        "No problem, deal!",
+        "Not bad, I'll take it.",
+        "I don't see why not.",
+        "That'll work.",
+        "That could work.",
+        "That'd be fine.",
+        "I'd be happy with that.",
+        "I'd be glad to.",
+        "I'm down.",
+        "Fine by me.",
+        "You've convinced me.",
+        "I'll go for that.",
+        "I can agree to that.",
+        "I'll accept.",
+        "we have deal",
+        "I won't say no to that.",
+        "I guess so.",
+        "Fair.",
+        "Awesome, where should we meet?",
+        "I'll come by tomorrow to pick it up.",
+        "Great, send me the address.",
+    ],
+)
+def test_more_human_acceptances(answer: str) -> None:
+    assert judge("I could let it go for $440.", answer) == ("deal", 440.0)
+
+
+# --- issue 24, session 35: an "OK" that acknowledges, then doubts, pleads or asks to see it ------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Ok nice. I'll think about it.",
+        "Okay, thanks for the info.",
+        "Sure, I'd like to see it first.",
+        "Yes, please tell me more.",
+        "Alright. Money is tight for me right now.",
+        "Ok, 300 is my budget.",
+    ],
+)
+def test_an_acknowledgement_that_goes_on_to_doubt_is_not_a_deal(answer: str) -> None:
+    assert judge("It is $480, like the ad says.", answer) == ("ongoing", None)
+
+
+def test_a_handshake_described_is_not_one_given() -> None:
+    text = "You're funny. I'll give you my famous handshake, but it's still $480."
+    assert judge("Would you take $300?", text, first="buyer")[0] == "ongoing"
+
+
+def test_a_handshake_given_accepts() -> None:
+    assert judge("I can do $450.", "*handshake*") == ("deal", 450.0)
+
+
+def test_a_doubt_then_an_acceptance_in_the_same_turn_accepts() -> None:
+    answer = "Hmm, it's a bit high. But ok, that works."
+    assert judge("I could let it go for $440.", answer) == ("deal", 440.0)
+
+
+def test_yes_with_a_preferred_lower_price_is_not_a_deal() -> None:
+    window = ("Would you be able to pay $450?", "Yes, I could pay 450 but I'd prefer 420.")
+    assert judge(*window) == ("ongoing", None)
+
+
+# --- issue 24, session 35: bare numbers that are prices -----------------------------------------
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("How about 420 in cash?", 420.0),
+        ("I could offer you the price of 430", 430.0),
+        ("I can do at least 440 and deliver it.", 440.0),
+        ("I think I can do your 450.", 450.0),
+        ("Would you consider 460?", 460.0),
+        ("Why should I give 470?", 470.0),
+        ("If you come today I can agree on 480.", 480.0),
+        ("410 is all I have.", 410.0),
+        ("420 even and we have a deal", 420.0),
+        ("430 and first month free", 430.0),
+        ("Sure, 440 is a great price.", 440.0),
+        ("450 cash, and I'll pick it up today", 450.0),
+    ],
+)
+def test_bare_numbers_read_as_prices(text: str, amount: float) -> None:
+    assert amount in [m.amount for m in find_prices(text, 500)]
+
+
+def test_a_bare_number_in_inches_is_not_money() -> None:
+    assert find_prices("The frame is 21 in wide.", 500) == []
+
+
+# --- issue 24, session 35: run-on lines -----------------------------------------------------------
+def test_a_run_on_line_ends_its_sentence_before_a_question_word() -> None:
+    # "... with that Do you ..." reads as two sentences: an acceptance, then a question
+    window = (
+        "Could we settle on $450?",
+        "I believe I can work with that Do you want to pick it up Friday?",
+    )
+    assert judge(*window, first="buyer") == ("deal", 450.0)
+
+
+def test_a_run_on_sold_accepts() -> None:
+    assert judge("I am asking $480 for it", "I think thats more than fair SOLD") == ("deal", 480.0)
+
+
+def test_offer_with_an_own_price_and_pickup_is_a_counter_offer() -> None:
+    window = ("Okay, how about $470?", "450 cash, and I'll pick it up today")
+    assert judge(*window, first="seller") == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("ill take it", "i'll take it"),
+        ("thats a deal", "that's a deal"),
+        ("its a deal", "it's a deal"),
+        ("its condition is great", "its condition is great"),
+        ("I feel ill today", "I feel ill today"),
+        ("show me your id card", "show me your id card"),
+        ("I dont think so", "I dont think so"),
+    ],
+)
+def test_contractions_typed_fast_are_read_back(typed: str, read: str) -> None:
+    assert with_apostrophes(typed) == read
+
+
+def test_a_run_on_line_gets_its_full_stops() -> None:
+    assert with_sentence_breaks("It works well Do you want it?") == "It works well. Do you want it?"
+    assert with_sentence_breaks("I live nearby  I can pay $40") == "I live nearby. I can pay $40"

@@ -47,6 +47,8 @@ __all__ = [
     "normalize",
     "sentence_spans",
     "standing_offer",
+    "with_apostrophes",
+    "with_sentence_breaks",
     "without_item",
 ]
 
@@ -126,10 +128,12 @@ _BARE_CUE_RE = re.compile(
     r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
     r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
-    r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal)"
+    r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
+    r"\bagree(?:\s+(?:on|to))?|\bprefer)"
     # human chat puts a word or two between the verb and the number: "pay you 35",
-    # "pay the full 200", "take maybe 90"
-    r"(?:\s+(?:you|me|the|full|maybe|like|roughly|approximately|only|just|around|about))*\s+$",
+    # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
+    r"(?:\s+(?:you|me|the|full|maybe|like|roughly|approximately|only|just|around|about|at least|"
+    r"your|even))*\s+$",
     re.IGNORECASE,
 )
 # A number written with a thousands separator ("13,500") is an amount, not a count or a year.
@@ -140,7 +144,10 @@ _LONE_NUMBER_AROUND_RE = re.compile(r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how abou
 _LIST_MARKER_RE = re.compile(r"[.)]\s+\S")
 # A number that opens a turn's sentence, set off by a comma ("40, my boss needs the money.") or
 # followed by the speaker's terms or a "deal" ("40 and I pick it up today?", "40 deal.").
-_OPENING_NUMBER_AFTER_RE = re.compile(r"\s*(?:[,!]|(?:and|if) (?:i|i'll|you|we)\b|deal\b)")
+_OPENING_NUMBER_AFTER_RE = re.compile(
+    r"\s*(?:[,!]|(?:and|if) (?:i|i'll|you|we)\b|deal\b|"
+    r"and (?!a half\b)\w+ (?:\w+ )?(?:free|included|thrown in)\b)"
+)
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
@@ -149,17 +156,21 @@ _BARE_AFTER_CUE_RE = re.compile(
     r"good|great|perfect|acceptable|fair))|sounds (?:great|perfect|fine|reasonable|fantastic|ok|"
     r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
     r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
-    r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top)|"
-    r"is as (?:low|high) as|works\b|is fine|is fair|sounds (?:good|fair)|,? final\b|,? firm\b|"
-    r"tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|that|them|"
-    r"both)\b)",
+    r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top|"
+    r"budget)|is as (?:low|high) as|works\b|is fine|is fair|sounds (?:good|fair)|,? final\b|"
+    r",? firm\b|tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|"
+    r"that|them|both)\b|"
+    # "90 in cash", "160 even", "5100 is actually a great deal", "18 is all I have"
+    r"(?:in )?cash\b|even\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
+    r"offer)\b|sounds like a \w+|is all (?:i|i've|we)\b)",
     re.IGNORECASE,
 )
 # What must not follow a bare number for it to be a price ("5 years", "2 of them", "10%").
 _NOT_MONEY_AFTER_RE = re.compile(
     r"\s*(?:%|percent|per ?cent|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|"
-    r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|in\b|cm|"
-    r"mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|nd\b|rd\b|x\b|more\b|"
+    r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
+    r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
+    r"nd\b|rd\b|x\b|more\b|"
     r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
     re.IGNORECASE,
 )
@@ -761,6 +772,86 @@ def without_item(text: str, item: str | None) -> str:
     if not item or item.lower() not in text.lower():
         return text
     return re.sub(re.escape(item), "item", text, flags=re.IGNORECASE)
+
+
+# Contractions typed without their apostrophe ("ill take it", "thats a deal"): each
+# pattern is (a word, what follows it for the word to be read as the contraction, the contraction).
+_BARE_CONTRACTIONS: tuple[tuple[str, str, str], ...] = (
+    ("im", "", "i'm"),
+    ("ive", "", "i've"),
+    (
+        "ill",
+        r"(?=\s+(?:take|do|pay|give|buy|go|be|get|come|pick|send|bring|meet|accept|have|need|let|"
+        r"make|throw|just|probably|definitely|think|see|call|settle|sell|keep|pass|walk|look|try|"
+        r"wait|check|talk|split|agree|grab|gladly|happily|also|still|even|never|drop|add|put|"
+        r"submit|enter|order)\b)",
+        "i'll",
+    ),
+    (
+        "id",
+        r"(?=\s+(?:take|do|pay|like|love|go|be|need|say|rather|prefer|accept|consider|want|sell|"
+        r"give|settle|have|probably|definitely|really|agree|buy|gladly|happily|still|even|"
+        r"never)\b)",
+        "i'd",
+    ),
+    ("thats", "", "that's"),
+    ("whats", "", "what's"),
+    ("theres", "", "there's"),
+    ("heres", "", "here's"),
+    ("thatll", "", "that'll"),
+    ("thatd", "", "that'd"),
+    ("itll", "", "it'll"),
+    (
+        "its",
+        r"(?=\s+(?:(?:a deal|yours|all yours|fine|ok|okay|good|great|perfect|a bit|a little|too|"
+        r"not|been|worth|still|only|just|really|very|pretty|in great|a steal|settled|done|sold|"
+        r"going|"
+        r"gonna|listed|priced|already|brand|new|like|no|nothing|the best|the lowest|my)\b|"
+        r"\$|\d))",
+        "it's",
+    ),
+    ("youre", "", "you're"),
+    ("youve", "", "you've"),
+    ("youll", "", "you'll"),
+    ("weve", "", "we've"),
+    ("theyre", "", "they're"),
+)
+_BARE_CONTRACTION_RE = re.compile(
+    "|".join(
+        rf"\b(?P<w{i}>{word}){after}\b" for i, (word, after, _) in enumerate(_BARE_CONTRACTIONS)
+    ),
+    re.IGNORECASE,
+)
+
+
+def with_apostrophes(text: str) -> str:
+    """``text`` with contractions typed fast put back: "ill take it" reads "i'll take it",
+    "thats a deal" "that's a deal", "youve got a deal" "you've got a deal". Negations ("dont",
+    "cant") are left as typed. A word that is also a word of its own
+    ("ill", "id", "its") is read as the contraction only before a word that makes it one ("its a
+    deal", not "its condition"). Indices change; read prices in the returned text."""
+
+    def restore(match: re.Match[str]) -> str:
+        index = int(next(name for name, value in match.groupdict().items() if value)[1:])
+        return _BARE_CONTRACTIONS[index][2]
+
+    return _BARE_CONTRACTION_RE.sub(restore, text)
+
+
+# Run-on chat: a sentence left without its full stop ("if needed Where are you located?", "I
+# am in Hayward  I will pay $150") ends before a capitalised opener or at a double space.
+_RUN_ON_BREAK_RE = re.compile(
+    r"(?<=[a-z0-9])[ \t]+(?=(?:Do|Does|Did|Where|What|When|How|Can|Could|Would|Will|Is|Are|Thanks|"
+    r"Thank you|Yes|Also|Please|Let me|Let's|Lets)\b)|(?<=[a-z0-9])[ \t]+(?=SOLD\W*$)|"
+    r"(?<=[a-z0-9])[ \t]{2,}(?=[A-Za-z$])"
+)
+
+
+def with_sentence_breaks(text: str) -> str:
+    """``text`` with a full stop put where a run-on chat line starts a new sentence without one:
+    before a capitalised question word or "Thanks" after a lower-case word, and at a double space
+    between words. Indices change; read prices in the returned text."""
+    return _RUN_ON_BREAK_RE.sub(". ", text)
 
 
 def standing_offer(text: str) -> float | None:

@@ -73,6 +73,18 @@ deliver it?"). A "yes" to a question of fact accepts no price ("Is it still avai
 an offer" invites one, and a final offer ("My final offer is $380.") waits for an answer even
 when it equals what the other side said it could pay.
 
+Typed fast (issue 24, second pass): contractions without their apostrophe are read as
+contractions ("ill take it", "thats a deal"; negations such as "dont" are left as typed), a
+run-on line ends a sentence before a capitalised question word or at a double space ("I can work
+with that Do you want to pick it up?"), and bare numbers read as prices after more cues ("the
+price of 150", "give 43", "consider 93", "do your 2000", "90 in cash", "18 is all I have").
+Negations that agree ("No problem, deal!", "Not bad, I'll take it") do not cancel an acceptance;
+"That'll work", "I'd be happy with that", "I'm down", "You've convinced me", "I'll come by to
+pick it up" and "*handshake*" accept, a handshake described does not. An "OK" that goes on to
+hesitate, plead a tight budget, ask to see the item first or thank for the information ("Ok
+nice. I'll think about it.") acknowledges; a doubt followed by an acceptance in the same turn
+("It's a bit high. But ok, that works.") accepts.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -98,6 +110,8 @@ from icl_aif.games.price.judge.prices import (
     find_prices,
     normalize,
     sentence_spans,
+    with_apostrophes,
+    with_sentence_breaks,
     without_item,
 )
 from icl_aif.games.price.verdict import PriceVerdict
@@ -133,7 +147,7 @@ STRONG_ACCEPT = [
     r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
     r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
     r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|"
-    r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?a deal\b",
+    r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?(?:a )?deal\b",
     r"(?<!good )(?<!great )(?<!fair )(?<!nice )(?<!sweet )(?<!real )(?<!steal )(?<!better )"
     r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
@@ -145,6 +159,11 @@ STRONG_ACCEPT = [
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\byou gotta deal\b",  # "you got a deal", typed fast
     r"\b(?:accepted|agreed)\b",
+    # "I'll accept.", "I can agree to that."
+    r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
+    r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
+    + PRICE
+    + r")",
     r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
@@ -153,8 +172,9 @@ STRONG_ACCEPT = [
     r"^\W*(?:(?:ok|okay|alright|great|then|fine)\W+)?sold(?: to you)? (?:for|at) "
     + PRICE
     + r"\W*$",
-    r"\b(?:pleasure doing business|nice doing business|shake on it|let's shake|shake hands|"
-    r"handshake)\b",
+    r"\b(?:pleasure doing business|nice doing business|shake on it|let's shake|shake hands)\b",
+    # a handshake offered on its own ("*handshake*", "Handshake!"), not one described
+    r"^\W*(?:(?:virtual|a)\W+)?handshake\W*$",
     r"\byou (?:win|drive a hard bargain|twisted my arm)\b",
     r"\b(?:twist my arm|you've twisted)\b",
     r"\b(?:let's|lets|let us) (?:do it|do this|do that|go with (?:that|it|" + PRICE + r")|"
@@ -189,7 +209,29 @@ WEAK_ACCEPT = [
     r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|reasonable|"
     r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer)\b",
-    r"\bthat (?:would|will|'d) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    # "That'll work.", "That could work."
+    r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
+    # a one-word answer: "Good.", "Fair.", "Bet."; "I suppose.", "I guess so."
+    r"^\W*(?:good|fair|bet)\W*$",
+    r"^\W*(?:(?:ok|okay|well|fine)\W+)?i (?:suppose|guess)(?: so)?\W*$",
+    # "I'd be happy with that", "I'd be glad to.", "I'd like that": the "I'd" is no hypothetical
+    r"\bi(?:'d| would)(?: be)? (?:happy|glad|fine|ok|okay|good|content|pleased|thrilled|"
+    r"delighted) (?:with (?:that|it|this|" + PRICE + r")\b|to\W*$)",
+    r"\bi(?:'d| would) (?:like|love) (?:that|to)\W*$",
+    # "I'm down.", "Fine by me.", "That's a fair deal.", "You've convinced me.", "I'll go for that."
+    r"\b(?:i'm|i am) down(?: for (?:that|it|" + PRICE + r"))?\W*$",
+    r"\b(?:good|fine|ok|okay) (?:with|by) me\b",
+    r"\b(?:that's|that is) a (?:fair|good|reasonable|decent|great) deal\W*$",
+    r"\byou(?:'ve| have)? convinced me\b",
+    r"\bi(?:'ll| will|'d| would) go for (?:that|it|this|" + PRICE + r")\b",
+    r"\b(?:don't|do not) see why not\b",
+    # arranging the hand-over answers an offer: "I'll come by tomorrow to pick it up.", "I'll
+    # bring cash.", "Send me the address."
+    r"\bi(?:'ll| will|'m going to| am going to) (?:come (?:by|over|and get|get|pick)|"
+    r"pick (?:it|them) up|bring (?:the )?(?:cash|money)|have (?:the )?(?:cash|money)(?: ready)?|"
+    r"be (?:there|over))\b",
+    r"^\W*(?:(?:ok|okay|great|perfect|sure)\W+)?(?:send|text|give) me (?:the|your) address\b",
     r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
@@ -201,16 +243,19 @@ WEAK_ACCEPT = [
     r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
     r"\bworks for me\b",
     # "I can't argue with that" (matched after "can't", which elsewhere resists)
-    r"(?:(?<=can't )|(?<=cannot ))(?:argue with|beat|say no to|refuse) (?:that|it|this|"
-    + PRICE
-    + r")\b|"
+    r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
+    r"(?:that|it|this|" + PRICE + r")\b|"
     r"\bsolid offer\b",
-    r"\b(?:fair enough|i can (?:do|live with|work with|accept) (?:that|it)|i'm (?:happy|fine|good|"
-    r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|i'm in|let's go)\b",
+    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) "
+    r"(?:that|it)|i'm (?:happy|fine|good|"
+    r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|let's go)\b",
+    # "I'm in!", not "I'm in Berkeley"
+    r"\b(?:i'm|i am) in\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
     r"\b(?:will do|i(?:'ll| will|'d| would| could| can)(?: only| probably| definitely)? (?:do|manage|"
     r"swing|pay) (?:that|it)(?! for)|i(?:'ll| will| can| could|'d| would) go (?:that|so) (?:low|high)|"
-    r"(?:that's|that is|it's|sounds) agreeable|agreeable to me|i can make (?:that|it) work)\b",
+    r"(?:that's|that is|it's|sounds) agreeable|agreeable to me|"
+    r"i(?:'ll| will| can| could) make (?:that|it) work)\b",
     # CraigslistBargain chats close with an offer form: "I'll enter the offer", "submit your offer"
     r"\b(?:i'll|i will|let me|go ahead and|please|just|you can|i'm going to|i am going to) "
     r"(?:submit|enter|send|put in|place) (?:the|your|my|an?|that) (?:final )?offer\b",
@@ -332,6 +377,18 @@ FAREWELL_RE = re.compile(
 CONTRAST_RE = re.compile(r"\b(?:but|however|though|although|yet|anyway|still)\b")
 # The condition of a conditional acceptance ("Sure, if you pick it up today").
 _CONDITION_ONLY_RE = re.compile(r"\b(?:if|as long as|provided|so long as)\b")
+# After a weak acceptance, in its sentence or a later one: the "OK" acknowledged what was said and
+# the turn goes on to hesitate, plead its budget, ask to see the item or thank for the facts ("Ok
+# nice. I'll think about it.", "Alright. Money is tight for me.", "Sure, I'd like to see it
+# first.", "Okay, thanks for the info.").
+LATER_DOUBT_RE = re.compile(
+    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
+    r"consider|sleep on it|get back to you|check with|money is tight|tight budget|"
+    r"can only (?:afford|pay|spend)|i only have|all i have|"
+    r"(?:see|look at|check out|inspect|test) (?:it|them|the \w+)(?: out)? (?:first|before)|"
+    r"tell me (?:more|about)|(?:thanks|thank you) for (?:the|that|all the) (?:info|information|"
+    r"details|answer|explanation))\b"
+)
 # A turn that hesitates does not agree by repeating a price ("Hmm, $750... let me think.").
 HESITATION_RE = re.compile(
     r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
@@ -381,7 +438,7 @@ WISH_RE = re.compile(
 # A short answer set off before a question in the same sentence: "Sure, when can I pick it up?"
 _LEAD_ANSWER_RE = re.compile(
     r"^\W*(?:ok|okay|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
-    r"that works)\W*[,!.:;-]+\s*"
+    r"that works|awesome|excellent|wonderful)\W*[,!.:;-]+\s*"
 )
 
 # A question that asks the other side to agree: "so we got a deal?", "Deal?"
@@ -532,7 +589,9 @@ def _acceptances(
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
                 head = sentence[: match.start()]
-                if NEGATORS_RE.search(head) or CONDITIONAL_RE.search(_without_soft_ifs(head)):
+                if NEGATORS_RE.search(_without_positive_negations(head)) or CONDITIONAL_RE.search(
+                    _without_soft_ifs(head)
+                ):
                     continue
                 if TERMS_AFTER_RE.match(sentence, match.end()):
                     dropped.append(start + match.start())
@@ -580,6 +639,7 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
 
     ``scale`` is the price level of the conversation (see :func:`find_prices`).
     """
+    text = with_apostrophes(with_sentence_breaks(text))
     prices = tuple(find_prices(text, scale))
     lowered = mask_prices(normalize(text), prices)
     sentences = sentence_spans(lowered)
@@ -774,6 +834,21 @@ _PUSHBACK_OPENING_RE = re.compile(
 )
 
 
+# Negations that agree: "No problem, deal!", "Not bad, I'll take it.", "Don't see why not, deal."
+POSITIVE_NEGATION_RE = re.compile(
+    r"\b(?:no (?:problem|problemo|prob|probs|worries|worry|doubt|complaints)|not (?:a problem|bad|"
+    r"an issue|too bad)|(?:i )?(?:don't|do not) see why not|why not|(?:i )?(?:don't|do not) mind|"
+    r"(?:i )?(?:can't|cannot|couldn't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
+    r"that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier)|"
+    r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"
+)
+
+
+def _without_positive_negations(text: str) -> str:
+    """``text`` with every negation that agrees ("no problem", "not bad") blanked, same length."""
+    return POSITIVE_NEGATION_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def _without_soft_ifs(text: str) -> str:
     """``text`` with the "if" of every soft condition ("if you want", "if that works") blanked,
     same length: such an "if" adds no terms, so it does not resist an acceptance."""
@@ -796,11 +871,14 @@ def _resists(reading: Reading, position: int) -> bool:
             closing = _is_question(text[start:end]) and CLOSING_QUESTION_RE.search(
                 text, position, end
             )
-            if not closing and CONTINUES_RE.search(text, position, end):
+            if not closing and (
+                CONTINUES_RE.search(text, position, end)
+                or LATER_DOUBT_RE.search(text, position, end)
+            ):
                 return True
             continue
         sentence = text[start:end]
-        if _PUSHBACK_OPENING_RE.search(sentence):
+        if _PUSHBACK_OPENING_RE.search(sentence) or LATER_DOUBT_RE.search(sentence):
             return True
         names_price = any(start <= m.start < end for m in reading.prices)
         if names_price and CONTINUES_RE.search(sentence):
@@ -809,14 +887,20 @@ def _resists(reading: Reading, position: int) -> bool:
 
 
 def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
-    """A weak "OK." counts only if it answers a price or an acceptance, does not push back and
-    does not answer a question about facts ("Is it still available at $600?" -> "Yes it is!",
-    "Are you interested?" -> "Yes I am.")."""
+    """A weak "OK." counts only if it answers a price or an acceptance, does not push back (the
+    turn's first weak acceptance not pushed back after it is the one read: "It's a bit high. But
+    ok, that works.") and does not answer a question about facts ("Is it still available at
+    $600?" -> "Yes it is!", "Are you interested?" -> "Yes I am.")."""
     reading = ctx.readings[index]
     position = next(
-        (p for p in sorted(reading.weak_accepts) if not _answers_a_fact(ctx, index, p)), None
+        (
+            p
+            for p in sorted(reading.weak_accepts)
+            if not _answers_a_fact(ctx, index, p) and not _resists(reading, p)
+        ),
+        None,
     )
-    if position is None or _resists(reading, position):
+    if position is None:
         return False
     if any(m.kind in {"refused", "conditional"} for m in reading.prices):
         return False
@@ -975,6 +1059,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and ctx.plausible(firm)
         and not _inside_condition(reading, firm)
         and not FINAL_OFFER_RE.search(reading.text)
+        and not _resists_after_price(reading, firm)
     ):
         other = ctx.readings[previous].standing_offer()
         if other is not None and _same(firm, other):
@@ -985,6 +1070,16 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
     if ACKNOWLEDGE_RE.search(reading.text):
         return _carry_over(ctx, last, default=PriceVerdict("ongoing"))
     return PriceVerdict("ongoing")
+
+
+_CONTRAST_AFTER_PRICE_RE = re.compile(r"\b(?:but|however|though|although|instead|rather|prefer)\b")
+
+
+def _resists_after_price(reading: Reading, amount: float) -> bool:
+    """After stating ``amount``, the turn pushes back ("Yes, I could pay $450 but I'd prefer
+    $420."): stating the price there does not agree to it."""
+    ends = [m.end for m in reading.prices if _same(m.amount, amount)]
+    return bool(ends) and _CONTRAST_AFTER_PRICE_RE.search(reading.text, ends[-1]) is not None
 
 
 def _inside_condition(reading: Reading, amount: float) -> bool:

@@ -1,0 +1,68 @@
+"""How much the rules moderator's figures depend on how people type: the same dialogs, replayed
+line by line (as ``icl-aif moderator-eval --dialogs``), once as written and once per surface
+change made to every line:
+
+- ``no_dollar``: "$150" written "150";
+- ``no_stops``: full stops and exclamation marks at the end of sentences dropped (run-on lines);
+- ``no_commas``: commas dropped;
+- ``no_apostrophes``: "I'll" written "Ill", "that's" "thats";
+- ``lower``: everything in lower case.
+
+Each change keeps what the dialog means, so a moderator that reads meaning keeps its figures; a
+drop shows phrasing the rules only read in one spelling. Prints one line per variant:
+outcome and price accuracy, and the dialogs whose verdict went from right to wrong (``lost``)
+or the other way (``gained``) against the dialogs as written.
+
+    python bench/moderator_surface.py DIALOGS.jsonl [--window 4]
+
+Run it on dialogs you may read (a development half), not on a held-out set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from icl_aif.games.price.judge.dialogs import Dialog, load_dialogs, replay, score_dialogs
+from icl_aif.games.price.judge.rules import PriceRulesJudge
+
+VARIANTS: dict[str, Callable[[str], str]] = {
+    "as_written": lambda text: text,
+    "no_dollar": lambda text: re.sub(r"\$\s?(?=\d)", "", text),
+    "no_stops": lambda text: re.sub(r"[.!]+(?=\s|$)", "", text),
+    "no_commas": lambda text: text.replace(",", ""),
+    "no_apostrophes": lambda text: re.sub(r"['’]", "", text),
+    "lower": str.lower,
+}
+
+
+def _changed(dialog: Dialog, change: Callable[[str], str]) -> Dialog:
+    turns = tuple({**turn, "text": change(turn["text"])} for turn in dialog.turns)
+    return replace(dialog, turns=turns)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dialogs", help="labelled dialogs, JSON Lines (moderator-eval --dialogs)")
+    parser.add_argument("--window", type=int, default=4, help="turns the moderator sees")
+    args = parser.parse_args()
+    dialogs = load_dialogs(args.dialogs)
+    judge = PriceRulesJudge()
+    baseline: list[bool] = []
+    for name, change in VARIANTS.items():
+        replays = [replay(judge, _changed(d, change), args.window) for d in dialogs]
+        report = score_dialogs(replays, args.window)
+        right = [r.correct for r in replays]
+        baseline = baseline or right
+        lost = sum(b and not r for b, r in zip(baseline, right, strict=True))
+        gained = sum(r and not b for b, r in zip(baseline, right, strict=True))
+        print(
+            f"{name:15} outcome {report.outcome_accuracy:.3f}  "
+            f"price {report.price_accuracy:.3f}  lost {lost}  gained {gained}"
+        )
+
+
+if __name__ == "__main__":
+    main()
