@@ -6,7 +6,12 @@ change made to every line:
 - ``no_stops``: full stops and exclamation marks at the end of sentences dropped (run-on lines);
 - ``no_commas``: commas dropped;
 - ``no_apostrophes``: "I'll" written "Ill", "that's" "thats";
-- ``lower``: everything in lower case.
+- ``lower``: everything in lower case;
+- ``dollars_after``: "$150" written "150 dollars";
+- ``thousands_k``: "$1,500" written "1.5k";
+- ``yeah_okay``: "ok" written "okay" and "yes" "yeah";
+- ``split_turns``: a turn of several sentences sent as two messages, its first sentence and the
+  rest (the moderator's window then holds fewer exchanges).
 
 Each change keeps what the dialog means, so a moderator that reads meaning keeps its figures; a
 drop shows phrasing the rules only read in one spelling. Prints one line per variant:
@@ -24,7 +29,9 @@ import argparse
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
+from icl_aif.core.transcript import Turn
 from icl_aif.games.price.judge.dialogs import Dialog, load_dialogs, replay, score_dialogs
 from icl_aif.games.price.judge.rules import PriceRulesJudge
 
@@ -35,12 +42,38 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "no_commas": lambda text: text.replace(",", ""),
     "no_apostrophes": lambda text: re.sub(r"['’]", "", text),
     "lower": str.lower,
+    "dollars_after": lambda text: re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"\1 dollars", text),
+    "thousands_k": lambda text: re.sub(
+        r"\$?(\d{1,3}),?(\d)00\b(?!\.\d)",
+        lambda m: f"{m.group(1)}.{m.group(2)}k".replace(".0k", "k"),
+        text,
+    ),
+    "yeah_okay": lambda text: re.sub(
+        r"\b(ok|yes)\b",
+        lambda m: {"ok": "okay", "yes": "yeah"}[m.group(1).lower()],
+        text,
+        flags=re.I,
+    ),
 }
+SPLIT_TURNS = "split_turns"
+_FIRST_SENTENCE_RE = re.compile(r"^(.+?[.!?])\s+(\S.*)$", re.S)
 
 
 def _changed(dialog: Dialog, change: Callable[[str], str]) -> Dialog:
     turns = tuple({**turn, "text": change(turn["text"])} for turn in dialog.turns)
     return replace(dialog, turns=turns)  # type: ignore[arg-type]
+
+
+def _split(dialog: Dialog) -> Dialog:
+    """Each turn of two sentences or more sent as two messages by the same speaker."""
+    turns: list[Turn] = []
+    for turn in dialog.turns:
+        parts = _FIRST_SENTENCE_RE.match(turn["text"].strip())
+        if parts is None:
+            turns.append(turn)
+        else:
+            turns += [{**turn, "text": parts.group(1)}, {**turn, "text": parts.group(2)}]
+    return replace(dialog, turns=tuple(turns))
 
 
 def main() -> None:
@@ -51,8 +84,12 @@ def main() -> None:
     dialogs = load_dialogs(args.dialogs)
     judge = PriceRulesJudge()
     baseline: list[bool] = []
-    for name, change in VARIANTS.items():
-        replays = [replay(judge, _changed(d, change), args.window) for d in dialogs]
+    variants: dict[str, Callable[[Dialog], Dialog]] = {
+        name: partial(_changed, change=change) for name, change in VARIANTS.items()
+    }
+    variants[SPLIT_TURNS] = _split
+    for name, vary in variants.items():
+        replays = [replay(judge, vary(d), args.window) for d in dialogs]
         report = score_dialogs(replays, args.window)
         right = [r.correct for r in replays]
         baseline = baseline or right

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from icl_aif.games.price.judge.prices import find_prices, with_apostrophes, with_sentence_breaks
+from icl_aif.games.price.judge.prices import (
+    discount,
+    find_prices,
+    with_apostrophes,
+    with_sentence_breaks,
+)
 from icl_aif.games.price.judge.rules import PriceRulesJudge
 
 SCENARIO = {"item": "road bike", "list_price": 500, "buyer_open": 300}
@@ -602,3 +607,28 @@ def test_contractions_typed_fast_are_read_back(typed: str, read: str) -> None:
 def test_a_run_on_line_gets_its_full_stops() -> None:
     assert with_sentence_breaks("It works well Do you want it?") == "It works well. Do you want it?"
     assert with_sentence_breaks("I live nearby  I can pay $40") == "I live nearby. I can pay $40"
+
+
+# --- issue 24, session 35: a discount off the price on the table ------------------------------
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (
+            ("The listed $480 seems fair to me.", "I can take $30 off if you come today.", "Deal!"),
+            450.0,
+        ),
+        (("I could do $400.", "Knock off 10% more and you have a buyer.", "Ok, fine."), 360.0),
+        # the turn names its new price itself: that price, not a discount off it
+        (("I could do $400.", "How about $380, that's $20 off?", "Sure."), 380.0),
+    ],
+)
+def test_a_discount_off_the_price_on_the_table_binds_that_price(
+    texts: tuple[str, ...], expected: float
+) -> None:
+    assert judge(*texts, first="buyer" if len(texts) % 2 else "seller") == ("deal", expected)
+
+
+def test_a_discount_is_read_as_an_amount_or_a_percentage() -> None:
+    assert discount("If you can pick it up I can take $5 off.") == (5.0, False)
+    assert discount("I can knock off 10% for cash") == (10.0, True)
+    assert discount("I can take 50 for it") is None  # a price, not a discount

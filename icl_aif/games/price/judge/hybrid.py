@@ -110,7 +110,7 @@ def rules_reading(
     if not window:
         return PriceVerdict("ongoing", reason="empty window", decided_by="rules"), None
     ctx = Context.read(window, scenario)
-    verdict = replace(decide(ctx, len(window) - 1), decided_by="rules")
+    verdict = replace(decide(ctx, ctx.last), decided_by="rules")
     return verdict, ambiguity(ctx, verdict)
 
 

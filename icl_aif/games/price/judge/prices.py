@@ -42,6 +42,7 @@ __all__ = [
     "SOFT_IF_RE",
     "PriceKind",
     "PriceMention",
+    "discount",
     "find_prices",
     "names_a_price",
     "normalize",
@@ -852,6 +853,32 @@ def with_sentence_breaks(text: str) -> str:
     before a capitalised question word or "Thanks" after a lower-case word, and at a double space
     between words. Indices change; read prices in the returned text."""
     return _RUN_ON_BREAK_RE.sub(". ", text)
+
+
+# A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".
+_DISCOUNT_RE = re.compile(
+    r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+)"
+    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?(?:dollars?|bucks)?)(?P<percent>\s?(?:%|percent))?"
+    r"(?(percent)|(?:\s+off\b)?)"
+    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?(?:dollars?|bucks)?)(?P<percent2>\s?(?:%|percent))?"
+    r"\s+(?:off|discount)\b",
+    re.IGNORECASE,
+)
+
+
+def discount(text: str) -> tuple[float, bool] | None:
+    """The last discount ``text`` offers, as (amount, is a percentage): "I can take $5 off" is
+    (5.0, False), "20% off" (20.0, True); None without one."""
+    found: tuple[float, bool] | None = None
+    for match in _DISCOUNT_RE.finditer(text):
+        if match.group("before") is not None and not re.search(
+            r"\boff\b|%|percent|discount", match.group(0), re.IGNORECASE
+        ):
+            continue  # "take 50" is a price, not a discount
+        raw = match.group("before") or match.group("after")
+        amount = float(re.sub(r"[^\d.]", "", raw))
+        found = (amount, bool(match.group("percent") or match.group("percent2")))
+    return found
 
 
 def standing_offer(text: str) -> float | None:

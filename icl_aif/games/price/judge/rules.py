@@ -107,6 +107,7 @@ from icl_aif.games.price.judge.prices import (
     READINGS_KEPT,
     SOFT_IF_RE,
     PriceMention,
+    discount,
     find_prices,
     normalize,
     sentence_spans,
@@ -666,6 +667,17 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
 # ---------------------------------------------------------------------------------------------
 
 
+def _one_turn_per_speaker(window: Sequence[Turn]) -> list[Turn]:
+    """``window`` with each run of messages by one speaker joined into one turn, a line each."""
+    merged: list[Turn] = []
+    for turn in window:
+        if merged and merged[-1]["speaker"] == turn["speaker"]:
+            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + "\n" + turn["text"]}
+        else:
+            merged.append(turn)
+    return merged
+
+
 def _same(a: float, b: float) -> bool:
     return abs(a - b) < _PRICE_TOLERANCE
 
@@ -688,7 +700,12 @@ class Context:
 
     @classmethod
     def read(cls, window: Sequence[Turn], scenario: Mapping[str, Any] | None = None) -> Context:
-        """Read every turn of ``window`` at the price level of the scenario or of the window."""
+        """Read every turn of ``window`` at the price level of the scenario or of the window.
+
+        Messages sent one after another by the same speaker are read as one turn, each message a
+        sentence of its own ("Could you take $15?" then "I can pick it up today." is one offer).
+        """
+        window = _one_turn_per_speaker(window)
         scale = _list_price(scenario)
         if scale is None:
             amounts = [m.amount for turn in window for m in find_prices(turn["text"])]
@@ -697,6 +714,11 @@ class Context:
         item = item if isinstance(item, str) else None
         readings = [read_turn(without_item(turn["text"], item), scale) for turn in window]
         return cls(window, readings, scenario)
+
+    @property
+    def last(self) -> int:
+        """The index of the window's last turn, the one judged."""
+        return len(self.window) - 1
 
     def plausible(self, amount: float) -> bool:
         """With a list price in the scenario, drop amounts far outside its range."""
@@ -748,6 +770,11 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         if not table:
             return stated[0]
     for j in ctx.other_turns(index):
+        # A discount off the price on the table: "I can take $5 off." -> "You got it" is a deal
+        # at that price less $5.
+        cut = _discounted(ctx, j)
+        if cut is not None:
+            return cut
         # The latest proposal wins, even one with terms: "Would you accept $132 if I pick it
         # up?" -> "Okay. That works." is a deal at $132, not at an older unconditional price.
         offer = ctx.readings[j].proposal(ctx.plausible)
@@ -758,6 +785,30 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
             if confirmed is not None:
                 return confirmed
     return _matching_firm_prices(ctx, index)
+
+
+def _discounted(ctx: Context, index: int) -> float | None:
+    """The price turn ``index`` offers as a discount off the price on the table ("I can take $5
+    off" after $50 is $45; "10% off" after $200 is $180): the turn's own price, else the latest
+    price of the window before it, else the list price, less the discount. None without a
+    discount, or when the turn names a new price of its own ("$45, that's $5 off" offers $45)."""
+    cut = discount(ctx.readings[index].text)
+    if cut is None:
+        return None
+    list_price = _list_price(ctx.scenario)
+    earlier = [
+        m.amount for k in range(index) for m in ctx.readings[k].prices if ctx.plausible(m.amount)
+    ]
+    own = [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
+    known = earlier + ([list_price] if list_price is not None else [])
+    if any(not any(_same(p, k) for k in known) for p in own):
+        return None
+    bases = own or earlier or ([list_price] if list_price is not None else [])
+    if not bases:
+        return None
+    amount, percent = cut
+    price = round(bases[-1] * (1 - amount / 100) if percent else bases[-1] - amount, 2)
+    return price if price > 0 and ctx.plausible(price) else None
 
 
 def _latest_firm(ctx: Context, upto: int, speaker: str) -> float | None:
@@ -917,7 +968,11 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if previous is None:
         return False
     prev = ctx.readings[previous]
-    if prev.proposal(ctx.plausible) is not None or _asks_for_a_deal(prev):
+    if (
+        prev.proposal(ctx.plausible) is not None
+        or _asks_for_a_deal(prev)
+        or _discounted(ctx, previous) is not None
+    ):
         return True
     # "ok $65 sounds good": the turn names the price it agrees to, put on the table earlier.
     if any(_same(p, t) for p in ctx.stated(index) for t in ctx.table(index, _depth + 1)):
@@ -1188,4 +1243,5 @@ class PriceRulesJudge(RulesJudge[PriceVerdict]):
 
     def read(self, window: Sequence[Turn], scenario: Mapping[str, Any] | None) -> PriceVerdict:
         """Decide ``ongoing``, ``deal`` (with its price) or ``no_deal`` after the last turn."""
-        return decide(Context.read(window, scenario), len(window) - 1)
+        ctx = Context.read(window, scenario)
+        return decide(ctx, ctx.last)
