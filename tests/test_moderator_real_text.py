@@ -632,3 +632,19 @@ def test_a_discount_is_read_as_an_amount_or_a_percentage() -> None:
     assert discount("If you can pick it up I can take $5 off.") == (5.0, False)
     assert discount("I can knock off 10% for cash") == (10.0, True)
     assert discount("I can take 50 for it") is None  # a price, not a discount
+
+
+# --- issue 24, session 35: an acceptance that quotes the other side's price -------------------
+def test_an_acceptance_quoting_the_other_sides_price_binds_it() -> None:
+    window = ("Hi! Still interested in the bike?", "Yes, your price of $450 works for me.")
+    assert judge(*window) == ("deal", 450.0)
+
+
+def test_cannot_argue_with_a_quoted_price_accepts_it() -> None:
+    window = ("It's in great shape.", "I saw your offer of $450 and I can't argue with that.")
+    assert judge(*window) == ("deal", 450.0)
+
+
+def test_a_quoted_price_turned_down_is_not_accepted() -> None:
+    window = ("It's in great shape.", "Your price of $450 is too much for me, sorry.")
+    assert judge(*window) == ("ongoing", None)

@@ -39,6 +39,7 @@ from typing import Literal
 
 __all__ = [
     "OFFER_KINDS",
+    "QUOTED_BEFORE_RE",
     "SOFT_IF_RE",
     "PriceKind",
     "PriceMention",
@@ -51,6 +52,7 @@ __all__ = [
     "with_apostrophes",
     "with_sentence_breaks",
     "without_item",
+    "without_positive_negations",
 ]
 
 PriceKind = Literal["offer", "question", "reference", "conditional", "refused"]
@@ -326,6 +328,25 @@ _REJECTION_RE = re.compile(
     r"\b(?:no|nope|too (?:low|high|much|little|steep|expensive|cheap)|no way|not a chance|can't|"
     r"cannot|won't|ridiculous|insulting|joke|lowball|kidding|come on|not happening|forget it)\b"
 )
+
+# Negations that agree: "No problem, deal!", "Not bad, I'll take it.", "I can't argue with that."
+POSITIVE_NEGATION_RE = re.compile(
+    r"\b(?:no (?:problem|problemo|prob|probs|worries|worry|doubt|complaints)|not (?:a problem|bad|"
+    r"an issue|too bad)|(?:i )?(?:don't|do not) see why not|why not|(?:i )?(?:don't|do not) mind|"
+    r"(?:i )?(?:can't|cannot|couldn't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
+    r"that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
+    r"argue with|say no to|refuse)|"
+    r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"
+)
+
+
+def without_positive_negations(text: str) -> str:
+    """``text`` with every negation that agrees ("no problem", "not bad") blanked, same length."""
+    return POSITIVE_NEGATION_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+# Shared with the rules: before a price, the speaker quotes it from the other side.
+QUOTED_BEFORE_RE = _QUOTED_BEFORE_RE
 
 # Kinds that put a price on the table.
 OFFER_KINDS: frozenset[str] = frozenset({"offer", "question"})
@@ -713,7 +734,7 @@ def _kind(
         return "refused"
     # reference
     if _QUOTED_BEFORE_RE.search(before):
-        following = text[end : sentence[1]]
+        following = without_positive_negations(text[end : sentence[1]])
         if _REJECTION_RE.search(following):
             return "refused"
         return "reference"

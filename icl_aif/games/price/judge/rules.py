@@ -104,6 +104,7 @@ from icl_aif.core.transcript import Turn
 from icl_aif.games.judges import RulesJudge
 from icl_aif.games.price.judge.prices import (
     OFFER_KINDS,
+    QUOTED_BEFORE_RE,
     READINGS_KEPT,
     SOFT_IF_RE,
     PriceMention,
@@ -114,6 +115,7 @@ from icl_aif.games.price.judge.prices import (
     with_apostrophes,
     with_sentence_breaks,
     without_item,
+    without_positive_negations,
 )
 from icl_aif.games.price.verdict import PriceVerdict
 
@@ -590,9 +592,7 @@ def _acceptances(
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
                 head = sentence[: match.start()]
-                if NEGATORS_RE.search(_without_positive_negations(head)) or CONDITIONAL_RE.search(
-                    _without_soft_ifs(head)
-                ):
+                if _negated(head) or CONDITIONAL_RE.search(_without_soft_ifs(head)):
                     continue
                 if TERMS_AFTER_RE.match(sentence, match.end()):
                     dropped.append(start + match.start())
@@ -602,6 +602,18 @@ def _acceptances(
                 found.append((start + match.start(), (clause_start, end)))
                 break
     return found
+
+
+def _negated(head: str) -> bool:
+    """The words before an acceptance cancel it ("no deal", "$38 and it's a deal"); a negation
+    that agrees ("No problem, deal") does not, nor does a price quoted from the other side ("I
+    saw your offer of $150 and I can't argue with that")."""
+    negator = NEGATORS_RE.search(without_positive_negations(head))
+    if negator is None:
+        return False
+    return not (
+        negator.group(0).startswith("$") and QUOTED_BEFORE_RE.search(head, 0, negator.start())
+    )
 
 
 def _ending(text: str, sentences: list[tuple[int, int]]) -> tuple[int | None, str | None, bool]:
@@ -753,6 +765,23 @@ class Context:
         """Plausible prices stated in the accepting clauses of turn ``index``."""
         return [p for p in self.readings[index].stated_prices() if self.plausible(p)]
 
+    def quoted(self, index: int) -> list[float]:
+        """Plausible prices that the accepting clauses of turn ``index`` quote from the other
+        side ("I saw your offer of $150 and I can't argue with that"): what the turn accepts
+        when the other side's offer is no longer in the window."""
+        reading = self.readings[index]
+        text = reading.text
+        found = []
+        for m in reading.prices:
+            if m.kind != "reference" or not self.plausible(m.amount):
+                continue
+            if not any(a <= m.start < b for a, b in reading.accept_regions):
+                continue
+            start = max((a for a, _ in sentence_spans(text) if a <= m.start), default=0)
+            if QUOTED_BEFORE_RE.search(text, start, m.start):
+                found.append(m.amount)
+        return found
+
 
 # ---------------------------------------------------------------------------------------------
 # Binding a price
@@ -784,6 +813,9 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
             confirmed = bind_price(ctx, j, _depth + 1)
             if confirmed is not None:
                 return confirmed
+    quoted = ctx.quoted(index)
+    if quoted:
+        return quoted[-1]
     return _matching_firm_prices(ctx, index)
 
 
@@ -885,21 +917,6 @@ _PUSHBACK_OPENING_RE = re.compile(
 )
 
 
-# Negations that agree: "No problem, deal!", "Not bad, I'll take it.", "Don't see why not, deal."
-POSITIVE_NEGATION_RE = re.compile(
-    r"\b(?:no (?:problem|problemo|prob|probs|worries|worry|doubt|complaints)|not (?:a problem|bad|"
-    r"an issue|too bad)|(?:i )?(?:don't|do not) see why not|why not|(?:i )?(?:don't|do not) mind|"
-    r"(?:i )?(?:can't|cannot|couldn't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
-    r"that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier)|"
-    r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"
-)
-
-
-def _without_positive_negations(text: str) -> str:
-    """``text`` with every negation that agrees ("no problem", "not bad") blanked, same length."""
-    return POSITIVE_NEGATION_RE.sub(lambda m: " " * len(m.group(0)), text)
-
-
 def _without_soft_ifs(text: str) -> str:
     """``text`` with the "if" of every soft condition ("if you want", "if that works") blanked,
     same length: such an "if" adds no terms, so it does not resist an acceptance."""
@@ -976,6 +993,9 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         return True
     # "ok $65 sounds good": the turn names the price it agrees to, put on the table earlier.
     if any(_same(p, t) for p in ctx.stated(index) for t in ctx.table(index, _depth + 1)):
+        return True
+    # "I saw your offer of $150 and I can't argue with that": it quotes what it accepts.
+    if ctx.quoted(index):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing.
