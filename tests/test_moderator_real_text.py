@@ -648,3 +648,20 @@ def test_cannot_argue_with_a_quoted_price_accepts_it() -> None:
 def test_a_quoted_price_turned_down_is_not_accepted() -> None:
     window = ("It's in great shape.", "Your price of $450 is too much for me, sorry.")
     assert judge(*window) == ("ongoing", None)
+
+
+# --- issue 24, session 35: an acceptance with no price on the table -----------------------------
+def test_an_acceptance_binds_the_price_its_own_clause_names_in_any_role() -> None:
+    # "if it comes with lights" makes $420 a conditional price; the acceptance still names it
+    window = ("It has new tires.", "Great, deal at $420 if it comes with lights then!")
+    assert judge(*window) == ("deal", 420.0)
+
+
+def test_an_acceptance_binds_the_price_the_other_side_quoted_last() -> None:
+    window = ("You said $450 was your limit, right?", "Right. Deal!")
+    assert judge(*window) == ("deal", 450.0)
+
+
+def test_an_acceptance_does_not_bind_a_retail_price() -> None:
+    window = ("It retails for $450 new.", "Nice. I'll take it!")
+    assert judge(*window) == ("deal", None)

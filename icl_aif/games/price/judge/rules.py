@@ -765,22 +765,33 @@ class Context:
         """Plausible prices stated in the accepting clauses of turn ``index``."""
         return [p for p in self.readings[index].stated_prices() if self.plausible(p)]
 
+    def quotes(self, index: int) -> set[int]:
+        """Where turn ``index`` quotes a price from the other side ("your offer of $150", "you
+        said $150"): the start of each such reference price."""
+        reading = self.readings[index]
+        text = reading.text
+        found = set()
+        for m in reading.prices:
+            if m.kind != "reference":
+                continue
+            start = max((a for a, _ in sentence_spans(text) if a <= m.start), default=0)
+            if QUOTED_BEFORE_RE.search(text, start, m.start):
+                found.add(m.start)
+        return found
+
     def quoted(self, index: int) -> list[float]:
         """Plausible prices that the accepting clauses of turn ``index`` quote from the other
         side ("I saw your offer of $150 and I can't argue with that"): what the turn accepts
         when the other side's offer is no longer in the window."""
         reading = self.readings[index]
-        text = reading.text
-        found = []
-        for m in reading.prices:
-            if m.kind != "reference" or not self.plausible(m.amount):
-                continue
-            if not any(a <= m.start < b for a, b in reading.accept_regions):
-                continue
-            start = max((a for a, _ in sentence_spans(text) if a <= m.start), default=0)
-            if QUOTED_BEFORE_RE.search(text, start, m.start):
-                found.append(m.amount)
-        return found
+        quotes = self.quotes(index)
+        return [
+            m.amount
+            for m in reading.prices
+            if m.start in quotes
+            and self.plausible(m.amount)
+            and any(a <= m.start < b for a, b in reading.accept_regions)
+        ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1245,10 +1256,41 @@ def _conditional_price(ctx: Context, index: int) -> float | None:
     return None
 
 
+def _named_anyhow(ctx: Context, index: int) -> float | None:
+    """The last resort of an acceptance that binds no price on the table: the price its own
+    accepting clause names, in whatever role but a refused one ("Great, deal at $420 if it comes
+    with lights then!"), else the latest price the other side named in the window, neither
+    refused nor a reference ("It retails for $450 new" is not what it asks) unless it quotes the
+    acceptor ("You said $450?")."""
+    reading = ctx.readings[index]
+    own = [
+        m.amount
+        for m in reading.prices
+        if m.kind != "refused"
+        and ctx.plausible(m.amount)
+        and any(a <= m.start < b for a, b in reading.accept_regions)
+    ]
+    if own:
+        return own[-1]
+    for j in ctx.other_turns(index):
+        quoted = ctx.quotes(j)
+        named = [
+            m.amount
+            for m in ctx.readings[j].prices
+            if ctx.plausible(m.amount)
+            and (m.kind not in {"refused", "reference"} or m.start in quoted)
+        ]
+        if named:
+            return named[-1]
+    return None
+
+
 def _deal(ctx: Context, index: int) -> PriceVerdict:
     price = bind_price(ctx, index)
     if price is None:
         price = _conditional_price(ctx, index)
+    if price is None:
+        price = _named_anyhow(ctx, index)
     if price is None:
         return PriceVerdict("deal", price=None, reason="price_not_found")
     return PriceVerdict("deal", price=price, reason="acceptance")
