@@ -665,3 +665,18 @@ def test_an_acceptance_binds_the_price_the_other_side_quoted_last() -> None:
 def test_an_acceptance_does_not_bind_a_retail_price() -> None:
     window = ("It retails for $450 new.", "Nice. I'll take it!")
     assert judge(*window) == ("deal", None)
+
+
+# --- issue 24, session 35: a grumble closed by a concession -------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Kind of high but fine.",
+        "It's a bit steep but I guess I can do that.",
+        "Sure, it's a bit high, but it's worth it.",
+        "Ok, that's a bit high but I really want it.",
+        "ok, that's fine even though it's a bit high",
+    ],
+)
+def test_a_grumble_closed_by_a_concession_accepts(answer: str) -> None:
+    assert judge("I could let it go for $440.", answer) == ("deal", 440.0)

@@ -236,6 +236,11 @@ WEAK_ACCEPT = [
     r"be (?:there|over))\b",
     r"^\W*(?:(?:ok|okay|great|perfect|sure)\W+)?(?:send|text|give) me (?:the|your) address\b",
     r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
+    # a concession that closes a grumble: "Kind of high but fine.", "A bit more than I wanted,
+    # but I'll do it.", "It's a bit high, but it's worth it."
+    r"(?<=\bbut )(?:(?:it's|it is|that's|that is|its|thats) )?(?:fine|ok|okay|alright|all right|sure|"
+    r"worth it|i'll do it|i will do it|i'll pay it|i can do it|i (?:really )?(?:want|need|love) it|"
+    r"that works)\W*$",
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
     # "I would." to "Would you take $40?", "Yes we can."
@@ -287,7 +292,8 @@ TERMS_AFTER_RE = re.compile(
 CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
 # After a weak acceptance: the turn goes on to resist.
 CONTINUES_RE = re.compile(
-    r"\b(?:but|however|though|although|except|unless|if|as long as|provided|still|instead|meet me|"
+    r"\b(?:but|however|(?<!even )though|although|except|unless|(?<!even )if|as long as|provided|"
+    r"still|instead|meet me|"
     r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
     r"higher|less|too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
