@@ -680,3 +680,38 @@ def test_an_acceptance_does_not_bind_a_retail_price() -> None:
 )
 def test_a_grumble_closed_by_a_concession_accepts(answer: str) -> None:
     assert judge("I could let it go for $440.", answer) == ("deal", 440.0)
+
+
+# --- issue 24, session 35: strong phrases that describe rather than accept ---------------------
+@pytest.mark.parametrize(
+    ("texts", "first"),
+    [
+        (("Is it still in the box? I'd pay $400.", "Yes, it's brand new, still sealed."), "buyer"),
+        (("Would you take $400?", "I accept cash only."), "buyer"),
+        (("I'd pay $400.", "Yes I accept offers, but $400 is too low."), "buyer"),
+        (
+            ("So it's the 2015 model? I'd pay $400.", "You got it right, it's the 2015 one."),
+            "buyer",
+        ),
+        (("Would you take $400?", "I agreed to hold it for someone else until tonight."), "buyer"),
+        (("Would you take $400?", "I accepted another offer this morning."), "buyer"),
+        (
+            ("Would you take $400?", "Let's do it this way: come see it first, then we talk."),
+            "buyer",
+        ),
+        (
+            ("Would $400 work?", "It's locked in my garage, come see it. I need $460 though."),
+            "buyer",
+        ),
+        (("Is this still available for $480?", "Yes! It's yours if you want it."), "buyer"),
+    ],
+)
+def test_a_strong_phrase_that_describes_accepts_nothing(texts: tuple[str, ...], first: str) -> None:
+    assert judge(*texts, first=first)[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer", ["Settled!", "Agreed to that.", "Then it's settled.", "I agree."]
+)
+def test_the_strong_phrases_kept_still_accept(answer: str) -> None:
+    assert judge("I could let it go for $440.", answer) == ("deal", 440.0)

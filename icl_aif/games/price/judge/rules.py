@@ -155,13 +155,19 @@ STRONG_ACCEPT = [
     r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
     r"\b(?:done deal|deal done|deal's done|deal is done)\b",
-    r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)",
+    # "I accept.", "I agree", not "I accept cash only" or "I accept offers"
+    r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)(?!\s+(?:cash|paypal|venmo|zelle|credit|"
+    r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
     r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
     r"deal|amount)|your " + PRICE + r")\b",
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\byou gotta deal\b",  # "you got a deal", typed fast
-    r"\b(?:accepted|agreed)\b",
+    # "Agreed.", "Accepted!", not "I agreed to hold it for someone" or "I accepted another offer"
+    r"\b(?:accepted|agreed)\b(?!\s+(?:to (?!(?:that|it|this|"
+    + PRICE
+    + r")\b)|with\b|that\b|another\b|"
+    r"someone\b|an offer\b|a different\b|the other\b))",
     # "I'll accept.", "I can agree to that."
     r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
     r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
@@ -170,7 +176,8 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
-    r"\b(?:it's|its) (?:all )?yours\b",
+    # "It's yours!", not the offer "It's yours if you want it" or "It's yours for $200"
+    r"\b(?:it's|its) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
     r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
     r"^\W*(?:(?:ok|okay|alright|great|then|fine)\W+)?sold(?: to you)? (?:for|at) "
     + PRICE
@@ -180,13 +187,16 @@ STRONG_ACCEPT = [
     r"^\W*(?:(?:virtual|a)\W+)?handshake\W*$",
     r"\byou (?:win|drive a hard bargain|twisted my arm)\b",
     r"\b(?:twist my arm|you've twisted)\b",
-    r"\b(?:let's|lets|let us) (?:do it|do this|do that|go with (?:that|it|" + PRICE + r")|"
+    r"\b(?:let's|lets|let us) (?:do (?:it|this|that)(?! (?:this|that) way| like (?:this|that|so)|"
+    r" differently)|go with (?:that|it|" + PRICE + r")|"
     r"make it happen|close (?:it|the deal)|seal (?:it|the deal)|lock it in|settle (?:on|at))\b",
-    r"\b(?:seal the deal|sealed|settled|lock it in|locked in)\b",
-    r"\b(?:you've got it|you got it)\b",
+    # "Let's seal the deal", "Settled!", not "brand new, still sealed" or "locked in my garage"
+    r"\b(?:seal the deal|sealed the deal|deal(?:'s| is)? sealed|lock it in)\b|"
+    r"\b(?:(?:it's|that's|then it's|we're|it is|that is) )?(?:settled|locked in)\W*$",
+    r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards)",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
     r"^\W*" + PRICE + r"\W*deal\W*$",  # "40, deal."
-    r"\bmeet you there\b",
+    r"(?<!can )(?<!could )\bmeet you there\b",
     r"\bsounds like a deal\b",
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
     r"you found (?:a|your) buyer|i'm sold)\b",
