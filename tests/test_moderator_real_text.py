@@ -715,3 +715,36 @@ def test_a_strong_phrase_that_describes_accepts_nothing(texts: tuple[str, ...], 
 )
 def test_the_strong_phrases_kept_still_accept(answer: str) -> None:
     assert judge("I could let it go for $440.", answer) == ("deal", 440.0)
+
+
+# --- issue 24, session 35: a "yes" answers the question asked, not the price --------------------
+@pytest.mark.parametrize(
+    ("texts", "first"),
+    [
+        (("Hello! Are you interested in the bike? It's only $500.", "Yes!"), "seller"),
+        (("The bike is $500. Would you like to make an offer?", "Sure!"), "seller"),
+        (("It's $500. Do you live nearby?", "Yes, about ten minutes away."), "seller"),
+        (("It's $500, a great price. Have you ridden one before?", "Yeah, a few times!"), "seller"),
+        (("It is $500. Is that too much?", "Yes, a bit."), "seller"),
+        (("Is $500 your final price?", "Yes."), "buyer"),
+    ],
+)
+def test_a_yes_to_a_question_that_asks_no_agreement_accepts_nothing(
+    texts: tuple[str, ...], first: str
+) -> None:
+    assert judge(*texts, first=first) == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (("I can do $440. Does that work?", "Yes."), ("deal", 440.0)),
+        (("I can do $440. Ok?", "Sure."), ("deal", 440.0)),
+        # a new offer with a question about something else: the yes takes both
+        (("I can do $440. Can I pick it up Sunday?", "Yes absolutely!"), ("deal", 440.0)),
+    ],
+)
+def test_a_yes_to_a_question_that_asks_agreement_accepts(
+    texts: tuple[str, ...], expected: tuple[str, float]
+) -> None:
+    assert judge(*texts, first="buyer") == expected

@@ -447,6 +447,21 @@ CLOSING_ASK_RE = re.compile(
     r"\b(?:would you|will you|could you|can you|how about|what about|deal|work for you|works for "
     r"you|sound|okay with|ok with|fine with|agree|take it|want it|buy it|acceptable)\b"
 )
+# A question that invites an offer or more questions, not an agreement: "Would you like to make
+# an offer?", "Do you have any questions?"
+OFFER_INVITATION_RE = re.compile(
+    r"\b(?:would you like to (?:make|see|know|ask|come)|make (?:an|me an|your) offer|what (?:would|"
+    r"do|can) you (?:offer|pay)|any (?:other )?questions|"
+    # or asks about the other side's own price: "Is $120 your final price?"
+    r"(?:is|are) (?:that|this|it|" + PRICE + r") (?:your|the) (?:final|lowest|best|bottom|last|"
+    r"firm|asking)|your (?:final|lowest|best|bottom|last) (?:price|offer))\b"
+)
+# A question that ends by asking for an okay: "Is $120 ok?", "Does that work?", "Fair?"
+AGREE_TAG_RE = re.compile(r"\b(?:ok|okay|good|fine|fair|alright|reasonable|work|works)\W*$")
+# A turn that opens by answering yes: "Yes, ...", "Sure!", "Yeah I do."
+YES_OPENING_RE = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|yea|sure|ok|okay|of course|definitely|absolutely|certainly)\b"
+)
 # Later in a weakly accepting turn: a wish for a lower or higher price ("Okay. I was hoping to
 # pay less.").
 WISH_RE = re.compile(
@@ -1045,12 +1060,52 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     prior = ctx.readings[previous].text if previous is not None else ""
     spans = sentence_spans(prior)
     asked = prior[spans[-1][0] : spans[-1][1]] if spans else ""  # its last sentence
-    if CLOSING_ASK_RE.search(asked) or DEAL_QUESTION_RE.search(asked):
+    if _asks_to_agree_strictly(asked):
         return False  # "Is $200 a deal?" -> "Yes it is." agrees
     phrase = re.match(r"\W*\w+(?:\s+(?:thing|right))?", text[position:])
     if FACTUAL_ANSWER_RE.match(text, position + (phrase.end() if phrase else 0)):
         return True
-    return position == 0 and _is_question(asked) and ITEM_QUESTION_RE.search(asked) is not None
+    if position == 0 and _is_question(asked) and ITEM_QUESTION_RE.search(asked) is not None:
+        return True
+    # A "yes" that opens the turn answers the other side's question; when none of its questions
+    # asks to agree to a price ("It's $120. Do you live nearby?" -> "Yes, ten minutes away."),
+    # the "yes" agrees to no price, unless the turn also made a new offer ("I can do $2200. Can I
+    # put up cameras?" -> "Yes absolutely!" takes both).
+    questions = [prior[a:b] for a, b in spans if _is_question(prior[a:b])]
+    offer = ctx.readings[previous].proposal(ctx.plausible) if previous is not None else None
+    list_price = _list_price(ctx.scenario)
+    new_offer = offer is not None and (list_price is None or not _same(offer, list_price))
+    return (
+        not new_offer
+        and bool(questions)
+        and position == 0
+        and YES_OPENING_RE.match(text) is not None
+        and not any(_asks_to_agree(q) for q in questions)
+    )
+
+
+def _asks_to_agree_strictly(sentence: str) -> bool:
+    """The sentence asks for agreement in so many words ("Would you take $40?", "Deal?"), not
+    for an offer ("Would you like to make an offer?")."""
+    return bool(
+        (CLOSING_ASK_RE.search(sentence) or DEAL_QUESTION_RE.search(sentence))
+        and not OFFER_INVITATION_RE.search(sentence)
+    )
+
+
+def _asks_to_agree(question: str) -> bool:
+    """The question asks the other side to agree to a price or a deal ("Would you take $40?",
+    "Does that work?", "Deal?", "Ok?"), not about anything else ("Do you live nearby?", "Would
+    you like to make an offer?", "Is that too much?")."""
+    if OFFER_INVITATION_RE.search(question):
+        return False
+    return bool(
+        CLOSING_ASK_RE.search(question)
+        or DEAL_QUESTION_RE.search(question)
+        or AGREE_TAG_RE.search(question)
+        or re.search(PRICE, question)
+        or len(re.findall(r"[a-z']+", question)) <= 2
+    )
 
 
 def _praises_own_price(ctx: Context, index: int) -> bool:
