@@ -748,3 +748,17 @@ def test_a_yes_to_a_question_that_asks_agreement_accepts(
     texts: tuple[str, ...], expected: tuple[str, float]
 ) -> None:
     assert judge(*texts, first="buyer") == expected
+
+
+# --- issue 24, session 35: one-digit prices and bare discounts ---------------------------------
+def test_a_one_digit_price_is_accepted_like_any_other() -> None:
+    window = ("I could do 9.", "8?", "Fine, I'll take 8. Thanks.")
+    assert judge(*window, scenario={"item": "lamp", "list_price": 10}) == ("deal", 8.0)
+
+
+def test_a_bare_discount_off_the_listed_price() -> None:
+    window = ("Looks nice, 50 seems fair, any lower?", "I can take 5 off.", "You got it!")
+    assert judge(*window, first="buyer", scenario={"item": "chair", "list_price": 50}) == (
+        "deal",
+        45.0,
+    )

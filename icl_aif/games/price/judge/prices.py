@@ -127,7 +127,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
-    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?|\bcounter(?:\s+(?:with|"
+    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|\bcounter(?:\s+(?:with|"
     r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
     r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
@@ -864,24 +864,24 @@ def with_apostrophes(text: str) -> str:
 # am in Hayward  I will pay $150") ends before a capitalised opener or at a double space.
 _RUN_ON_BREAK_RE = re.compile(
     r"(?<=[a-z0-9])[ \t]+(?=(?:Do|Does|Did|Where|What|When|How|Can|Could|Would|Will|Is|Are|Thanks|"
-    r"Thank you|Yes|Also|Please|Let me|Let's|Lets)\b)|(?<=[a-z0-9])[ \t]+(?=SOLD\W*$)|"
-    r"(?<=[a-z0-9])[ \t]{2,}(?=[A-Za-z$])"
+    r"Thank you|Yes|Also|Please|Let me|Let's|Lets|Great|Perfect|Awesome|Sounds|Sure|Cool)\b)|"
+    r"(?<=[a-z0-9])[ \t]+(?=SOLD\W*$)|(?<=[a-z0-9])[ \t]{2,}(?=[A-Za-z$])"
 )
 
 
 def with_sentence_breaks(text: str) -> str:
     """``text`` with a full stop put where a run-on chat line starts a new sentence without one:
-    before a capitalised question word or "Thanks" after a lower-case word, and at a double space
-    between words. Indices change; read prices in the returned text."""
+    before a capitalised question word, "Thanks" or "Great" after a lower-case word, and at a
+    double space between words. Indices change; read prices in the returned text."""
     return _RUN_ON_BREAK_RE.sub(". ", text)
 
 
 # A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".
 _DISCOUNT_RE = re.compile(
     r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+)"
-    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?(?:dollars?|bucks)?)(?P<percent>\s?(?:%|percent))?"
+    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)(?P<percent>\s?(?:%|percent))?"
     r"(?(percent)|(?:\s+off\b)?)"
-    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?(?:dollars?|bucks)?)(?P<percent2>\s?(?:%|percent))?"
+    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)(?P<percent2>\s?(?:%|percent))?"
     r"\s+(?:off|discount)\b",
     re.IGNORECASE,
 )

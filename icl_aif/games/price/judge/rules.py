@@ -134,7 +134,7 @@ __all__ = [
 # "$999" (same length), so that PRICE below stands for any price, however it was written.
 # ---------------------------------------------------------------------------------------------
 
-PRICE = r"\$9+"
+PRICE = r"\$9*"  # a one-character price ("take 8") is masked as a lone "$"
 # Words that may open a sentence before an acceptance: "But fine, deal.", "Ha, deal!"
 _FILLER = (
     r"(?:ok|okay|fine|alright|all right|sure|yes|yeah|yep|great|perfect|then|well|but|so|and|oh|"
@@ -160,13 +160,13 @@ STRONG_ACCEPT = [
     r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
     r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
-    r"deal|amount)|your " + PRICE + r")\b",
+    r"deal|amount)|your " + PRICE + r")(?!\w)",
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\byou gotta deal\b",  # "you got a deal", typed fast
     # "Agreed.", "Accepted!", not "I agreed to hold it for someone" or "I accepted another offer"
     r"\b(?:accepted|agreed)\b(?!\s+(?:to (?!(?:that|it|this|"
     + PRICE
-    + r")\b)|with\b|that\b|another\b|"
+    + r")(?!\w))|with\b|that\b|another\b|"
     r"someone\b|an offer\b|a different\b|the other\b))",
     # "I'll accept.", "I can agree to that."
     r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
@@ -175,7 +175,9 @@ STRONG_ACCEPT = [
     + r")",
     r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
-    r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|" + PRICE + r")\b",
+    r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
+    + PRICE
+    + r")(?!\w)",
     # "It's yours!", not the offer "It's yours if you want it" or "It's yours for $200"
     r"\b(?:it's|its) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
     r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
@@ -230,14 +232,14 @@ WEAK_ACCEPT = [
     r"^\W*(?:(?:ok|okay|well|fine)\W+)?i (?:suppose|guess)(?: so)?\W*$",
     # "I'd be happy with that", "I'd be glad to.", "I'd like that": the "I'd" is no hypothetical
     r"\bi(?:'d| would)(?: be)? (?:happy|glad|fine|ok|okay|good|content|pleased|thrilled|"
-    r"delighted) (?:with (?:that|it|this|" + PRICE + r")\b|to\W*$)",
+    r"delighted) (?:with (?:that|it|this|" + PRICE + r")(?!\w)|to\W*$)",
     r"\bi(?:'d| would) (?:like|love) (?:that|to)\W*$",
     # "I'm down.", "Fine by me.", "That's a fair deal.", "You've convinced me.", "I'll go for that."
     r"\b(?:i'm|i am) down(?: for (?:that|it|" + PRICE + r"))?\W*$",
     r"\b(?:good|fine|ok|okay) (?:with|by) me\b",
     r"\b(?:that's|that is) a (?:fair|good|reasonable|decent|great) deal\W*$",
     r"\byou(?:'ve| have)? convinced me\b",
-    r"\bi(?:'ll| will|'d| would) go for (?:that|it|this|" + PRICE + r")\b",
+    r"\bi(?:'ll| will|'d| would) go for (?:that|it|this|" + PRICE + r")(?!\w)",
     r"\b(?:don't|do not) see why not\b",
     # arranging the hand-over answers an offer: "I'll come by tomorrow to pick it up.", "I'll
     # bring cash.", "Send me the address."
@@ -262,7 +264,7 @@ WEAK_ACCEPT = [
     r"\bworks for me\b",
     # "I can't argue with that" (matched after "can't", which elsewhere resists)
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
-    r"(?:that|it|this|" + PRICE + r")\b|"
+    r"(?:that|it|this|" + PRICE + r")(?!\w)|"
     r"\bsolid offer\b",
     r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) "
     r"(?:that|it)|i'm (?:happy|fine|good|"
