@@ -762,3 +762,33 @@ def test_a_bare_discount_off_the_listed_price() -> None:
         "deal",
         45.0,
     )
+
+
+# --- issue 24, session 35: "I don't think ..." cancels what follows ----------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I don't think that's fair.",
+        "I don't think we have a deal.",
+        "I don't think I can do that.",
+        "Doesn't work for me, sorry.",
+        "I'm not willing to pay that.",
+    ],
+)
+def test_a_contracted_negation_cancels_the_acceptance_after_it(answer: str) -> None:
+    assert judge("I could let it go for $440.", answer)[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Happy with that.",
+        "I could live with that.",
+        "I'm willing to pay that.",
+        "Your terms are fine.",
+        "Those terms work for me.",
+        "We have an agreement.",
+    ],
+)
+def test_even_more_human_acceptances(answer: str) -> None:
+    assert judge("I could let it go for $440.", answer) == ("deal", 440.0)

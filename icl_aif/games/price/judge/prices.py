@@ -333,7 +333,7 @@ _REJECTION_RE = re.compile(
 POSITIVE_NEGATION_RE = re.compile(
     r"\b(?:no (?:problem|problemo|prob|probs|worries|worry|doubt|complaints)|not (?:a problem|bad|"
     r"an issue|too bad)|(?:i )?(?:don't|do not) see why not|why not|(?:i )?(?:don't|do not) mind|"
-    r"(?:i )?(?:can't|cannot|couldn't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
+    r"(?:i )?(?:can't|cannot|couldn't|won't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
     r"that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
     r"argue with|say no to|refuse)|"
     r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"

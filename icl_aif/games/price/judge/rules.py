@@ -151,6 +151,8 @@ STRONG_ACCEPT = [
     r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
     r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|"
     r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?(?:a )?deal\b",
+    r"\b(?:we|looks like we|i think we|then we|so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+an "
+    r"agreement\b",
     r"(?<!good )(?<!great )(?<!fair )(?<!nice )(?<!sweet )(?<!real )(?<!steal )(?<!better )"
     r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
@@ -241,6 +243,17 @@ WEAK_ACCEPT = [
     r"\byou(?:'ve| have)? convinced me\b",
     r"\bi(?:'ll| will|'d| would) go for (?:that|it|this|" + PRICE + r")(?!\w)",
     r"\b(?:don't|do not) see why not\b",
+    # "Happy with that.", "I could live with that.", "I'm willing to pay that.", "Your terms are
+    # fine.", "Those terms work for me."
+    r"(?:^\W*|\b(?:i'm|i am|i'd be|i would be) )(?:happy|fine|ok|okay|good|content) with (?:that|it|"
+    r"this|" + PRICE + r")(?!\w)",
+    r"\b(?:i|we) could (?:live|work) with (?:that|it|this)\b",
+    r"\b(?:i'm|i am|i'd be|i would be) willing to (?:pay|do|accept|take) (?:that|it|this|"
+    + PRICE
+    + r")(?!\w)",
+    r"\b(?:your|those|these|the|that|this) (?:terms|conditions|price|offer|number) (?:are|is|sound|"
+    r"sounds|seem|seems|look|looks|work|works) (?:fine|good|great|ok|okay|acceptable|fair|"
+    r"reasonable|perfect|for me)\b",
     # arranging the hand-over answers an offer: "I'll come by tomorrow to pick it up.", "I'll
     # bring cash.", "Send me the address."
     r"\bi(?:'ll| will|'m going to| am going to) (?:come (?:by|over|and get|get|pick)|"
@@ -290,9 +303,9 @@ NEGATORS_RE = re.compile(
     r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|want|"
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
     r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b[^.!?]{0,12}$|"
+    # "I don't think that's fair": the "n't" of a contraction has no word boundary before it
+    r"n't\b[^.!?]{0,12}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
-    + PRICE
-    + r"\s*,?\s*and\b[^.!?]{0,20}$"
 )
 # Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
 # to pick it up"), so it is not yet a deal.
@@ -625,7 +638,9 @@ def _acceptances(
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
                 head = sentence[: match.start()]
-                if _negated(head) or CONDITIONAL_RE.search(_without_soft_ifs(head)):
+                if _negated(sentence, match.start()) or CONDITIONAL_RE.search(
+                    _without_soft_ifs(head)
+                ):
                     continue
                 if TERMS_AFTER_RE.match(sentence, match.end()):
                     dropped.append(start + match.start())
@@ -637,11 +652,12 @@ def _acceptances(
     return found
 
 
-def _negated(head: str) -> bool:
-    """The words before an acceptance cancel it ("no deal", "$38 and it's a deal"); a negation
-    that agrees ("No problem, deal") does not, nor does a price quoted from the other side ("I
-    saw your offer of $150 and I can't argue with that")."""
-    negator = NEGATORS_RE.search(without_positive_negations(head))
+def _negated(sentence: str, position: int) -> bool:
+    """The words before the acceptance at ``position`` cancel it ("no deal", "$38 and it's a
+    deal"); a negation that agrees ("No problem, deal", "I can't argue with that") does not, nor
+    does a price quoted from the other side ("I saw your offer of $150 and ...")."""
+    head = sentence[:position]
+    negator = NEGATORS_RE.search(without_positive_negations(sentence)[:position])
     if negator is None:
         return False
     return not (
