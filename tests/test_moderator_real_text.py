@@ -792,3 +792,21 @@ def test_a_contracted_negation_cancels_the_acceptance_after_it(answer: str) -> N
 )
 def test_even_more_human_acceptances(answer: str) -> None:
     assert judge("I could let it go for $440.", answer) == ("deal", 440.0)
+
+
+@pytest.mark.parametrize(
+    ("texts", "first"),
+    [
+        (("I can pay $400.", "Don't walk away yet!"), "buyer"),
+        (("I can pay $400.", "I wouldn't say goodbye yet."), "buyer"),
+        (("I need $460.", "Don't make me walk away!"), "seller"),
+    ],
+)
+def test_a_contracted_negation_before_a_walk_away_is_no_ending(
+    texts: tuple[str, ...], first: str
+) -> None:
+    assert judge(*texts, first=first)[0] == "ongoing"
+
+
+def test_a_walk_away_after_a_refusal_still_ends() -> None:
+    assert judge("I need $460.", "I can't go that high, so I'll pass.")[0] == "no_deal"

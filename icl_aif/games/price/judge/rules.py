@@ -395,7 +395,10 @@ THREAT_RE = re.compile(
     r"\b(?:or|otherwise|else|if not|unless|before|might|may|could|would|'d|want to|wants to|wanna|"
     r"hate to|rather not|not|n't|never|if|or i|about to|ready to|prepared to|have to decide|"
     r"tempted to|thinking about|considering|close to|rather than|instead of|"
-    r"than|no one|nobody|neither)\b[^.!?]{0,25}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$"
+    r"than|no one|nobody|neither)\b[^.!?]{0,25}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$|"
+    # "Don't walk away yet!", "I wouldn't say goodbye yet": a contraction's "n't" has no word
+    # boundary before it
+    r"n't\s+(?:\w+\s+){0,2}$"
     # "$71 and we're done": an offer, not an ending
 )
 # Farewells that close a round but do not by themselves refuse anything.
