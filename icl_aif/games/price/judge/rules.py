@@ -73,17 +73,29 @@ deliver it?"). A "yes" to a question of fact accepts no price ("Is it still avai
 an offer" invites one, and a final offer ("My final offer is $380.") waits for an answer even
 when it equals what the other side said it could pay.
 
-Typed fast (issue 24, second pass): contractions without their apostrophe are read as
+Second pass (issue 24). Typed fast: contractions without their apostrophe are read as
 contractions ("ill take it", "thats a deal"; negations such as "dont" are left as typed), a
-run-on line ends a sentence before a capitalised question word or at a double space ("I can work
-with that Do you want to pick it up?"), and bare numbers read as prices after more cues ("the
-price of 150", "give 43", "consider 93", "do your 2000", "90 in cash", "18 is all I have").
-Negations that agree ("No problem, deal!", "Not bad, I'll take it") do not cancel an acceptance;
-"That'll work", "I'd be happy with that", "I'm down", "You've convinced me", "I'll come by to
-pick it up" and "*handshake*" accept, a handshake described does not. An "OK" that goes on to
-hesitate, plead a tight budget, ask to see the item first or thank for the information ("Ok
-nice. I'll think about it.") acknowledges; a doubt followed by an acceptance in the same turn
-("It's a bit high. But ok, that works.") accepts.
+run-on line ends a sentence before a capitalised question word, "Thanks" or "Great", or at a
+double space ("I can work with that Do you want to pick it up?"), a speaker's consecutive
+messages are one turn, and bare numbers read as prices after more cues ("the price of 150",
+"give 43", "consider 93", "do your 2000", "90 in cash", "18 is all I have", a one-digit "I'll
+take 8"). Negations: "I don't think that's fair" cancels what follows it ("n't" has no word
+boundary before it, so the negation list missed it), "Don't walk away yet!" is no walk-away, and
+negations that agree ("No problem, deal!", "Not bad, I'll take it", "I can't argue with that")
+cancel nothing. Acceptances: "That'll work", "I'd be happy with that", "Happy with that", "I'm
+down", "You've convinced me", "Your terms are fine", "We have an agreement", "I'll come by to
+pick it up", "*handshake*", and a grumble closed by a concession ("Kind of high but fine");
+strong phrases that describe accept nothing ("still sealed", "I accept cash only", "You got it
+right", "It's yours if you want it", a handshake described). An "OK" that goes on to hesitate,
+plead a tight budget, ask to see the item first or thank for the information ("Ok nice. I'll
+think about it.") acknowledges; a doubt followed by an acceptance in the same turn ("It's a bit
+high. But ok, that works.") accepts. A "yes" that opens a turn answers the other side's question
+and accepts a price only when a question asks to agree or the turn made a new offer ("It's $120.
+Do you live nearby?" -> "Yes, ten minutes away." agrees to nothing). Prices: a discount off the
+price on the table binds that price less the discount ("I can take $5 off", "10% off"); an
+acceptance binds a price it quotes from the other side ("I saw your offer of $150 and I can't
+argue with that") and, with nothing on the table, the price its own clause names or the one the
+other side last named or quoted (never a retail price).
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -279,9 +291,8 @@ WEAK_ACCEPT = [
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
     r"(?:that|it|this|" + PRICE + r")(?!\w)|"
     r"\bsolid offer\b",
-    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) "
-    r"(?:that|it)|i'm (?:happy|fine|good|"
-    r"ok|okay) with (?:that|it|" + PRICE + r")|happy to|count me in|let's go)\b",
+    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it)|happy to|"
+    r"count me in|let's go)\b",
     # "I'm in!", not "I'm in Berkeley"
     r"\b(?:i'm|i am) in\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
@@ -396,10 +407,10 @@ THREAT_RE = re.compile(
     r"hate to|rather not|not|n't|never|if|or i|about to|ready to|prepared to|have to decide|"
     r"tempted to|thinking about|considering|close to|rather than|instead of|"
     r"than|no one|nobody|neither)\b[^.!?]{0,25}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$|"
+    # "$71 and we're done": an offer, not an ending
     # "Don't walk away yet!", "I wouldn't say goodbye yet": a contraction's "n't" has no word
     # boundary before it
     r"n't\s+(?:\w+\s+){0,2}$"
-    # "$71 and we're done": an offer, not an ending
 )
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
