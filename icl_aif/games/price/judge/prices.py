@@ -827,8 +827,7 @@ _BARE_CONTRACTIONS: tuple[tuple[str, str, str], ...] = (
         "its",
         r"(?=\s+(?:(?:a deal|yours|all yours|fine|ok|okay|good|great|perfect|a bit|a little|too|"
         r"not|been|worth|still|only|just|really|very|pretty|in great|a steal|settled|done|sold|"
-        r"going|"
-        r"gonna|listed|priced|already|brand|new|like|no|nothing|the best|the lowest|my)\b|"
+        r"going|gonna|listed|priced|already|brand|new|like|no|nothing|the best|the lowest|my)\b|"
         r"\$|\d))",
         "it's",
     ),
