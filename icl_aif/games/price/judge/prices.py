@@ -127,9 +127,10 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
-    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|\bcounter(?:\s+(?:with|"
-    r"at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|\bmake it|\bsettle(?:\s+(?:on|"
-    r"for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|\bthan|\baround|\babout|\bonly|"
+    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
+    r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
+    r"\bmake it|\bsettle(?:\s+(?:on|for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|"
+    r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
     r"\bagree(?:\s+(?:on|to))?|\bprefer)"
@@ -333,8 +334,8 @@ _REJECTION_RE = re.compile(
 POSITIVE_NEGATION_RE = re.compile(
     r"\b(?:no (?:problem|problemo|prob|probs|worries|worry|doubt|complaints)|not (?:a problem|bad|"
     r"an issue|too bad)|(?:i )?(?:don't|do not) see why not|why not|(?:i )?(?:don't|do not) mind|"
-    r"(?:i )?(?:can't|cannot|couldn't|won't) (?:wait|complain|go wrong|beat (?:that|it|this)|pass (?:it|"
-    r"that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
+    r"(?:i )?(?:can't|cannot|couldn't|won't) (?:wait|complain|go wrong|beat (?:that|it|this)|"
+    r"pass (?:it|that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
     r"argue with|say no to|refuse)|"
     r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"
 )
@@ -878,9 +879,11 @@ def with_sentence_breaks(text: str) -> str:
 # A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".
 _DISCOUNT_RE = re.compile(
     r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+)"
-    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)(?P<percent>\s?(?:%|percent))?"
+    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)"
+    r"(?P<percent>\s?(?:%|percent))?"
     r"(?(percent)|(?:\s+off\b)?)"
-    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)(?P<percent2>\s?(?:%|percent))?"
+    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)"
+    r"(?P<percent2>\s?(?:%|percent))?"
     r"\s+(?:off|discount)\b",
     re.IGNORECASE,
 )

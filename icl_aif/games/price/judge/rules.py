@@ -257,8 +257,8 @@ WEAK_ACCEPT = [
     r"\b(?:don't|do not) see why not\b",
     # "Happy with that.", "I could live with that.", "I'm willing to pay that.", "Your terms are
     # fine.", "Those terms work for me."
-    r"(?:^\W*|\b(?:i'm|i am|i'd be|i would be) )(?:happy|fine|ok|okay|good|content) with (?:that|it|"
-    r"this|" + PRICE + r")(?!\w)",
+    r"(?:^\W*|\b(?:i'm|i am|i'd be|i would be) )(?:happy|fine|ok|okay|good|content) with "
+    r"(?:that|it|this|" + PRICE + r")(?!\w)",
     r"\b(?:i|we) could (?:live|work) with (?:that|it|this)\b",
     r"\b(?:i'm|i am|i'd be|i would be) willing to (?:pay|do|accept|take) (?:that|it|this|"
     + PRICE
@@ -275,9 +275,9 @@ WEAK_ACCEPT = [
     r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
     # a concession that closes a grumble: "Kind of high but fine.", "A bit more than I wanted,
     # but I'll do it.", "It's a bit high, but it's worth it."
-    r"(?<=\bbut )(?:(?:it's|it is|that's|that is|its|thats) )?(?:fine|ok|okay|alright|all right|sure|"
-    r"worth it|i'll do it|i will do it|i'll pay it|i can do it|i (?:really )?(?:want|need|love) it|"
-    r"that works)\W*$",
+    r"(?<=\bbut )(?:(?:it's|it is|that's|that is|its|thats) )?(?:fine|ok|okay|alright|all right|"
+    r"sure|worth it|i'll do it|i will do it|i'll pay it|i can do it|"
+    r"i (?:really )?(?:want|need|love) it|that works)\W*$",
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
     # "I would." to "Would you take $40?", "Yes we can."
