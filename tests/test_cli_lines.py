@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -116,3 +117,32 @@ def test_offline_says_what_it_replaced_and_which_cells_it_kept(tmp_path: Path) -
     assert quick.stdout.splitlines()[0] == (
         "--offline: every role already runs offline; nothing replaced"
     )
+
+
+def test_the_resume_line_stays_last_when_abandoned_work_fails_at_shutdown(tmp_path: Path) -> None:
+    # What a stopped run can leave behind: an object finalised while Python shuts down, whose
+    # finaliser fails as an async generator's does with no event loop left. Its traceback used
+    # to follow the resume line (a rare failure of the SIGTERM test above).
+    (tmp_path / "manifest.json").write_text("{}")
+    script = f"""
+import sys, typer
+from pathlib import Path
+from icl_aif.cli.output import exit_interrupted
+
+class Abandoned:
+    def __del__(self):
+        raise RuntimeError("no running event loop")
+
+left_behind = Abandoned()
+try:
+    exit_interrupted(Path({str(tmp_path)!r}), "icl-aif run --resume somewhere")
+except typer.Exit as stop:
+    sys.exit(stop.exit_code)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 130
+    assert done.stderr.splitlines() == [
+        "interrupted; continue with: icl-aif run --resume somewhere"
+    ]

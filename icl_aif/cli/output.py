@@ -3,6 +3,8 @@ plots written, the line a stopped run ends with, and the damaged lines a command
 
 from __future__ import annotations
 
+import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 
 console = Console()
 errors = Console(stderr=True)
+logger = logging.getLogger(__name__)
 
 
 def write_plots(run_dir: Path) -> None:
@@ -63,6 +66,7 @@ def exit_interrupted(directory: Path, resume: str) -> NoReturn:
     exit code 130."""
     from icl_aif.records.layout import MANIFEST
 
+    _quiet_shutdown()
     if (directory / MANIFEST).is_file():
         errors.print(
             f"interrupted; continue with: {resume}", markup=False, highlight=False, soft_wrap=True
@@ -70,6 +74,21 @@ def exit_interrupted(directory: Path, resume: str) -> NoReturn:
     else:
         errors.print("interrupted before the first game; nothing recorded", markup=False)
     raise typer.Exit(130) from None  # called in the except clause: no chained traceback
+
+
+def _quiet_shutdown() -> None:
+    """After an interrupt, work abandoned in flight may fail while Python shuts down (an async
+    generator finalised with no event loop left: "RuntimeError: no running event loop"). Log
+    such failures for diagnostics instead of printing their tracebacks after the resume line,
+    which must stay the last line a stopped run prints."""
+
+    def log_it(unraisable: sys.UnraisableHookArgs) -> None:
+        logger.debug(
+            "after the interrupt, ignored %r in %r", unraisable.exc_value, unraisable.object
+        )
+
+    sys.unraisablehook = log_it
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # "Task exception was never ..."
 
 
 def finish_run(result: RunResult, name: str) -> None:
