@@ -82,8 +82,9 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path: Path) -> No
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
     stderr = process.communicate(timeout=60)[1]
-    assert process.returncode == 143
-    assert stderr.splitlines()[-1] == f"interrupted; continue with: icl-aif run --resume {out}"
+    assert process.returncode == 143, stderr
+    last = stderr.splitlines()[-1]
+    assert last == f"interrupted; continue with: icl-aif run --resume {out}", stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     finished = len((out / "games.jsonl").read_text().splitlines())
@@ -133,7 +134,11 @@ class Abandoned:
     def __del__(self):
         raise RuntimeError("no running event loop")
 
+async def never_awaited():
+    pass
+
 left_behind = Abandoned()
+also_left = never_awaited()
 try:
     exit_interrupted(Path({str(tmp_path)!r}), "icl-aif run --resume somewhere")
 except typer.Exit as stop:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -78,9 +79,10 @@ def exit_interrupted(directory: Path, resume: str) -> NoReturn:
 
 def _quiet_shutdown() -> None:
     """After an interrupt, work abandoned in flight may fail while Python shuts down (an async
-    generator finalised with no event loop left: "RuntimeError: no running event loop"). Log
-    such failures for diagnostics instead of printing their tracebacks after the resume line,
-    which must stay the last line a stopped run prints."""
+    generator finalised with no event loop left: "RuntimeError: no running event loop"; a
+    coroutine never awaited). Log such failures at debug level, and ignore the "never awaited"
+    warning, instead of printing them after the resume line, which must stay the last line a
+    stopped run prints."""
 
     def log_it(unraisable: sys.UnraisableHookArgs) -> None:
         logger.debug(
@@ -89,6 +91,7 @@ def _quiet_shutdown() -> None:
 
     sys.unraisablehook = log_it
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # "Task exception was never ..."
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited")
 
 
 def finish_run(result: RunResult, name: str) -> None:
