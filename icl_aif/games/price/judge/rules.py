@@ -562,6 +562,8 @@ class Reading:
     # an acceptance dropped because new terms follow it ("Okay, but only if you pay cash"): no
     # acceptance for the rules, a doubt for the hybrid moderator
     accepts_with_terms: bool = False
+    # a discount the turn offers off the price on the table: (amount, is a percentage)
+    discount: tuple[float, bool] | None = None
 
     @property
     def strong_accept(self) -> int | None:
@@ -734,6 +736,7 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
         farewell_only=farewell_only,
         has_question=any(_is_question(lowered[a:b]) for a, b in sentences),
         accepts_with_terms=bool(with_terms),
+        discount=discount(lowered),
     )
 
 
@@ -898,7 +901,7 @@ def _discounted(ctx: Context, index: int) -> float | None:
     off" after $50 is $45; "10% off" after $200 is $180): the turn's own price, else the latest
     price of the window before it, else the list price, less the discount. None without a
     discount, or when the turn names a new price of its own ("$45, that's $5 off" offers $45)."""
-    cut = discount(ctx.readings[index].text)
+    cut = ctx.readings[index].discount
     if cut is None:
         return None
     list_price = _list_price(ctx.scenario)
