@@ -129,7 +129,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake it|\bsettle(?:\s+(?:on|for|at))?|\bmeet(?:\s+you)?(?:\s+(?:at|in the middle at))?|"
+    r"\bmake it|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
@@ -140,30 +140,48 @@ _BARE_CUE_RE = re.compile(
     r"your|even))*\s+$",
     re.IGNORECASE,
 )
+# An assent right before a bare number names the price it takes ("ugh fine, 260", "yeah ok 8400",
+# "you got it, 110", "then 400 is fine").
+_ASSENT_BEFORE_RE = re.compile(
+    r"\b(?:ok|okay|okie|okey|k|kk|fine|sure|alright|aight|yes|yep|yeah|ya|deal|done|sold|got it|fair|"
+    r"enough|agreed|perfect|great|cool|then)\W{0,4}$",
+    re.IGNORECASE,
+)
 # A number written with a thousands separator ("13,500") is an amount, not a count or a year.
 _THOUSANDS_SEPARATOR_RE = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 # A sentence that is nothing but a number ("1725", "1750?", "how about 90!") puts it on the table.
-_LONE_NUMBER_AROUND_RE = re.compile(r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how about|what about)?\W*$")
+_LONE_NUMBER_AROUND_RE = re.compile(
+    r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how about|what about)?\W*(?:lol|haha|pls|please|cash|tops|"
+    r"max|final|firm|even|then)?\W*$"
+)
 # After a number at the start of a line: a list marker ("1. ...", "2) ...").
 _LIST_MARKER_RE = re.compile(r"[.)]\s+\S")
 # A number that opens a turn's sentence, set off by a comma ("40, my boss needs the money.") or
 # followed by the speaker's terms or a "deal" ("40 and I pick it up today?", "40 deal.").
 _OPENING_NUMBER_AFTER_RE = re.compile(
-    r"\s*(?:[,!]|(?:and|if) (?:i|i'll|you|we)\b|deal\b|"
-    r"and (?!a half\b)\w+ (?:\w+ )?(?:free|included|thrown in)\b)"
+    r"\s*(?:[,!]|(?:and|if|plus) (?:i|i'll|you|we|ok|okay|done)\b|deal\b|"
+    r"and (?!a half\b)\w+ (?:\w+ )?(?:free|included|thrown in)\b|"
+    # "600 delivered and ...", "350 i can live with", "65 and were done" (typed for "we're")
+    r"(?:delivered|shipped|picked up|including|included|without|w/o|with|plus|total|flat)\b|"
+    r"i (?:can|could|will|'ll)\b|"
+    r"and were (?:done|good|set)\b)"
 )
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
     r"have|we'll have|i'll|i will|we can|we're|we are|you can have|the \w+ is|it'?s? yours|"
-    r"call it|deal)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
+    r"call it|deal|(?:that's|thats|that is) (?:my|the|it)\b)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
     r"good|great|perfect|acceptable|fair))|sounds (?:great|perfect|fine|reasonable|fantastic|ok|"
     r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
     r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
     r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top|"
-    r"budget)|is as (?:low|high) as|works\b|is fine|is fair|sounds (?:good|fair)|,? final\b|"
+    r"budget)|is as (?:low|high) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|fine|"
+    r"good|acceptable)\b|,? (?:last|lowest|best|bottom|max)(?: price| offer| one)?\b|"
+    r"is (?:really |actually |honestly |truly )?(?:the |my )?(?:most|max|highest|lowest|least|best)"
+    r"\b|(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
+    r"all (?:i|we|i've)\b|is fair|sounds (?:good|fair)|,? final\b|"
     r",? firm\b|tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|"
-    r"that|them|both)\b|"
+    r"that|them|both|a|an|my|your)\b|"
     # "90 in cash", "160 even", "5100 is actually a great deal", "18 is all I have"
     r"(?:in )?cash\b|even\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
     r"offer)\b|sounds like a \w+|is all (?:i|i've|we)\b)",
@@ -188,6 +206,21 @@ _DELTA_BEFORE_RE = re.compile(
     r"\b(?:plus|add|adding|extra|another|additional|knock off|take off|discount of|shipping(?: is|"
     r" of| costs?)?|delivery(?: is| of| costs?)?)\s*$"
 )
+# Before a bare hour: a visit, not a price ("I can be there at 7", "pick it up around 6").
+_TIME_BEFORE_RE = re.compile(
+    r"\b(?:be there|be over|come (?:by|over|get it)|meet|pick (?:it |them )?up|arrive|stop by|"
+    r"swing by|drop (?:it |them )?off|see you|tonight|tomorrow|today|morning|afternoon|evening|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
+    r"\b[^.!?,$]{0,20}\b(?:at|around|by|after|before)\s+$",
+    re.IGNORECASE,
+)
+_THOUSANDS_SHORTHAND_LOW = 0.02  # below this share of the price level, "14" means 14,000
+# ... when the number ends its clause or a price phrase follows ("14?", "22 even", "14 and ...").
+_THOUSANDS_END_RE = re.compile(
+    r"\s*(?:$|[?!.,;:)]|(?:and|even|then|cash|firm|obo|or|is|it|for|tops|max|final|work|works|"
+    r"deal|sounds)\b)",
+    re.IGNORECASE,
+)
 _SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
 _A_DOLLAR_RE = re.compile(r"\b(an?)\s+(?=(?:dollar|buck)\b)", re.IGNORECASE)
 # After "two dollars fifty": a unit means the second number is not cents ("2 dollars 30 items").
@@ -200,6 +233,7 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 # After the price, in the same clause: the speaker turns it down.
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
+    r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
     r"expensive|(?:a bit|a little|a tad|way|so|too) much)\b",
     r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
@@ -209,7 +243,7 @@ _REFUSED_AFTER = [
     r"out of (?:the question|my (?:budget|range|price range))",
     r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less)\b",
     r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
-    r"paid)",
+    r"paid|asking(?: price)?|list(?:ing|ed)? price)",
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
     r"(?:more|less) than i (?:can|want|'m willing|am willing|'d like|would like)",
     r"\b(?:unreasonable|ridiculous|insulting|absurd|laughable|a joke|a lowball|lowball|"
@@ -228,6 +262,7 @@ _REFUSED_BEFORE = [
     r"agree|consider|justify|afford|spend|drop|come down|go down|go up|budge|settle|settle for|"
     r"settle on)\b[^$\d]*$",
     r"\b(?:not|no)\s+(?:at|for|even|with)\s*$",
+    r"\bnot interested (?:at|for|in)\s*$",
     r"\b(?:not|never)\s+(?:paying|spending|buying|selling|giving|accepting|taking|doing|"
     r"going)\b[^$\d]*$",
     r"\bno deal (?:at|for|with)\s*$",
@@ -258,6 +293,12 @@ _QUOTED_BEFORE_RE = re.compile(
     r"counter-offer|number|figure|proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
 )
 
+# A sale declared at the price, right before it: "Sold at $3700!", "ok, sold to you for 80".
+_DECLARED_SALE_RE = re.compile(
+    r"(?:^|[.!?]\s*)\W*(?:(?:ok|okay|alright|fine|then|great|deal|done|sure)\W+)*sold(?: it)?"
+    r"(?: to you)? (?:at|for)\s*$",
+    re.IGNORECASE,
+)
 # Before the price, in the same clause: it is a reference price, not an offer.
 _REFERENCE_BEFORE = [
     r"\b(?:saw|seen|see (?:them|these|those|one|it)|spotted|found|noticed|came across|"
@@ -270,7 +311,7 @@ _REFERENCE_BEFORE = [
     r"\b(?:sells|goes for|going for|going rate|market (?:price|value|rate)|lists? for|charges?|"
     r"charging|asks|asking for them)\b",
     r"\b(?:they|these|those|people|others|folks|stores?|shops?|retailers?|dealers?|sellers?|"
-    r"vendors?|someone|somebody|everyone|everybody|amazon|ebay|craigslist|walmart|the guy|"
+    r"vendors?|someone|somebody|anyone|anybody|everyone|everybody|amazon|ebay|craigslist|walmart|the guy|"
     r"other sellers?|next door|across the street|down the (?:street|road))\b.*\b(?:sell|sells|"
     r"selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|charges|charging|"
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
@@ -594,7 +635,8 @@ def _alone_in_sentence(number: _Number, text: str) -> bool:
 def _bare_value(number: _Number, text: str) -> float | None:
     """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
     or a number said on its own, "1725")."""
-    cued = _BARE_CUE_RE.search(text[max(0, number.start - 40) : number.start])
+    before = text[max(0, number.start - 40) : number.start]
+    cued = _BARE_CUE_RE.search(before) or _ASSENT_BEFORE_RE.search(before)
     separated = not number.is_word and bool(
         _THOUSANDS_SEPARATOR_RE.match(text[number.start : number.end])
     )
@@ -607,11 +649,23 @@ def _bare_value(number: _Number, text: str) -> float | None:
         return None
     if _NOT_MONEY_AFTER_RE.match(text, number.end):
         return None
+    if number.value <= 12 and _TIME_BEFORE_RE.search(text, 0, number.start):
+        return None
     if number.is_word and number.value < _SMALL_BARE_WORD_MINIMUM:
         return None
     if number.value <= 0:
         return None
     return number.value
+
+
+def _in_thousands(value: float, scale: float | None) -> float:
+    """A bare number far below a price level of thousands, whose thousandfold is near it, is said
+    in thousands: "14 and we got a deal?" or "how about 8.4?" for a $16,000 car."""
+    if scale is None or scale < 1000 or value >= 100:
+        return value
+    if value < _THOUSANDS_SHORTHAND_LOW * scale and 0.3 * scale <= value * 1000 <= 3 * scale:
+        return value * 1000
+    return value
 
 
 def _closer(value: float, alt: float, scale: float) -> float:
@@ -634,6 +688,8 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
             bare = _bare_value(number, text)
             if bare is None:
                 continue
+            if _THOUSANDS_END_RE.match(text, number.end):
+                bare = _in_thousands(bare, scale)
             money = (bare, number.start, number.end)
         if _DELTA_AFTER_RE.match(text, money[2]) or _DELTA_BEFORE_RE.search(text, 0, money[1]):
             continue
@@ -739,7 +795,8 @@ def _kind(
         if _REJECTION_RE.search(following):
             return "refused"
         return "reference"
-    if _any(_REFERENCE_BEFORE, before) or _any(_REFERENCE_AFTER, after):
+    declared = _DECLARED_SALE_RE.search(text, sentence[0], start)
+    if not declared and (_any(_REFERENCE_BEFORE, before) or _any(_REFERENCE_AFTER, after)):
         return "reference"
     # conditional
     if _condition_kind(text, sentence, start, end, spans):
@@ -803,11 +860,12 @@ _BARE_CONTRACTIONS: tuple[tuple[str, str, str], ...] = (
     ("im", "", "i'm"),
     ("ive", "", "i've"),
     (
-        "ill",
-        r"(?=\s+(?:take|do|pay|give|buy|go|be|get|come|pick|send|bring|meet|accept|have|need|let|"
-        r"make|throw|just|probably|definitely|think|see|call|settle|sell|keep|pass|walk|look|try|"
-        r"wait|check|talk|split|agree|grab|gladly|happily|also|still|even|never|drop|add|put|"
-        r"submit|enter|order)\b)",
+        # "ill" is a contraction before any verb-like word but the few that make it "sick"
+        # ("I'm ill", "ill health")
+        r"(?<!\bam )(?<!\bim )(?<!\bi'm )(?<!\bfeel )(?<!\bfeeling )(?<!\bwas )(?<!\bbeen )"
+        r"(?<!\bvery )(?<!\bfell )(?<!\bgot )ill",
+        r"(?=\s+(?!(?:health|will|fitting|effects?|feelings?|advised|repute|at ease|people|patients?|"
+        r"and|or|with|from|for|in|of|but|so|too|to|the|a|an)\b)[a-z])",
         "i'll",
     ),
     (
@@ -857,7 +915,50 @@ def with_apostrophes(text: str) -> str:
         index = int(next(name for name, value in match.groupdict().items() if value)[1:])
         return _BARE_CONTRACTIONS[index][2]
 
+    text = _ELONGATED_RE.sub(_shortened, text)
+    text = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower().rstrip()], text)
     return _BARE_CONTRACTION_RE.sub(restore, text)
+
+
+# Chat shorthand spelled out: "330 n were done", "400 w the game", "can u do 110", "see u tmrw".
+_SHORTHAND = {
+    "n": "and",
+    "w/": "with ",
+    "w": "with",
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmrow": "tomorrow",
+    "pls": "please",
+    "plz": "please",
+    "np": "no problem",
+}
+_SHORTHAND_RE = re.compile(
+    r"(?<=[a-z0-9] )n(?= [a-z])|\bw/\s*|\bw(?= (?:the|a|an|my|your|it|delivery|shipping|case|"
+    r"charger|cash|free)\b)|(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
+    re.IGNORECASE,
+)
+
+
+# Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt".
+_ELONGATED_RE = re.compile(
+    r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+)\b",
+    re.IGNORECASE,
+)
+_PLAIN_WORDS = ("yes", "ok", "yeah", "yay", "so", "sure", "no", "perfect", "deal", "done")
+
+
+def _shortened(match: re.Match[str]) -> str:
+    """The plain word a stretched one stands for ("yesss" -> "yes"); its letters, each once,
+    spell it."""
+    word = match.group(0)
+    squeezed = re.sub(r"(.)\1+", r"\1", word.lower())
+    for plain in _PLAIN_WORDS:
+        if squeezed == re.sub(r"(.)\1+", r"\1", plain):
+            return plain
+    return word
 
 
 # Run-on chat: a sentence left without its full stop ("if needed Where are you located?", "I
@@ -874,6 +975,37 @@ def with_sentence_breaks(text: str) -> str:
     before a capitalised question word, "Thanks" or "Great" after a lower-case word, and at a
     double space between words. Indices change; read prices in the returned text."""
     return _RUN_ON_BREAK_RE.sub(". ", text)
+
+
+# A question typed without its question mark opens like this: "would you do 100", "ok. any
+# issues", "how old is it" (not "can do 150", "will do", "how nice", "what a deal").
+_UNMARKED_QUESTION_RE = re.compile(
+    r"\W*(?:(?:ok|okay|so|and|but|well|hmm+|alright|cool|great|nice|sure|yes|yeah|hi|hey|also|"
+    r"oh)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|u|ya|it|"
+    r"they|that|this|there|he|she|we|i)\b|do (?:you|u|ya|they|i|we)\b|any (?:issues|problems|"
+    r"damage|scratches|dents|rust|stains|leaks|marks|wear|chance|way|room|flexibility|wiggle|"
+    r"discount|pets|questions|other|more)\b|what(?!\s+(?:a|an)\b)|whats|what's|how(?!\s+(?:nice|"
+    r"cool|great|sweet|awesome|lovely|fun|exciting|wonderful|kind|generous)\b)|hows|how's|"
+    r"(?:when|where|why) (?:can|could|should|would|will|do|does|did|is|are|r|u|you|works)\b|"
+    r"wheres|where's|who (?:is|are|else|would)\b|which (?:one|is|are|do|color|model|year)\b|"
+    r"mind if|ok if|okay if|cool if|possible to)\b",
+    re.IGNORECASE,
+)
+
+
+def with_question_marks(text: str) -> str:
+    """``text`` with a question mark put after each line's last sentence that opens like a
+    question but ends with no punctuation ("would you do 100", "ok. any issues"), as people
+    type fast. Indices of what comes before are kept; read prices in the returned text."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        stripped = line.rstrip()
+        if not stripped or stripped[-1] in ".!?…,;:)\"'*" or not stripped[-1].isalnum():
+            continue
+        spans = sentence_spans(stripped)
+        if spans and _UNMARKED_QUESTION_RE.match(stripped, spans[-1][0]):
+            lines[i] = stripped + "?" + line[len(stripped) :]
+    return "\n".join(lines)
 
 
 # A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".

@@ -125,6 +125,7 @@ from icl_aif.games.price.judge.prices import (
     normalize,
     sentence_spans,
     with_apostrophes,
+    with_question_marks,
     with_sentence_breaks,
     without_item,
     without_positive_negations,
@@ -174,7 +175,7 @@ STRONG_ACCEPT = [
     r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
     r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
-    r"deal|amount)|your " + PRICE + r")(?!\w)",
+    r"deal|amount)|(?:your )?" + PRICE + r")(?!\w)",
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\byou gotta deal\b",  # "you got a deal", typed fast
     # "Agreed.", "Accepted!", not "I agreed to hold it for someone" or "I accepted another offer"
@@ -211,7 +212,7 @@ STRONG_ACCEPT = [
     r"\b(?:(?:it's|that's|then it's|we're|it is|that is) )?(?:settled|locked in)\W*$",
     r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards)",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
-    r"^\W*" + PRICE + r"\W*deal\W*$",  # "40, deal."
+    r"^\W*(?:" + _FILLER + r")*" + PRICE + r"\W*deal\W*$",  # "40, deal.", "alright 550 deal"
     r"(?<!can )(?<!could )\bmeet you there\b",
     r"\bsounds like a deal\b",
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
@@ -227,7 +228,8 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|cash)\b",
 ]
 WEAK_ACCEPT = [
-    r"^\W*(?:but |so |well |oh |then )?(?:ok|okay|k|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
+    r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
+    r"(?:ok|okay|okie|okey|k|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
     r"yah|yea|yeh|whatever|sure thing|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
@@ -250,6 +252,13 @@ WEAK_ACCEPT = [
     r"\bi(?:'d| would) (?:like|love) (?:that|to)\W*$",
     # "I'm down.", "Fine by me.", "That's a fair deal.", "You've convinced me.", "I'll go for that."
     r"\b(?:i'm|i am) down(?: for (?:that|it|" + PRICE + r"))?\W*$",
+    # "$2650 for 18 months is something I can commit to.", "I can make 17.8 work."
+    r"\b(?:something|a price|a number|an amount|one) (?:i|we) can (?:commit to|live with|work with|"
+    r"agree to|accept|do)\b|\b(?:i|we) can commit to (?:that|it|this|" + PRICE + r")(?!\w)|"
+    r"\b(?:i|we) (?:can|could) make (?:that|it|this|" + PRICE + r") work\b",
+    r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|this|"
+    + PRICE
+    + r")(?!\w)",
     r"\b(?:good|fine|ok|okay) (?:with|by) me\b",
     r"\b(?:that's|that is) a (?:fair|good|reasonable|decent|great) deal\W*$",
     r"\byou(?:'ve| have)? convinced me\b",
@@ -260,6 +269,8 @@ WEAK_ACCEPT = [
     r"(?:^\W*|\b(?:i'm|i am|i'd be|i would be) )(?:happy|fine|ok|okay|good|content) with "
     r"(?:that|it|this|" + PRICE + r")(?!\w)",
     r"\b(?:i|we) could (?:live|work) with (?:that|it|this)\b",
+    # "215 and we're good?" -> "we're good :)"
+    r"^\W*(?:(?:yes|yeah|yep|ok|okay|yup)\W+)?(?:we're|we are) (?:good|set)\W*$",
     r"\b(?:i'm|i am|i'd be|i would be) willing to (?:pay|do|accept|take) (?:that|it|this|"
     + PRICE
     + r")(?!\w)",
@@ -284,8 +295,13 @@ WEAK_ACCEPT = [
     r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay)\W+)?(?:i|we) (?:would|can|could|will|do)(?: do (?:that|it))?"
     r"\W*$",
     r"^\W*(?:okay[a-z]|okey|okie|kk)\W*$",  # a lone "ok" typed fast: "okayc", "okie"
-    r"\b(?:that|this|it|that price|that number|" + PRICE + r") (?:works|will work|would work|"
-    r"should work|is fine|is fair|is acceptable|sounds good|sounds fair)\b",
+    r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|is fine|"
+    r"is fair|is acceptable|sounds good|sounds fair|suits me)\b",
+    # "$150 is fine" (no word boundary before the "$" of a masked price); "$14 is fair" is only an
+    # opinion ("I still think $14 is fair, but ...")
+    PRICE
+    + r" (?:works|will work|would work|should work|sounds good|suits me|(?:is|would be|will be) "
+    r"(?:fine|acceptable|all right|alright|ok|okay|good|perfect|doable))\b",
     r"\bworks for me\b",
     # "I can't argue with that" (matched after "can't", which elsewhere resists)
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
@@ -353,14 +369,15 @@ WALK_AWAY = [
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online)|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
-    r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here)",
+    r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here|"
+    r"(?:look|search|shop) (?:for|at|around for) (?:another|a different|other|something else)\b)",
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving|done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
     r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
-    r"that|about))|forget it|forget about it)\b",
+    r"that|about))|nvm|forget it|forget about it)\b",
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
@@ -415,8 +432,16 @@ THREAT_RE = re.compile(
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
-    r"evening|night|weekend)|thanks|thank you|see you|take care|cheers|enjoy|good luck|best of luck|"
-    r"you too)\b"
+    r"evening|night|weekend)|thanks(?! anyway)|thank you(?! anyway)|see you|take care|cheers|enjoy|"
+    r"good luck|best of luck|you too)\b"
+)
+
+
+# Farewells that decline: a weak "That's okay. Thanks for your time!" or "alright no worries,
+# good luck" consoles, it accepts nothing.
+DECLINING_FAREWELL_RE = re.compile(
+    r"\b(?:thanks|thank you) (?:anyway|for your time)|\b(?:good|best of) luck\b|"
+    r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
 
 
@@ -424,7 +449,10 @@ FAREWELL_RE = re.compile(
 # ("I still think $14 is fair, but fine, deal.").  Prices before it are not what is accepted.
 CONTRAST_RE = re.compile(r"\b(?:but|however|though|although|yet|anyway|still)\b")
 # The condition of a conditional acceptance ("Sure, if you pick it up today").
-_CONDITION_ONLY_RE = re.compile(r"\b(?:if|as long as|provided|so long as)\b")
+_CONDITION_ONLY_RE = re.compile(
+    r"\b(?:if|as long as|provided|so long as)\b|\bbut you(?:'ll| will)?(?: (?:need|have) to| must|"
+    r" gotta)? (?=\w)"
+)
 # After a weak acceptance, in its sentence or a later one: the "OK" acknowledged what was said and
 # the turn goes on to hesitate, plead its budget, ask to see the item or thank for the facts ("Ok
 # nice. I'll think about it.", "Alright. Money is tight for me.", "Sure, I'd like to see it
@@ -455,8 +483,29 @@ ACKNOWLEDGE_RE = re.compile(
 # "OK, when can I pick it up?" accepts, "Ok, great. What colour is it?" does not.
 CLOSING_QUESTION_RE = re.compile(
     r"\b(?:pick(?:ing)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
-    r"deliver|delivery|when|where|venmo|paypal|cash|bring|ship|drop (?:it|them) off|deal)\b"
+    r"deliver|delivery|when|where|venmo|paypal|cash|bring|ship|drop (?:it|them) off|deal|"
+    r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come)\b"
 )
+# A short question that names a day or a time proposes when to meet: "tomorrow?", "Saturday
+# morning ok?", "tmrw after school?" (not "Are you available today?")
+_WHEN_RE = re.compile(
+    r"\b(?:(?:this|next) (?:week|weekend)|today|tonight|tomorrow|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+)
+_SHORT_WHEN_WORDS = 6
+
+
+def _closes(question: str) -> bool:
+    """The question is about closing the deal ("When can I pick it up?", "tomorrow?")."""
+    if CLOSING_QUESTION_RE.search(question):
+        return True
+    return (
+        _WHEN_RE.search(question) is not None
+        and len(question.split()) <= _SHORT_WHEN_WORDS
+        and ITEM_QUESTION_RE.search(question) is None
+    )
+
+
 # Right after a weak "yes": the turn answers a question about facts ("Yes it is!", "Yeah, that's
 # what the listing says", "Ok, good to know"), it agrees to no price.
 FACTUAL_ANSWER_RE = re.compile(
@@ -468,7 +517,7 @@ FACTUAL_ANSWER_RE = re.compile(
 # A question about the item or the listing, not about a price or a deal: a "yes" answers it.
 ITEM_QUESTION_RE = re.compile(
     r"\b(?:available|firm|negotiable|flexible|interested|any questions|questions|included|"
-    r"include|come with|comes with|condition|how old|original|still have|working|works fine|"
+    r"include|including|come with|comes with|condition|how old|original|still have|working|works fine|"
     r"in stock|for sale)\b"
 )
 # ... unless it also asks for an answer to a price: "Would you take $40? Is it still available?"
@@ -511,10 +560,27 @@ DEAL_QUESTION_RE = re.compile(r"\b(?:deal|agreed|do we have an agreement)\b")
 # the words that commit to it ("I'll come get it tonight", "I can bring cash").
 CONDITION_RE = re.compile(
     r"\bif you(?:'re| are| can| could| will| would| were)?(?: be)?(?: able to| willing to| just|"
-    r" please| ok with| okay with| fine with)* (\w+)"
+    r" please| ok with| okay with| fine with)* (\w+)|"
+    # "Alright, $300 it is, but you need to bring people", "ok, but you pick it up"
+    r"\bbut you(?:'ll| will)?(?: (?:need|have) to| must| gotta)? (\w+)"
 )
 ERRANDS = (
-    frozenset({"pick", "pickup", "come", "get", "grab", "collect", "fetch", "stop", "swing"}),
+    frozenset(
+        {
+            "pick",
+            "pickup",
+            "come",
+            "get",
+            "grab",
+            "collect",
+            "fetch",
+            "stop",
+            "swing",
+            "there",
+            "here",
+            "omw",
+        }
+    ),
     frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
     frozenset({"deliver", "delivering", "bring", "drop", "ship", "send"}),
     frozenset({"meet", "meeting"}),
@@ -524,7 +590,7 @@ ERRAND_WORDS = frozenset().union(*ERRANDS)
 COMMITMENT_RE = re.compile(
     r"\b(?:i|we)(?:'ll| will| can| could|'m able to| am able to| would be able to| definitely|"
     r" surely| sure)+\b|^\W*(?:yes|yeah|yep|sure|ok|okay|definitely|absolutely|of course|"
-    r"no problem)\b"
+    r"no problem)\b|\b(?:on my way|omw|leaving now|heading (?:over|out|there)|be there in)\b"
 )
 # A price declared as the speaker's last word is an offer that waits for an answer, even when it
 # equals what the other side said it could pay ("My final offer is $120.").
@@ -647,7 +713,7 @@ def _acceptances(
         if _is_question(sentence):
             # "Sure, when can you pick it up?": the answer before a question about closing
             lead = _LEAD_ANSWER_RE.match(sentence)
-            if lead is None or not CLOSING_QUESTION_RE.search(sentence, lead.end()):
+            if lead is None or not _closes(sentence[lead.end() :]):
                 continue
             end = start + lead.end()
             sentence = text[start:end]
@@ -717,7 +783,7 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
 
     ``scale`` is the price level of the conversation (see :func:`find_prices`).
     """
-    text = with_apostrophes(with_sentence_breaks(text))
+    text = with_question_marks(with_apostrophes(with_sentence_breaks(text)))
     prices = tuple(find_prices(text, scale))
     lowered = mask_prices(normalize(text), prices)
     sentences = sentence_spans(lowered)
@@ -743,6 +809,41 @@ def read_turn(text: str, scale: float | None = None) -> Reading:
 # ---------------------------------------------------------------------------------------------
 # A window being judged
 # ---------------------------------------------------------------------------------------------
+
+
+# A question about a quantity other than money ("how many miles", "whats the battery cycle
+# count", "how old is it"), whose answer's numbers are no prices ("86k, mostly highway").
+_QUANTITY_QUESTION_RE = re.compile(
+    r"\b(?:how many|mileage|miles|how old|what year|which year|how long|cycle count|how big|"
+    r"what size|square (?:feet|footage)|sq ?ft|dimensions|how tall|how wide|how heavy)\b"
+)
+_MONEY_QUESTION_RE = re.compile(
+    r"\$|\b(?:price|cost|pay|take|offer|sell|asking|dollars?|bucks|rent|deposit|fee|budget)\b"
+)
+_ANSWER_NUMBER_RE = re.compile(r"(?<![$\w.,])\d[\d,.]*(?:k\b)?(?!\s*(?:dollars?|bucks)\b)")
+
+
+def _asks_a_quantity(text: str) -> bool:
+    """The turn's last sentence asks how much of something other than money."""
+    lowered = with_question_marks(text.lower())
+    spans = sentence_spans(lowered)
+    last = lowered[spans[-1][0] : spans[-1][1]] if spans else ""
+    return (
+        _is_question(last)
+        and bool(_QUANTITY_QUESTION_RE.search(last))
+        and not _MONEY_QUESTION_RE.search(last)
+    )
+
+
+def _without_quantities(text: str) -> str:
+    """The answer to a question about a quantity, with the numbers of its first sentence
+    blanked: "86k, mostly highway" answers "how many miles", it offers no $86,000."""
+    spans = sentence_spans(text)
+    if not spans:
+        return text
+    start, end = spans[0]
+    first = _ANSWER_NUMBER_RE.sub(lambda m: "#" * len(m.group(0)), text[start:end])
+    return text[:start] + first + text[end:]
 
 
 def _one_turn_per_speaker(window: Sequence[Turn]) -> list[Turn]:
@@ -790,7 +891,12 @@ class Context:
             scale = statistics.median(amounts) if amounts else None
         item = (scenario or {}).get("item")
         item = item if isinstance(item, str) else None
-        readings = [read_turn(without_item(turn["text"], item), scale) for turn in window]
+        texts = [without_item(turn["text"], item) for turn in window]
+        texts = [
+            _without_quantities(text) if i and _asks_a_quantity(texts[i - 1]) else text
+            for i, text in enumerate(texts)
+        ]
+        readings = [read_turn(text, scale) for text in texts]
         return cls(window, readings, scenario)
 
     @property
@@ -1013,9 +1119,7 @@ def _resists(reading: Reading, position: int) -> bool:
         if end <= position:
             continue
         if start <= position:  # the accepting sentence
-            closing = _is_question(text[start:end]) and CLOSING_QUESTION_RE.search(
-                text, position, end
-            )
+            closing = _is_question(text[start:end]) and _closes(text[position:end])
             if not closing and (
                 CONTINUES_RE.search(text, position, end)
                 or LATER_DOUBT_RE.search(text, position, end)
@@ -1164,9 +1268,7 @@ def _asks_about_the_item(reading: Reading, position: int) -> bool:
     Checked only for a turn that opens with its weak acceptance."""
     text = reading.text
     return any(
-        start >= position
-        and _is_question(text[start:end])
-        and not CLOSING_QUESTION_RE.search(text, start, end)
+        start >= position and _is_question(text[start:end]) and not _closes(text[start:end])
         for start, end in sentence_spans(text)
     )
 
@@ -1218,7 +1320,8 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
 
     if reading.ending is not None and not reading.reopens:
         if reading.farewell_only:
-            if accepts:
+            declines = DECLINING_FAREWELL_RE.search(reading.text) is not None
+            if accepts and (reading.strong_accept is not None or not declines):
                 return _deal(ctx, last)
             return _carry_over(ctx, last, default=PriceVerdict("no_deal", reason="walk_away"))
         strong = reading.strong_accept
@@ -1231,6 +1334,9 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
     committed = _commits_to_condition(ctx, last)
     if committed is not None:
         return PriceVerdict("deal", price=committed, reason="commitment to the condition")
+    taken = _takes_closing_offer(ctx, last)
+    if taken is not None:
+        return PriceVerdict("deal", price=taken, reason="closing offer taken")
 
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
@@ -1304,11 +1410,11 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     resists nothing and names no other price."""
     reading = ctx.readings[index]
     previous = ctx.previous_other(index)
-    if previous is None or reading.has_question or reading.ending is not None:
+    if previous is None or reading.ending is not None or _asks_beyond_closing(reading):
         return None
     prev = ctx.readings[previous]
     condition = CONDITION_RE.search(prev.text)
-    if condition is None or condition.group(1) not in ERRAND_WORDS:
+    if condition is None or (condition.group(1) or condition.group(2)) not in ERRAND_WORDS:
         return None
     clause = re.split(r"[.!?;,]| but | otherwise ", prev.text[condition.start() :])[0]
     asked = set(re.findall(r"[a-z]+", clause))
@@ -1320,6 +1426,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         price: float | None = conditional[-1]
     elif _conditional_accept(ctx, previous):
         price = bind_price(ctx, previous)
+    elif _bare_condition(ctx, previous):
+        price = next(iter(ctx.table(previous)), None)
     else:
         return None
     if price is None or not ctx.plausible(price):
@@ -1330,10 +1438,146 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     ):
         return None
     words = set(re.findall(r"[a-z]+", reading.text))
+    errand = errand | (asked - _CONDITION_FILLER)
     commits = any(
-        COMMITMENT_RE.search(reading.text[start:end]) for start, end in sentence_spans(reading.text)
+        COMMITMENT_RE.search(reading.text[start:end]) or _ASSENT_RE.search(reading.text[start:end])
+        for start, end in sentence_spans(reading.text)
     )
+    if _PLAIN_YES_RE.match(reading.text):
+        return price  # "of course, tomorrow?" to "ok, but you pick it up"
     return price if commits and words & errand else None
+
+
+# A plain yes to the condition: "Of course.", "for sure, tomorrow?"
+_PLAIN_YES_RE = re.compile(
+    r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem)\b(?!\s+not\b)"
+)
+
+
+def _asks_beyond_closing(reading: Reading) -> bool:
+    """The turn asks something other than how to close ("Saturday morning ok?" closes)."""
+    text = reading.text
+    return any(_is_question(text[a:b]) and not _closes(text[a:b]) for a, b in sentence_spans(text))
+
+
+# Words of a condition that name no errand: a reply that repeats the rest ("if you can pick it up
+# Saturday morning" -> "Saturday morning is perfect.") commits to it.
+_CONDITION_FILLER = frozenset(
+    [
+        "if",
+        "you",
+        "can",
+        "could",
+        "will",
+        "would",
+        "are",
+        "be",
+        "able",
+        "to",
+        "willing",
+        "just",
+        "please",
+        "ok",
+        "okay",
+        "fine",
+        "with",
+        "it",
+        "them",
+        "up",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "my",
+        "me",
+        "i",
+        "we",
+        "and",
+        "or",
+        "then",
+        "for",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "is",
+        "was",
+        "so",
+        "do",
+        "get",
+        "come",
+    ]
+)
+# Assent to the condition itself: "Cash is fine.", "Pickup is no problem."
+_ASSENT_RE = re.compile(r"\b(?:is|are|works?|would be) (?:fine|ok|okay|no problem|good|perfect)\b")
+
+
+def _bare_condition(ctx: Context, index: int) -> bool:
+    """Turn ``index`` answers the price on the table with a condition alone, naming no price:
+    "Can you go to $140?" -> "Only if you come get it yourself."
+    """
+    reading = ctx.readings[index]
+    return (
+        _BARE_CONDITION_RE.match(reading.text) is not None
+        and not reading.prices
+        and not reading.has_question
+        and reading.ending is None
+        and bool(ctx.table(index))
+    )
+
+
+_BARE_CONDITION_RE = re.compile(
+    r"\W*(?:(?:ok|okay|sure|yes|yeah)\W+)?(?:only )?(?:if|as long as) you\b"
+)
+
+
+# An offer that closes the deal once taken: "12k even and it's yours", "$1700 and the place is
+# yours", "Let's make it $40 and we have a deal", "$900 and we're done".
+_CLOSING_OFFER_RE = re.compile(
+    PRICE
+    + r"[^.!?$]{0,16}?\band (?:(?:it's|its|it is|they're|they are|the \w+ (?:is|are)) (?:all )?yours|"
+    r"(?:it's|it is|that's) a deal|(?:we|you)(?:'ve| have)? (?:got |have )?(?:a|yourself a|ourselves "
+    r"a) deal|(?:we're|we are|were) (?:done|good|set)|you can have (?:it|them))\b"
+)
+# Taking it: thanks, joy or slang that says yes ("thank you!!", "yay", "say less"), or a
+# question or commitment that arranges the hand-over.
+_TAKING_RE = re.compile(
+    r"^\W*(?:(?:oh|omg|wow|yes|yay|ok|okay)\W+)*(?:thanks?|thank you|thx|ty|tysm|yay|awesome|sweet|"
+    r"amazing|perfect|say less|bet)\b"
+)
+
+
+def _takes_closing_offer(ctx: Context, index: int) -> float | None:
+    """Turn ``index`` takes the other side's closing offer ("ok 12k even and it's yours" ->
+    "thank you!! *hands over the cash*"): with thanks or joy, or by arranging the hand-over,
+    naming no other price and neither hesitating nor pushing back."""
+    reading = ctx.readings[index]
+    previous = ctx.previous_other(index)
+    if previous is None or reading.ending is not None or HESITATION_RE.search(reading.text):
+        return None
+    prev = ctx.readings[previous]
+    closing = list(_CLOSING_OFFER_RE.finditer(prev.text))
+    if not closing or prev.has_question:
+        return None
+    offered = [
+        m.amount
+        for m in prev.prices
+        if m.kind in _OFFER_KINDS and m.start <= closing[-1].start() and ctx.plausible(m.amount)
+    ]
+    if not offered:
+        return None
+    price = offered[-1]
+    if any(not _same(m.amount, price) and ctx.plausible(m.amount) for m in reading.prices):
+        return None
+    text = ACTION_RE.sub(" ", reading.text)
+    if CONTINUES_RE.search(text) and not _TAKING_RE.match(text):
+        return None
+    arranging = any(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in sentence_spans(text))
+    if _TAKING_RE.match(text) or arranging or _accepts(ctx, index):
+        return price
+    return None
 
 
 def _carry_over(
