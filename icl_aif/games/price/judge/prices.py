@@ -115,6 +115,14 @@ _DIGITS_RE = re.compile(
 
 _PREFIX_RE = re.compile(r"(?:US\s?\$|\$|USD|US dollars?)\s?$", re.IGNORECASE)
 _THOUSANDS_SUFFIX_RE = re.compile(r"[kK]\b")
+_GRAND_RE = re.compile(r"\s?grand\b", re.IGNORECASE)
+_K_ABOVE_LEVEL = 3.0  # a "k" amount over three times the price level is no price
+# Before a bare number: an age ("my son is 7"), not a price.
+_AGE_BEFORE_RE = re.compile(
+    r"\b(?:son|daughter|kids?|child|children|boy|girl|nephew|niece|grandson|granddaughter|he|she)"
+    r"(?:'s| is| are| turns| turned)\s+$",
+    re.IGNORECASE,
+)
 # After "5k": not money ("5k miles", "10k run", "4k video").
 _K_UNIT_AFTER_RE = re.compile(
     r"\s*(?:(?:mostly|highway|city|original|total|actual|road)\s+)*(?:mi\b|miles?|km|kms|run|race|steps|views|followers|subscribers|resolution|video|"
@@ -129,7 +137,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake it|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
+    r"\bmake it|\bput in|\bsubmit|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
@@ -154,8 +162,9 @@ _LONE_NUMBER_AROUND_RE = re.compile(
     r"^[\s\W]*(?:ok|okay|so|well|um|hmm|how about|what about)?\W*(?:lol|haha|pls|please|cash|tops|"
     r"max|final|firm|even|then)?\W*$"
 )
-# After a number at the start of a line: a list marker ("1. ...", "2) ...").
+# After a number at the start of a line: a list marker ("1. ...", "2) ..."), not "5400. last".
 _LIST_MARKER_RE = re.compile(r"[.)]\s+\S")
+_LIST_MARKER_MAX = 100
 # A number that opens a turn's sentence, set off by a comma ("40, my boss needs the money.") or
 # followed by the speaker's terms or a "deal" ("40 and I pick it up today?", "40 deal.").
 _OPENING_NUMBER_AFTER_RE = re.compile(
@@ -165,6 +174,11 @@ _OPENING_NUMBER_AFTER_RE = re.compile(
     r"(?:delivered|shipped|picked up|including|included|without|w/o|with|plus|total|flat)\b|"
     r"i (?:can|could|will|'ll)\b|"
     r"and were (?:done|good|set)\b)"
+)
+# What may come before a number that opens its sentence: "no, 5000 and you move it".
+_INTERJECTION_RE = re.compile(
+    r"^\W*(?:(?:no|nope|nah|ok|okay|well|yes|yeah|sorry|hmm+|fine|alright|look)\W+)?$",
+    re.IGNORECASE,
 )
 # Words right after a bare number that make it a price ("Ten and it's yours", "Fifteen it is").
 _BARE_AFTER_CUE_RE = re.compile(
@@ -210,15 +224,15 @@ _DELTA_BEFORE_RE = re.compile(
 _TIME_BEFORE_RE = re.compile(
     r"\b(?:be there|be over|come (?:by|over|get it)|meet|pick (?:it |them )?up|arrive|stop by|"
     r"swing by|drop (?:it |them )?off|see you|tonight|tomorrow|today|morning|afternoon|evening|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
-    r"\b[^.!?,$]{0,20}\b(?:at|around|by|after|before)\s+$",
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|bring|work)"
+    r"\b[^.!?$]{0,20}\b(?:at|around|by|after|before)\s+$",
     re.IGNORECASE,
 )
 _THOUSANDS_SHORTHAND_LOW = 0.02  # below this share of the price level, "14" means 14,000
 # ... when the number ends its clause or a price phrase follows ("14?", "22 even", "14 and ...").
 _THOUSANDS_END_RE = re.compile(
     r"\s*(?:$|[?!.,;:)]|(?:and|even|then|cash|firm|obo|or|is|it|for|tops|max|final|work|works|"
-    r"deal|sounds)\b)",
+    r"deal|sounds|with|w|plus)\b)",
     re.IGNORECASE,
 )
 _SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
@@ -316,6 +330,7 @@ _REFERENCE_BEFORE = [
     r"selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|charges|charging|"
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
     r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
+    r"\b(?:alone|by itself|on its own) (?:is|was|costs?|runs?|goes for)\b",
     r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|"
     r"last time|last (?:week|month|year)|years? ago)\b",
     r"\b(?:compared to|versus|vs\.?|instead of|rather than|up from|down from|from)\s*$",
@@ -339,8 +354,9 @@ _SOFT_IF_RE = re.compile(
     r"\b(?:what|even|as|see|wonder|wondering|know|check|tell me|ask|asking|not sure|unsure|"
     r"let me know|curious|sure)\s+if\b|\bif (?:you (?:want|like|wish|prefer|insist|please|'d like|"
     r"would like|agree|accept|are interested|'re interested|are ready|'re ready)|that (?:works|"
-    r"helps|'s okay|'s ok|is okay|is ok|'s fine|is fine|'s alright|sounds good|suits you|"
-    r"sounds (?:fair|ok|okay|reasonable|alright)|'s fair|is fair)|"
+    r"helps|sounds good|suits you|sounds (?:fair|ok|okay|reasonable|alright))|"
+    # "if that's okay" (the "'s" follows "that" with no space)
+    r"that(?:'s| is) (?:okay|ok|fine|alright|all right|fair|good)|"
     r"it (?:helps|works)|possible|need be|necessary|so|not|anything|that's too (?:much|high|low|"
     r"steep)|that's more than|that's still|that's a bit)\b"
 )
@@ -594,6 +610,11 @@ def _money_value(
         # "13k", "12.5k": thousands of dollars, unless a unit follows ("5k miles")
         if not _NOT_MONEY_AFTER_RE.match(after) and not _K_UNIT_AFTER_RE.match(after):
             marked = True
+    if (grand := _GRAND_RE.match(after)) is not None:  # "3 grand", "three grand"
+        value *= 1000
+        end += grand.end()
+        after = text[end:]
+        marked = True
     if (cent := _CENT_SUFFIX_RE.match(after)) is not None and prefix is None and not number.pair:
         return round(value / 100, 2), start, end + cent.end()
     if (dollar := _DOLLAR_SUFFIX_RE.match(after)) is not None:
@@ -620,14 +641,18 @@ def _alone_in_sentence(number: _Number, text: str) -> bool:
     """The number is the whole sentence, bar punctuation and an opener ("1725", "1750?"), or
     opens it, set off by a comma ("40, and that's final")."""
     line_start = text.rfind("\n", 0, number.start) + 1
-    if _LIST_MARKER_RE.match(text, number.end) and not text[line_start : number.start].strip():
+    if (
+        number.value < _LIST_MARKER_MAX
+        and _LIST_MARKER_RE.match(text, number.end)
+        and not text[line_start : number.start].strip()
+    ):
         return False  # "1. Ask the buyer ...": a numbered list, not a price
     spans = sentence_spans(text)
     start, end = _sentence_of(spans, number.start)
     rest = text[start : number.start] + " " + text[number.end : end]
     if _LONE_NUMBER_AROUND_RE.match(rest):
         return True
-    return not text[start : number.start].strip() and bool(
+    return bool(_INTERJECTION_RE.match(text[start : number.start])) and bool(
         _OPENING_NUMBER_AFTER_RE.match(text, number.end)
     )
 
@@ -651,6 +676,8 @@ def _bare_value(number: _Number, text: str) -> float | None:
         return None
     if number.value <= 12 and _TIME_BEFORE_RE.search(text, 0, number.start):
         return None
+    if _AGE_BEFORE_RE.search(text, 0, number.start):
+        return None
     if number.is_word and number.value < _SMALL_BARE_WORD_MINIMUM:
         return None
     if number.value <= 0:
@@ -666,6 +693,19 @@ def _in_thousands(value: float, scale: float | None) -> float:
     if value < _THOUSANDS_SHORTHAND_LOW * scale and 0.3 * scale <= value * 1000 <= 3 * scale:
         return value * 1000
     return value
+
+
+def _far_above_in_thousands(text: str, money: tuple[float, int, int], scale: float | None) -> bool:
+    """A "k" amount far above the price level counts something else: "It's at 104k now" is the
+    mileage of a $10,500 car."""
+    amount, start, end = money
+    return (
+        scale is not None
+        and scale > 0
+        and amount > _K_ABOVE_LEVEL * scale
+        and text[start:end].rstrip().lower().endswith("k")
+        and not text[start:end].lstrip().startswith("$")
+    )
 
 
 def _closer(value: float, alt: float, scale: float) -> float:
@@ -692,6 +732,8 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
                 bare = _in_thousands(bare, scale)
             money = (bare, number.start, number.end)
         if _DELTA_AFTER_RE.match(text, money[2]) or _DELTA_BEFORE_RE.search(text, 0, money[1]):
+            continue
+        if _far_above_in_thousands(text, money, scale):
             continue
         found.append(money)
     found.sort(key=lambda p: (p[1], -(p[2] - p[1])))

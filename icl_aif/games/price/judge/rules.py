@@ -188,13 +188,18 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
     + PRICE
     + r")",
-    r"\bi(?:'ll| will|'m going to| am going to|'m gonna) (?:take|buy|grab|get) (?:it|that|them|"
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|buy|grab|"
+    r"get) (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
     + PRICE
     + r")(?!\w)",
     # "It's yours!", not the offer "It's yours if you want it" or "It's yours for $200"
     r"\b(?:it's|its) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
+    # "Alright, you can have it for $370." names its price: a deal if it is on the table, else
+    # a counter-offer
+    r"^\W*(?:(?:ok|okay|alright|all right|fine|sure|yes|yeah)\W+)?(?:you can have (?:it|them)|"
+    r"(?:it's|its) yours) (?:for|at) " + PRICE + r"(?!\w)(?!\s*(?:if|when|once)\b)",
     r"^\W*sold\b(?!\s+(?:for|at|it|them|one|out))",
     r"^\W*(?:(?:ok|okay|alright|great|then|fine)\W+)?sold(?: to you)? (?:for|at) "
     + PRICE
@@ -307,10 +312,13 @@ WEAK_ACCEPT = [
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
     r"(?:that|it|this|" + PRICE + r")(?!\w)|"
     r"\bsolid offer\b",
-    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it)|happy to|"
+    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it|"
+    + PRICE
+    + r"(?!\w))|"
+    r"(?:that|this|" + PRICE + r") (?:i|we) can (?:do|live with|work with|accept)|happy to|"
     r"count me in|let's go)\b",
     # "I'm in!", not "I'm in Berkeley"
-    r"\b(?:i'm|i am) in\W*$",
+    r"\b(?:i'm|i am|we're|we are) in(?: (?:at|for) " + PRICE + r"(?!\w))?\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
     r"\b(?:will do|i(?:'ll| will|'d| would| could| can)(?: only| probably| definitely)? (?:do|manage|"
     r"swing|pay) (?:that|it)(?! for)|i(?:'ll| will| can| could|'d| would) go (?:that|so) (?:low|high)|"
@@ -370,7 +378,8 @@ WALK_AWAY = [
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here|"
-    r"(?:look|search|shop) (?:for|at|around for) (?:another|a different|other|something else)\b)",
+    r"(?:look|search|shop) (?:for|at|around(?: for)?) (?:a (?:few|couple)(?: of)? )?(?:another|"
+    r"a different|other|something else)\b)",
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving|done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
@@ -381,6 +390,8 @@ WALK_AWAY = [
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
+    # "lol ok. pass", "pass then"
+    r"^\W*(?:(?:ok|okay|lol|well|then|nah|i'll|gonna|going to)\W+)*pass(?: then| for now)?\W*$",
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
     r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
     r"\b(?:changed my mind|change of plans|(?:don't|no longer) need (?:it|one|a|the|this)\b"
@@ -432,15 +443,15 @@ THREAT_RE = re.compile(
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
-    r"evening|night|weekend)|thanks(?! anyway)|thank you(?! anyway)|see you|take care|cheers|enjoy|"
-    r"good luck|best of luck|you too)\b"
+    r"evening|night|weekend)|(?<!no )thanks(?! anyway)|(?<!no )thank you(?! anyway)|see you|"
+    r"take care|cheers|enjoy|good luck|best of luck|happy hunting|you too)\b"
 )
 
 
 # Farewells that decline: a weak "That's okay. Thanks for your time!" or "alright no worries,
 # good luck" consoles, it accepts nothing.
 DECLINING_FAREWELL_RE = re.compile(
-    r"\b(?:thanks|thank you) (?:anyway|for your time)|\b(?:good|best of) luck\b|"
+    r"\b(?:thanks|thank you) (?:anyway|for your time)|\b(?:good|best of) luck\b|\bhappy hunting\b|"
     r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
 
@@ -458,7 +469,8 @@ _CONDITION_ONLY_RE = re.compile(
 # nice. I'll think about it.", "Alright. Money is tight for me.", "Sure, I'd like to see it
 # first.", "Okay, thanks for the info.").
 LATER_DOUBT_RE = re.compile(
-    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
+    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|"
+    r"(?:maybe|perhaps)(?! (?:around|at|by|after|before|on|this|next|tomorrow|today|tonight|\d))|"
     r"consider|sleep on it|get back to you|check with|money is tight|tight budget|"
     r"can only (?:afford|pay|spend)|i only have|all i have|"
     r"(?:see|look at|check out|inspect|test) (?:it|them|the \w+)(?: out)? (?:first|before)|"
@@ -467,7 +479,8 @@ LATER_DOUBT_RE = re.compile(
 )
 # A turn that hesitates does not agree by repeating a price ("Hmm, $750... let me think.").
 HESITATION_RE = re.compile(
-    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|maybe|perhaps|"
+    r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|"
+    r"(?:maybe|perhaps)(?! (?:around|at|by|after|before|on|this|next|tomorrow|today|tonight|\d))|"
     r"consider|sleep on it|get back to you|check with)\b"
 )
 
@@ -483,7 +496,8 @@ ACKNOWLEDGE_RE = re.compile(
 # "OK, when can I pick it up?" accepts, "Ok, great. What colour is it?" does not.
 CLOSING_QUESTION_RE = re.compile(
     r"\b(?:pick(?:ing)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
-    r"deliver|delivery|when|where|venmo|paypal|cash|bring|ship|drop (?:it|them) off|deal|"
+    r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
+    r"drop (?:it|them) off|deal|"
     r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come)\b"
 )
 # A short question that names a day or a time proposes when to meet: "tomorrow?", "Saturday
@@ -492,7 +506,7 @@ _WHEN_RE = re.compile(
     r"\b(?:(?:this|next) (?:week|weekend)|today|tonight|tomorrow|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
 )
-_SHORT_WHEN_WORDS = 6
+_SHORT_WHEN_WORDS = 12
 
 
 def _closes(question: str) -> bool:
@@ -553,6 +567,11 @@ _LEAD_ANSWER_RE = re.compile(
     r"that works|awesome|excellent|wonderful)\W*[,!.:;-]+\s*"
 )
 
+# A clause set off by a comma before a question in the same sentence: "alright you win, when
+# can I pick it up?"
+_LEAD_CLAUSE_RE = re.compile(
+    r"^[^,?]{2,40},\s*(?=(?:when|where|what time|can|could|should|do|does)\b)"
+)
 # A question that asks the other side to agree: "so we got a deal?", "Deal?"
 DEAL_QUESTION_RE = re.compile(r"\b(?:deal|agreed|do we have an agreement)\b")
 
@@ -712,7 +731,7 @@ def _acceptances(
         sentence = text[start:end]
         if _is_question(sentence):
             # "Sure, when can you pick it up?": the answer before a question about closing
-            lead = _LEAD_ANSWER_RE.match(sentence)
+            lead = _LEAD_ANSWER_RE.match(sentence) or _LEAD_CLAUSE_RE.match(sentence)
             if lead is None or not _closes(sentence[lead.end() :]):
                 continue
             end = start + lead.end()
@@ -1236,7 +1255,7 @@ def _asks_to_agree(question: str) -> bool:
     """The question asks the other side to agree to a price or a deal ("Would you take $40?",
     "Does that work?", "Deal?", "Ok?"), not about anything else ("Do you live nearby?", "Would
     you like to make an offer?", "Is that too much?")."""
-    if OFFER_INVITATION_RE.search(question):
+    if OFFER_INVITATION_RE.search(question) or _CLARIFYING_PRICE_RE.search(question):
         return False
     return bool(
         CLOSING_ASK_RE.search(question)
@@ -1245,6 +1264,14 @@ def _asks_to_agree(question: str) -> bool:
         or re.search(PRICE, question)
         or len(re.findall(r"[a-z']+", question)) <= 2
     )
+
+
+# A question that checks what a price covers: "Is it $2800 for the whole unit?", "Is that $50
+# including shipping?"; a "yes" to it agrees to nothing.
+_CLARIFYING_PRICE_RE = re.compile(
+    r"\b(?:is|does) (?:it|that|this|the (?:price|rent)) " + PRICE + r" (?:for|including|include|"
+    r"with|per|a month|a week|monthly|total|plus|each|or)\b"
+)
 
 
 def _praises_own_price(ctx: Context, index: int) -> bool:
