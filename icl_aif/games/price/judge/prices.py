@@ -137,7 +137,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake it|\bput in|\bsubmit|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
+    r"\bmake it|\bput in|\bsubmit|\bbut|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"

@@ -1168,7 +1168,7 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         ),
         None,
     )
-    if position is None:
+    if position is None or DECLINING_FAREWELL_RE.search(reading.text):
         return False
     if any(m.kind in {"refused", "conditional"} for m in reading.prices):
         return False
@@ -1387,7 +1387,8 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and not _resists_after_price(reading, firm)
     ):
         other = ctx.readings[previous].standing_offer()
-        if other is not None and _same(firm, other):
+        asked_what_it_covers = _CLARIFYING_PRICE_RE.search(ctx.readings[previous].text)
+        if other is not None and _same(firm, other) and not asked_what_it_covers:
             return PriceVerdict("deal", price=firm, reason="both sides stated the price")
 
     # An acknowledgement or a farewell keeps a finished round finished
@@ -1599,7 +1600,7 @@ def _takes_closing_offer(ctx: Context, index: int) -> float | None:
     if any(not _same(m.amount, price) and ctx.plausible(m.amount) for m in reading.prices):
         return None
     text = ACTION_RE.sub(" ", reading.text)
-    if CONTINUES_RE.search(text) and not _TAKING_RE.match(text):
+    if CONTINUES_RE.search(text):
         return None
     arranging = any(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in sentence_spans(text))
     if _TAKING_RE.match(text) or arranging or _accepts(ctx, index):

@@ -1,0 +1,293 @@
+"""The rules moderator on chat styles: terse typing, shorthand, polite long turns, big prices.
+
+One class per test, found with chats written here in many voices (issue 24, third pass). Every
+sentence is written for these tests (none is taken from a corpus).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from icl_aif.games.price.judge.prices import find_prices, with_apostrophes, with_question_marks
+from icl_aif.games.price.judge.rules import PriceRulesJudge
+
+DESK = {"item": "standing desk", "list_price": 300, "buyer_open": 200}
+CAR = {"item": "2012 civic", "list_price": 14000, "buyer_open": 11000}
+ROOM = {"item": "room in a 3br", "list_price": 1400, "buyer_open": 1100}
+
+
+def judge(*texts: str, first: str = "buyer", scenario: dict | None = DESK):
+    sides = ("seller", "buyer") if first == "seller" else ("buyer", "seller")
+    window = [{"speaker": sides[i % 2], "text": t} for i, t in enumerate(texts)]
+    verdict = PriceRulesJudge().classify(window, scenario)
+    return verdict.state, verdict.price
+
+
+def amounts(text: str, scale: float | None = None) -> list[float]:
+    """The prices of ``text`` as the moderator reads a turn (shorthand spelled out first)."""
+    return [m.amount for m in find_prices(with_apostrophes(text), scale)]
+
+
+# --- an assent right before a bare number names the price it takes ---------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ugh fine, 240",
+        "ok 240",
+        "k 240",
+        "meh ok 240 then",
+        "yeah ok 240",
+        "okie 240",
+        "alright 240",
+    ],
+)
+def test_assent_then_a_bare_number_accepts_that_number(answer: str) -> None:
+    assert judge("would you do 240", answer) == ("deal", 240.0)
+
+
+def test_assent_naming_another_number_is_a_counter_offer() -> None:
+    assert judge("would you do 200", "ok 250 and its yours")[0] == "ongoing"
+
+
+# --- "$X is fine": a masked price has no word boundary before its "$" ---------------------------
+@pytest.mark.parametrize(
+    "answer", ["240 is fine.", "Not a problem at all! 240 is fine.", "$240 works"]
+)
+def test_a_price_that_is_fine_accepts(answer: str) -> None:
+    assert judge("Would 240 be all right?", answer) == ("deal", 240.0)
+
+
+def test_a_price_that_is_fair_in_ones_own_opinion_is_not_an_acceptance() -> None:
+    assert judge("I can't go under $260.", "I still think $220 is fair.", first="seller") == (
+        "ongoing",
+        None,
+    )
+
+
+# --- a line that opens with a number and a phrase states that price -------------------------
+@pytest.mark.parametrize(
+    "line",
+    [
+        "250 last price",
+        "250 delivered and i set it up",
+        "250 i can drop it off",
+        "250 is really all i have",
+        "250 is the most i can do",
+        "no, 250 and you carry it",
+        "250 lol",
+        "250 n were done",
+        "250 without the monitor arm?",
+        "250. final",
+    ],
+)
+def test_a_line_opening_with_a_number_states_a_price(line: str) -> None:
+    assert amounts(line, 300) == [250.0]
+
+
+# --- shorthand and stretched words -------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("can u do 110", "can you do 110"),
+        ("see u tmrw", "see you tomorrow"),
+        ("120 w the cable", "120 with the cable"),
+        ("yesss thanks", "yes thanks"),
+        ("okkk", "ok"),
+        ("ill move it myself", "i'll move it myself"),
+        ("im ill today", "i'm ill today"),
+        ("ill health", "ill health"),
+    ],
+)
+def test_chat_shorthand_is_read_out(typed: str, read: str) -> None:
+    assert with_apostrophes(typed) == read
+
+
+# --- questions typed without their question mark ---------------------------------------------
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("would you do 100", "would you do 100?"),
+        ("ok. any scratches", "ok. any scratches?"),
+        ("where should i meet you", "where should i meet you?"),
+        ("can do 150", "can do 150"),
+        ("why yes, you have a deal", "why yes, you have a deal"),
+        ("what a deal", "what a deal"),
+    ],
+)
+def test_unmarked_questions_get_their_mark(typed: str, read: str) -> None:
+    assert with_question_marks(typed) == read
+
+
+def test_ok_then_an_unmarked_question_about_the_item_is_not_a_deal() -> None:
+    assert judge("i'm asking 280", "ok. any wobble", first="seller")[0] == "ongoing"
+
+
+# --- a bare number far below a price level of thousands is said in thousands ----------------
+@pytest.mark.parametrize(
+    ("text", "amount"), [("12.5 and its yours", 12500.0), ("how about 12?", 12000.0)]
+)
+def test_thousands_shorthand(text: str, amount: float) -> None:
+    assert amounts(text, 14000) == [amount]
+
+
+def test_a_small_count_is_not_read_in_thousands() -> None:
+    assert 2000.0 not in amounts("the shop is about 2 blocks away", 14000)
+
+
+@pytest.mark.parametrize("text", ["it's at 104k now", "timing belt done at 90k"])
+def test_mileage_in_k_is_no_price(text: str) -> None:
+    assert amounts(text, 10500) == []
+
+
+def test_grand_is_thousands() -> None:
+    assert amounts("ok 12 grand, deal", 14000) == [12000.0]
+    assert amounts("it's a grand piano") == []
+
+
+def test_answer_to_how_many_miles_names_no_price() -> None:
+    assert judge("how many miles on it", "86k, mostly highway", "ok. any rust", scenario=CAR) == (
+        "ongoing",
+        None,
+    )
+
+
+# --- hours, ages and what a price covers are no prices ---------------------------------------
+@pytest.mark.parametrize(
+    "text", ["I can be there at 7.", "i'll bring cash around 4", "my son is 9"]
+)
+def test_hours_and_ages_are_no_prices(text: str) -> None:
+    assert amounts(text, 300) == []
+
+
+def test_yes_to_what_a_price_covers_is_no_agreement() -> None:
+    state, _ = judge(
+        "Is it $1400 for the room alone?", "Yes, $1400, utilities are split.", scenario=ROOM
+    )
+    assert state == "ongoing"
+
+
+def test_part_of_the_item_alone_is_a_reference() -> None:
+    assert judge("I'll give you 200.", "No way. The motor alone is 200.")[0] == "ongoing"
+
+
+# --- an offer that closes once taken ("X and it's yours") -------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "thank you!! *counts out the cash*",
+        "yay thanks, when can i come by?",
+        "Thanks so much. Where should I pick it up?",
+    ],
+)
+def test_a_closing_offer_taken_with_thanks_or_an_arrangement(answer: str) -> None:
+    assert judge("would you do 200", "ok 230 and it's yours", answer) == ("deal", 230.0)
+
+
+def test_a_closing_offer_answered_with_a_counter_stays_open() -> None:
+    assert judge("would you do 200", "ok 230 and it's yours", "thanks but 210?")[0] == "ongoing"
+
+
+def test_sold_at_a_new_price_then_ok_binds_it() -> None:
+    assert judge("3200?", "sold at 3400!", "haha ok fine. can i get it sunday", scenario=CAR) == (
+        "deal",
+        3400.0,
+    )
+
+
+def test_you_can_have_it_for_the_offered_price_accepts() -> None:
+    assert judge("Could you do $240?", "Alright, you can have it for $240.") == ("deal", 240.0)
+
+
+def test_you_can_have_it_for_another_price_is_an_offer() -> None:
+    assert judge("Could you do $200?", "You can have it for $240.") == ("ongoing", None)
+
+
+# --- a condition answered by a commitment -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("condition", "answer"),
+    [
+        ("I could do that if you pay cash.", "Cash is fine."),
+        ("Only if you come get it yourself.", "Sure, I'll come get it."),
+        ("I'll do 240 if you can come get it tonight.", "I can be there at 7."),
+        ("240 if you can be here in an hour", "omw"),
+        (
+            "Alright, 240 it is, but you need to bring help, it's heavy.",
+            "for sure, I'll bring my brother.",
+        ),
+        ("I guess 240 is ok, but you pick it up", "of course, tomorrow?"),
+        (
+            "If you can pick it up Saturday morning, we have a deal at $240.",
+            "Saturday morning is perfect.",
+        ),
+    ],
+)
+def test_a_commitment_to_the_condition_closes(condition: str, answer: str) -> None:
+    assert judge("Can you go to 240?", condition, answer) == ("deal", 240.0)
+
+
+# --- acceptances said in many voices -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "That suits me fine.",
+        "I'm comfortable with that.",
+        "I'm in at $240. When can I come by?",
+        "We'll take it.",
+        "Okay, I can live with 240. Is Saturday okay? And do you take Zelle?",
+        "That I can work with.",
+        "240 is something I can commit to.",
+        "we're good :)",
+        "Sounds fair to me. I can come Tuesday after work, maybe around 6:30?",
+        "alright you win, when can I pick it up?",
+    ],
+)
+def test_acceptances_in_many_voices(answer: str) -> None:
+    assert judge("How about $240?", answer) == ("deal", 240.0)
+
+
+@pytest.mark.parametrize(
+    "answer", ["Yes, I can accept 7,900. When would you like to see it?", "I can make 7.9 work."]
+)
+def test_acceptances_of_big_prices(answer: str) -> None:
+    assert judge("Could you do 7,900?", answer, scenario=CAR) == ("deal", 7900.0)
+
+
+# --- farewells that decline ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "That's okay. Thanks for your time!",
+        "alright no worries, good luck",
+        "ok, no problem. happy hunting",
+        "alright then, no thanks",
+        "ok thanks anyway",
+        "ok nvm then",
+        "lol ok. pass",
+        "ok. I'll look at a couple other places first",
+    ],
+)
+def test_a_weak_ok_in_a_declining_farewell_is_no_deal(answer: str) -> None:
+    assert judge("I can only do 200.", "Sorry, 260 is my lowest.", answer)[0] != "deal"
+
+
+def test_deal_with_thanks_for_your_time_is_still_a_deal() -> None:
+    assert judge("How about $240?", "Deal! Thanks for your time.") == ("deal", 240.0)
+
+
+# --- hypotheticals and refusals ----------------------------------------------------------------
+def test_not_interested_at_a_price_refuses_it() -> None:
+    assert judge("220 and i pick up", "not interested at 220")[0] != "deal"
+
+
+def test_a_price_is_low_refuses_it() -> None:
+    assert judge("would you take 7k", "7k is low. i just put new tires on it", scenario=CAR) == (
+        "ongoing",
+        None,
+    )
+
+
+def test_submitting_another_number_through_the_form_is_no_acceptance() -> None:
+    assert (
+        judge("would you take 200", "270", "ok im gonna put in 220 and you can accept or not")[0]
+        == "ongoing"
+    )
