@@ -291,3 +291,82 @@ def test_submitting_another_number_through_the_form_is_no_acceptance() -> None:
         judge("would you take 200", "270", "ok im gonna put in 220 and you can accept or not")[0]
         == "ongoing"
     )
+
+
+# --- a number that ends its sentence after a comma, a laugh or an assent -----------------------
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("That works for me, 240.", [240.0]),
+        ("i dont need the cable lol 240", [240.0]),
+        ("sounds good 240 today", [240.0]),
+        ("hmm what if i did 240", [240.0]),
+        ("close to highways 680 and 580.", []),
+        ("the mount is rated for up to 130.", [130.0]),  # a bare "to 130" was read before too
+        ("it's the 2015 model", []),
+    ],
+)
+def test_a_number_ending_its_sentence(line: str, expected: list[float]) -> None:
+    assert amounts(line, 300) == expected
+
+
+# --- an explicit acceptance stands before a question about the item --------------------------
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Alright, that's fine with me. Do you want the original box too?",
+        "Sure, I can do $240. Do you need help taking it apart?",
+        "$240 is fine. Actually, I have a spare cable too, want it?",
+    ],
+)
+def test_an_explicit_acceptance_then_a_question_about_the_item(answer: str) -> None:
+    assert judge("How about $240?", answer) == ("deal", 240.0)
+
+
+@pytest.mark.parametrize(
+    "answer", ["That's great. And is it the tall model?", "Okay. Is it scratched?"]
+)
+def test_a_pleased_ok_then_a_question_about_the_item_is_not_a_deal(answer: str) -> None:
+    assert judge("It's $280, barely used.", answer, first="seller")[0] == "ongoing"
+
+
+# --- more voices --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("offer", "answer", "price"),
+    [
+        ("270 is as far as I can go.", "I'm happy to let it go for 270.", 270.0),
+        ("240?", "240 done", 240.0),
+        ("250 and it's yours", "bet 250", 250.0),
+        ("what about 220", "man ur tough ok 220", 220.0),
+    ],
+)
+def test_more_acceptances(offer: str, answer: str, price: float) -> None:
+    assert judge(offer, answer) == ("deal", price)
+
+
+def test_more_than_i_want_to_spend_declines() -> None:
+    assert (
+        judge(
+            "Would you take $230?",
+            "Sorry, $280 is the price.",
+            "alright, that's more than I want to spend. Thanks",
+        )[0]
+        != "deal"
+    )
+
+
+def test_agreed_on_the_price_describes() -> None:
+    assert (
+        judge(
+            "Would you take $230?",
+            "My partner and I agreed on the price already, I can't go below $280.",
+        )[0]
+        == "ongoing"
+    )
+
+
+def test_typed_cant_refuses_the_price() -> None:
+    assert (
+        judge("would you do 230?", "the others sold for 300 so i cant really do 230")[0]
+        == "ongoing"
+    )

@@ -137,7 +137,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake it|\bput in|\bsubmit|\bbut|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
+    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
@@ -151,7 +151,7 @@ _BARE_CUE_RE = re.compile(
 # An assent right before a bare number names the price it takes ("ugh fine, 260", "yeah ok 8400",
 # "you got it, 110", "then 400 is fine").
 _ASSENT_BEFORE_RE = re.compile(
-    r"\b(?:ok|okay|okie|okey|k|kk|fine|sure|alright|aight|yes|yep|yeah|ya|deal|done|sold|got it|fair|"
+    r"\b(?:ok|okay|okie|okey|k|kk|fine|sure|alright|aight|yes|yep|yeah|ya|deal|done|sold|got it|fair|bet|"
     r"enough|agreed|perfect|great|cool|then)\W{0,4}$",
     re.IGNORECASE,
 )
@@ -171,8 +171,8 @@ _OPENING_NUMBER_AFTER_RE = re.compile(
     r"\s*(?:[,!]|(?:and|if|plus) (?:i|i'll|you|we|ok|okay|done)\b|deal\b|"
     r"and (?!a half\b)\w+ (?:\w+ )?(?:free|included|thrown in)\b|"
     # "600 delivered and ...", "350 i can live with", "65 and were done" (typed for "we're")
-    r"(?:delivered|shipped|picked up|including|included|without|w/o|with|plus|total|flat)\b|"
-    r"i (?:can|could|will|'ll)\b|"
+    r"(?:delivered|shipped|picked up|including|included|without|w/o|with|plus|total|flat|today|"
+    r"tonight|now|please|pls|lol|done)\b|i (?:can|could|will|'ll|pick|come|get|grab|pay)\b|"
     r"and were (?:done|good|set)\b)"
 )
 # What may come before a number that opens its sentence: "no, 5000 and you move it".
@@ -189,7 +189,7 @@ _BARE_AFTER_CUE_RE = re.compile(
     r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
     r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
     r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top|"
-    r"budget)|is as (?:low|high) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|fine|"
+    r"budget)|is as (?:low|high|far) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|fine|"
     r"good|acceptable)\b|,? (?:last|lowest|best|bottom|max)(?: price| offer| one)?\b|"
     r"is (?:really |actually |honestly |truly )?(?:the |my )?(?:most|max|highest|lowest|least|best)"
     r"\b|(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
@@ -206,7 +206,7 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"\s*(?:%|percent|per ?cent|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|"
     r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
     r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
-    r"nd\b|rd\b|x\b|more\b|"
+    r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|"
     r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
     re.IGNORECASE,
 )
@@ -269,7 +269,8 @@ _REFUSED_AFTER = [
 ]
 # Before the price, in the same clause, ending right at it: the speaker turns it down.
 _REFUSED_BEFORE = [
-    r"\b(?:can't|cannot|can not|won't|wouldn't|couldn't|will not|would not|could not|unable to|"
+    r"\b(?:can't|cannot|can not|cant|won't|wont|wouldn't|wouldnt|couldn't|couldnt|will not|would not|"
+    r"could not|unable to|"
     r"not able to|not willing to|not going to|not gonna|no way (?:i|we)(?:'d|'ll| would| will|"
     r" can| could)?|refuse to|never|don't want to|do not want to|not about to|"
     r"not prepared to)\s+(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|"
@@ -303,8 +304,9 @@ _QUOTED_BEFORE_RE = re.compile(
     r"suggesting)\b[^$\d]*$|"
     # the other side's listing, quoted: "I see you are selling it for $220", "you listed it at"
     r"\b(?:you're|you are|you've been|you were)\s+(?:selling|listing|charging|pricing)\b[^$\d]*$|"
-    r"\byou(?:'ve| have)?\s+(?:listed|priced)\b[^$\d]*$|\byour\s+(?:\w+\s+){0,2}?(?:offer|price|counter|counteroffer|"
-    r"counter-offer|number|figure|proposal|ask|asking price|suggestion)?\s*(?:of\s*)?$"
+    r"\byou(?:'ve| have)?\s+(?:listed|priced)\b[^$\d]*$|\byour\s+(?:(?:\w+\s+){0,2}?(?:offer|price|"
+    r"counter|counteroffer|counter-offer|number|figure|proposal|ask|asking price|suggestion)\s*"
+    r"(?:of\s*)?)?$"
 )
 
 # A sale declared at the price, right before it: "Sold at $3700!", "ok, sold to you for 80".
@@ -657,6 +659,42 @@ def _alone_in_sentence(number: _Number, text: str) -> bool:
     )
 
 
+# After a number that ends its sentence: nothing but chat filler ("lol 275", "for me, 375.").
+_SENTENCE_TAIL_RE = re.compile(
+    r"[^\w$]*(?:(?:lol|haha|today|tonight|now|then|please|pls|cash)\b\W*)?$"
+)
+# Before a number that ends its sentence, what makes it a count, a model, a size or a date.
+_NOT_A_PRICE_BEFORE_RE = re.compile(
+    r"\b(?:size|model|year|gen|generation|version|number|no|iphone|galaxy|series|mark|mk|apt|unit|"
+    r"room|floor|age|ages|route|highway|hwy|exit|channel|level|grade|class|since|in|from|until|"
+    r"till|of|by|on|about|around|is|was|are|were|have|has|had|got|get|with|x|v|ps|xbox|windows|"
+    r"ios|android|bedroom|bath|bathroom|page|chapter|part|step|option|plan|the|a|an|my|your|his|"
+    r"her|our|their|top|under|over|than|like|every|each|per)\W*$|#\s*$",
+    re.IGNORECASE,
+)
+_YEAR_LOW, _YEAR_HIGH = 1950, 2035
+# ... and what comes right before it: a comma, a laugh or an assent ("for me, 375", "lol 275",
+# "sounds good 240 today").
+_FINAL_NUMBER_BEFORE_RE = re.compile(
+    r"(?:,|\b(?:lol|haha|me|good|fine|great|ok|okay))\s*$", re.IGNORECASE
+)
+
+
+def _ends_its_sentence(number: _Number, text: str) -> bool:
+    """A digit number that ends its sentence, bar chat filler, after words that make it no count
+    or date: "i dont need the case lol 275", "That works for me, 375."."""
+    if number.is_word or _YEAR_LOW <= number.value <= _YEAR_HIGH:
+        return False
+    spans = sentence_spans(text)
+    start, end = _sentence_of(spans, number.start)
+    if not _SENTENCE_TAIL_RE.match(text[number.end : end]):
+        return False
+    before = text[start : number.start]
+    return bool(_FINAL_NUMBER_BEFORE_RE.search(before)) and not _NOT_A_PRICE_BEFORE_RE.search(
+        before
+    )
+
+
 def _bare_value(number: _Number, text: str) -> float | None:
     """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
     or a number said on its own, "1725")."""
@@ -670,6 +708,7 @@ def _bare_value(number: _Number, text: str) -> float | None:
         and not separated
         and not _BARE_AFTER_CUE_RE.match(text, number.end)
         and not _alone_in_sentence(number, text)
+        and not _ends_its_sentence(number, text)
     ):
         return None
     if _NOT_MONEY_AFTER_RE.match(text, number.end):
@@ -978,8 +1017,8 @@ _SHORTHAND = {
     "np": "no problem",
 }
 _SHORTHAND_RE = re.compile(
-    r"(?<=[a-z0-9] )n(?= [a-z])|\bw/\s*|\bw(?= (?:the|a|an|my|your|it|delivery|shipping|case|"
-    r"charger|cash|free)\b)|(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
+    r"(?<=[a-z0-9] )n(?= [a-z])|\bw/\s*|\bw(?= (?!(?:speaker|amp|output|power|rms|bulb|led|light|"
+    r"charger|adapter|usb|max|peak|solar|panel|motor)\b)[a-z]{2,})|(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
     re.IGNORECASE,
 )
 

@@ -179,7 +179,7 @@ STRONG_ACCEPT = [
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
     r"\byou gotta deal\b",  # "you got a deal", typed fast
     # "Agreed.", "Accepted!", not "I agreed to hold it for someone" or "I accepted another offer"
-    r"\b(?:accepted|agreed)\b(?!\s+(?:to (?!(?:that|it|this|"
+    r"\b(?:accepted|agreed)\b(?!\s+(?:on (?:the|a|it)\b|upon\b|between\b|to (?!(?:that|it|this|"
     + PRICE
     + r")(?!\w))|with\b|that\b|another\b|"
     r"someone\b|an offer\b|a different\b|the other\b))",
@@ -217,7 +217,11 @@ STRONG_ACCEPT = [
     r"\b(?:(?:it's|that's|then it's|we're|it is|that is) )?(?:settled|locked in)\W*$",
     r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards)",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
-    r"^\W*(?:" + _FILLER + r")*" + PRICE + r"\W*deal\W*$",  # "40, deal.", "alright 550 deal"
+    r"^\W*(?:"
+    + _FILLER
+    + r")*"
+    + PRICE
+    + r"\W*(?:deal|done)\W*$",  # "40, deal.", "alright 550 deal"
     r"(?<!can )(?<!could )\bmeet you there\b",
     r"\bsounds like a deal\b",
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
@@ -234,7 +238,7 @@ STRONG_ACCEPT = [
 ]
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
-    r"(?:ok|okay|okie|okey|k|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
+    r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
     r"yah|yea|yeh|whatever|sure thing|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
@@ -261,6 +265,7 @@ WEAK_ACCEPT = [
     r"\b(?:something|a price|a number|an amount|one) (?:i|we) can (?:commit to|live with|work with|"
     r"agree to|accept|do)\b|\b(?:i|we) can commit to (?:that|it|this|" + PRICE + r")(?!\w)|"
     r"\b(?:i|we) (?:can|could) make (?:that|it|this|" + PRICE + r") work\b",
+    r"\b(?:happy|willing|glad|fine|ok|okay) to let (?:it|them) go (?:for|at) " + PRICE + r"(?!\w)",
     r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|this|"
     + PRICE
     + r")(?!\w)",
@@ -472,7 +477,8 @@ LATER_DOUBT_RE = re.compile(
     r"\b(?:hmm+|let me think|think about it|think it over|not sure|i don't know|"
     r"(?:maybe|perhaps)(?! (?:around|at|by|after|before|on|this|next|tomorrow|today|tonight|\d))|"
     r"consider|sleep on it|get back to you|check with|money is tight|tight budget|"
-    r"can only (?:afford|pay|spend)|i only have|all i have|"
+    r"can only (?:afford|pay|spend)|i only have|all i have|more than (?:what )?i (?:want|can|could|"
+    r"am able|'m able|am willing|'m willing)|(?:above|over|beyond|out of) (?:my|what i)|"
     r"(?:see|look at|check out|inspect|test) (?:it|them|the \w+)(?: out)? (?:first|before)|"
     r"tell me (?:more|about)|(?:thanks|thank you) for (?:the|that|all the) (?:info|information|"
     r"details|answer|explanation))\b"
@@ -1119,6 +1125,13 @@ _PUSHBACK_OPENING_RE = re.compile(
 )
 
 
+# A later sentence that only offers something extra: "Actually, I have a spare cable too, want it?"
+_GIFT_RE = re.compile(
+    r"^\W*actually\W+(?:i (?:have|also have|can (?:throw in|include|add))|i'll (?:throw in|include|add)"
+    r"|(?:you|u) can (?:have|keep))\b"
+)
+
+
 def _without_soft_ifs(text: str) -> str:
     """``text`` with the "if" of every soft condition ("if you want", "if that works") blanked,
     same length: such an "if" adds no terms, so it does not resist an acceptance."""
@@ -1146,7 +1159,9 @@ def _resists(reading: Reading, position: int) -> bool:
                 return True
             continue
         sentence = text[start:end]
-        if _PUSHBACK_OPENING_RE.search(sentence) or LATER_DOUBT_RE.search(sentence):
+        if LATER_DOUBT_RE.search(sentence) or (
+            _PUSHBACK_OPENING_RE.search(sentence) and not _GIFT_RE.search(sentence)
+        ):
             return True
         names_price = any(start <= m.start < end for m in reading.prices)
         if names_price and CONTINUES_RE.search(sentence):
@@ -1177,9 +1192,9 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         table = ctx.table(index, _depth + 1)
         if any(not any(_same(a, t) for t in table) for a in asked):
             return False
-    if (position == 0 and _asks_about_the_item(reading, position)) or _praises_own_price(
-        ctx, index
-    ):
+    if (
+        position == 0 and _asks_about_the_item(reading, position) and not _explicit(ctx, index)
+    ) or _praises_own_price(ctx, index):
         return False
     previous = ctx.previous_other(index)
     if previous is None:
@@ -1202,6 +1217,29 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if prev.accept is None or _depth >= len(ctx.window):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+# Words that agree to a price in so many words (not "That's great", which may greet a fact).
+_EXPLICIT_ACCEPT_RE = re.compile(
+    r"\b(?:(?:fine|ok|okay|good) (?:with|by) me|works for me|(?:i|we) can (?:do|accept|live with) "
+    r"(?:that|it|"
+    + PRICE
+    + r")|that works|"
+    + PRICE
+    + r" (?:is|would be|works)(?: \w+)? (?:fine|ok|"
+    r"okay|good|great|perfect)?)"
+)
+
+
+def _explicit(ctx: Context, index: int) -> bool:
+    """The turn says what it agrees to in so many words, before any question ("That's fine with
+    me.", "Sure, I can do $150.", "$90 is fine."), not a bare "OK": a question about the item
+    after it does not take the agreement back."""
+    text = ctx.readings[index].text
+    spans = sentence_spans(text)
+    first_question = next((a for a, b in spans if _is_question(text[a:b])), len(text))
+    head = text[:first_question]
+    return bool(ctx.stated(index)) or _EXPLICIT_ACCEPT_RE.search(head) is not None
 
 
 def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
