@@ -6,10 +6,15 @@ sentence is written for these tests (none is taken from a corpus).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from icl_aif.games.price.judge.dialogs import evaluate_dialogs, load_dialogs
 from icl_aif.games.price.judge.prices import find_prices, with_apostrophes, with_question_marks
 from icl_aif.games.price.judge.rules import PriceRulesJudge
+
+WRITTEN = Path(__file__).parent / "data" / "moderator_chats_written.jsonl"
 
 DESK = {"item": "standing desk", "list_price": 300, "buyer_open": 200}
 CAR = {"item": "2012 civic", "list_price": 14000, "buyer_open": 11000}
@@ -370,3 +375,65 @@ def test_typed_cant_refuses_the_price() -> None:
         judge("would you do 230?", "the others sold for 300 so i cant really do 230")[0]
         == "ongoing"
     )
+
+
+# --- the chats the classes above were found with -----------------------------------------------
+def test_rules_moderator_on_the_written_chats() -> None:
+    """1194 chats written here in many voices, labelled by their writers (docs/moderator.md,
+    "Chats written here"). They were read while these rules were written, so this is a
+    regression gate, not an estimate: 0.832 outcome / 0.720 price before the third pass, 0.994 /
+    0.987 after it."""
+    dialogs = load_dialogs(WRITTEN)
+    assert len(dialogs) == 1194
+    report = evaluate_dialogs(PriceRulesJudge(), dialogs)
+    assert report.outcome_accuracy >= 0.99, report.outcome_accuracy
+    assert report.price_accuracy >= 0.98, report.price_accuracy
+
+
+# --- the last round: endings, hand-over details, more numbers ---------------------------------
+@pytest.mark.parametrize(
+    "answer",
+    ["ok nevermind then", "ok i will check other rooms first, thanks", "ok no worries thx"],
+)
+def test_more_declines(answer: str) -> None:
+    assert judge("I can only do 200.", "Sorry, 260 is my lowest.", answer)[0] != "deal"
+
+
+def test_leaving_the_item_on_the_porch_is_no_walk_away() -> None:
+    assert judge(
+        "240? i'm close by", "ok 240 is fine. I'll leave it on the porch, just venmo me"
+    ) == ("deal", 240.0)
+
+
+def test_getting_the_item_done_is_no_acceptance() -> None:
+    assert judge("Does it have a current smog?", "Smog is due, I'll get it done before selling.")[
+        0
+    ] == ("ongoing")
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "price"),
+    [
+        ("Would 240 with the cable work?", "Sure, let's do 240 with the cable.", 240.0),
+        ("240? I really can't go higher", "240 I can do", 240.0),
+        ("240 and pick up tonight", "you got a deal at 240, tonight is good", 240.0),
+        ("240 that is it", "ok 240 deal", 240.0),
+        ("240 i bring cash", "yeah fine 240", 240.0),
+        ("240 and that's really all I've got", "ok, I can live with 240", 240.0),
+        ("270 is my price.", "alright... 270 then. but please keep it dry", 270.0),
+    ],
+)
+def test_last_round_acceptances(offer: str, answer: str, price: float) -> None:
+    assert judge(offer, answer) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("can i grab it after work like 7", []),
+        ("is the 18-55 lens included?", []),
+        ("75 fine", [75.0]),
+    ],
+)
+def test_last_round_numbers(line: str, expected: list[float]) -> None:
+    assert amounts(line, 300) == expected

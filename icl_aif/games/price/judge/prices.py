@@ -137,7 +137,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
+    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
@@ -172,7 +172,9 @@ _OPENING_NUMBER_AFTER_RE = re.compile(
     r"and (?!a half\b)\w+ (?:\w+ )?(?:free|included|thrown in)\b|"
     # "600 delivered and ...", "350 i can live with", "65 and were done" (typed for "we're")
     r"(?:delivered|shipped|picked up|including|included|without|w/o|with|plus|total|flat|today|"
-    r"tonight|now|please|pls|lol|done)\b|i (?:can|could|will|'ll|pick|come|get|grab|pay)\b|"
+    r"tonight|now|please|pls|lol|done|if|fine|ok|okay)\b|"
+    r"i (?:can|could|will|'ll|pick|come|get|grab|pay|bring)\b|"
+    r"and (?:pick|come|get|grab|bring|pay|deliver|meet)\b|(?:that is|that's|thats) it\b|"
     r"and were (?:done|good|set)\b)"
 )
 # What may come before a number that opens its sentence: "no, 5000 and you move it".
@@ -192,9 +194,9 @@ _BARE_AFTER_CUE_RE = re.compile(
     r"budget)|is as (?:low|high|far) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|fine|"
     r"good|acceptable)\b|,? (?:last|lowest|best|bottom|max)(?: price| offer| one)?\b|"
     r"is (?:really |actually |honestly |truly )?(?:the |my )?(?:most|max|highest|lowest|least|best)"
-    r"\b|(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
+    r"\b|(?:and )?(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
     r"all (?:i|we|i've)\b|is fair|sounds (?:good|fair)|,? final\b|"
-    r",? firm\b|tops\b|or nothing|obo\b|and (?:we're|we are) (?:good|done|set)|for (?:the|it|this|"
+    r",? firm\b|tops\b|or nothing|obo\b|and (?:we're|we are|i'm|i am) (?:good|done|set)|for (?:the|it|this|"
     r"that|them|both|a|an|my|your)\b|"
     # "90 in cash", "160 even", "5100 is actually a great deal", "18 is all I have"
     r"(?:in )?cash\b|even\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
@@ -206,7 +208,7 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"\s*(?:%|percent|per ?cent|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|"
     r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
     r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
-    r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|"
+    r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
     r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
     re.IGNORECASE,
 )
@@ -225,7 +227,7 @@ _TIME_BEFORE_RE = re.compile(
     r"\b(?:be there|be over|come (?:by|over|get it)|meet|pick (?:it |them )?up|arrive|stop by|"
     r"swing by|drop (?:it |them )?off|see you|tonight|tomorrow|today|morning|afternoon|evening|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|bring|work)"
-    r"\b[^.!?$]{0,20}\b(?:at|around|by|after|before)\s+$",
+    r"\b[^.!?$]{0,20}\b(?:at|around|by|after|before|like)\s+$",
     re.IGNORECASE,
 )
 _THOUSANDS_SHORTHAND_LOW = 0.02  # below this share of the price level, "14" means 14,000
@@ -265,7 +267,8 @@ _REFUSED_AFTER = [
     r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|"
     r"not even close)",
     r"^\s*(?:is|'s)\s+(?:a\s+)?no\b",
-    r"(?:i|we) (?:can't|cannot|won't) (?:do|accept|take|go)\b",
+    r"(?:i|we) (?:can't|cannot|won't) (?:do|accept|take|go)\b(?! (?:any )?(?:higher|lower|further|"
+    r"more|less|up|down|over|under|above|below)\b)",
 ]
 # Before the price, in the same clause, ending right at it: the speaker turns it down.
 _REFUSED_BEFORE = [
@@ -309,6 +312,12 @@ _QUOTED_BEFORE_RE = re.compile(
     r"(?:of\s*)?)?$"
 )
 
+# After a price asked on its own, the speaker's limit: "240? I really can't go higher".
+_OWN_LIMIT_RE = re.compile(
+    r"\W*(?:i|we)(?: really| just)? (?:can't|cannot|cant|won't) (?:go|pay|do|afford|offer|spend)"
+    r"(?: any)? (?:higher|more|further|over|above)\b",
+    re.IGNORECASE,
+)
 # A sale declared at the price, right before it: "Sold at $3700!", "ok, sold to you for 80".
 _DECLARED_SALE_RE = re.compile(
     r"(?:^|[.!?]\s*)\W*(?:(?:ok|okay|alright|fine|then|great|deal|done|sure)\W+)*sold(?: it)?"
@@ -861,6 +870,8 @@ def _kind(
     # refused
     if _is_echo(sentence_text, text[start:end]):
         following = text[sentence[1] : sentence[1] + 80]
+        if _OWN_LIMIT_RE.match(following):
+            return "question"  # "240? I really can't go higher": the speaker's own last offer
         if _REJECTION_RE.search(following) or _REJECTION_RE.search(sentence_text):
             return "refused"
         return "question"

@@ -97,6 +97,25 @@ acceptance binds a price it quotes from the other side ("I saw your offer of $15
 argue with that") and, with nothing on the table, the price its own clause names or the one the
 other side last named or quoted (never a retail price).
 
+Third pass (issue 24), found with chats written here in many voices. Shorthand is spelled out
+("u", "ur", "n", "w the", "tmrw", "pls", "np", stretched "yesss"/"okkk") and a line that opens like
+a question but has no mark gets one ("would you do 100", "ok. any scratches"). A bare number is a
+price after an assent ("ugh fine, 260", "k 65", "bet 400"), at the head of a line before a phrase
+("165 last price", "600 delivered", "725 i can pick up tmrw", "no, 5000 and you move it"), or at
+the end of its sentence after a comma, a laugh or an assent ("works for me, 375", "lol 275"); far
+below a price level of thousands it is said in thousands ("14 and we have a deal", "8.4" for a
+$9,000 car), "3 grand" is 3,000, and an hour after a visit ("be there at 7"), an age ("my son is
+7"), a "k" amount far above the level (mileage, "it's at 104k") and the answer to "how many miles"
+are no prices. A price and "is fine" accepts (a masked price has no word boundary before its "$",
+so that phrase never matched). An offer that closes once taken ("12k even and it's yours") is
+taken with thanks, joy or a hand-over arrangement; a condition ("if you pick it up", "but you need
+to bring help", "only if you come get it") is closed by a commitment, by its own words repeated
+("Saturday morning is perfect") or by a plain yes; an explicit acceptance ("That's fine with me",
+"Sure, I can do $150") stands before a question about the item, a bare "OK" does not. A weak "OK"
+in a declining farewell ("That's okay. Thanks for your time!", "alright no worries, good luck",
+"no thanks", "nvm", "pass") accepts nothing; "agreed on the price" describes; "Is it $2800 for
+the whole unit?" asks what a price covers, a "yes" to it agrees to nothing.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -189,7 +208,8 @@ STRONG_ACCEPT = [
     + PRICE
     + r")",
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|buy|grab|"
-    r"get) (?:it|that|them|"
+    r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|inspected)\b))"
+    r" (?:it|that|them|"
     r"this|the \w+)\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
     + PRICE
@@ -222,6 +242,8 @@ STRONG_ACCEPT = [
     + r")*"
     + PRICE
     + r"\W*(?:deal|done)\W*$",  # "40, deal.", "alright 550 deal"
+    # "Sure, let's do $1450 with parking": a deal if that price is on the table, else an offer
+    r"\b(?:let's|lets|let us) (?:do|go with|say|call it) " + PRICE + r"(?!\w)",
     r"(?<!can )(?<!could )\bmeet you there\b",
     r"\bsounds like a deal\b",
     r"\b(?:consider it (?:sold|done)|you've got (?:a|yourself a) buyer|you have a buyer|"
@@ -320,8 +342,9 @@ WEAK_ACCEPT = [
     r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it|"
     + PRICE
     + r"(?!\w))|"
-    r"(?:that|this|" + PRICE + r") (?:i|we) can (?:do|live with|work with|accept)|happy to|"
-    r"count me in|let's go)\b",
+    r"happy to|count me in|let's go)\b",
+    # "That I can work with.", "$190 I can do" (no word boundary before the "$" of a price)
+    r"(?:\b(?:that|this)|" + PRICE + r") (?:i|we) can (?:do|live with|work with|accept)\b",
     # "I'm in!", not "I'm in Berkeley"
     r"\b(?:i'm|i am|we're|we are) in(?: (?:at|for) " + PRICE + r"(?!\w))?\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
@@ -344,7 +367,9 @@ NEGATORS_RE = re.compile(
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
     r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b[^.!?]{0,12}$|"
     # "I don't think that's fair": the "n't" of a contraction has no word boundary before it
-    r"n't\b[^.!?]{0,12}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$"
+    r"n't\b[^.!?]{0,12}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$|"
+    # "10% off and it's a deal": a discount offered, not an acceptance
+    r"\boff\s*,?\s*and\b[^.!?]{0,20}$"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
 )
 # Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
@@ -375,15 +400,16 @@ _I_WILL = (
 WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
     r"(?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
-    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it at|"
-    r"it there at|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
+    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|on|in|"
+    r"by|outside|for|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online)|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here|"
-    r"(?:look|search|shop) (?:for|at|around(?: for)?) (?:a (?:few|couple)(?: of)? )?(?:another|"
+    r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|couple)(?: of)? )?"
+    r"(?:another|"
     r"a different|other|something else)\b)",
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving|done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
@@ -391,7 +417,7 @@ WALK_AWAY = [
     r"from a good))",
     r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
-    r"that|about))|nvm|forget it|forget about it)\b",
+    r"that|about)\b)|nvm|forget it|forget about it)\b",
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
@@ -410,7 +436,7 @@ REFUSAL = [
     r"\b(?:let's|let us|we'll have to|we should|we can|we'll|i'll|i think we should|"
     r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at "
     + PRICE
-    + r")|"
+    + r")(?! (?:on|in|by|outside|at|for|with|out) )|"
     r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways(?! with)|"
     r"agree to disagree)",
     r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways(?! with)|end (?:the|this|"
@@ -457,6 +483,7 @@ FAREWELL_RE = re.compile(
 # good luck" consoles, it accepts nothing.
 DECLINING_FAREWELL_RE = re.compile(
     r"\b(?:thanks|thank you) (?:anyway|for your time)|\b(?:good|best of) luck\b|\bhappy hunting\b|"
+    r"\bno worries\b|"
     r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
 
@@ -501,7 +528,7 @@ ACKNOWLEDGE_RE = re.compile(
 # A question after a weak "OK" that is about closing the deal, not about the item:
 # "OK, when can I pick it up?" accepts, "Ok, great. What colour is it?" does not.
 CLOSING_QUESTION_RE = re.compile(
-    r"\b(?:pick(?:ing)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
+    r"\b(?:pick(?:ing|s)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
     r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
     r"drop (?:it|them) off|deal|"
     r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come)\b"
@@ -1121,7 +1148,8 @@ def _asks_again(ctx: Context, index: int) -> bool:
 
 # A later sentence that pushes back opens like this ("OK. But ...", "Sure. Hmm, ...").
 _PUSHBACK_OPENING_RE = re.compile(
-    r"^\W*(?:but|however|though|although|still|hmm+|let me|actually|wait|unless|if|except)\b"
+    r"^\W*(?:but(?! (?:please|pls|just|remember|make sure|note)\b)|however|though|although|still|"
+    r"hmm+|let me|actually|wait|unless|if|except)\b"
 )
 
 
@@ -1460,7 +1488,9 @@ def _inside_condition(reading: Reading, amount: float) -> bool:
     return False
 
 
-_OWN_HYPOTHETICAL_RE = re.compile(r"\bif (?:i|we)\b[^.!?,]*$")
+_OWN_HYPOTHETICAL_RE = re.compile(
+    r"\bif (?:i|we|it (?:had|came|were|was|included)|they (?:had|came|were|included))\b[^.!?,]*$"
+)
 
 
 def _only_actions(text: str) -> bool:
@@ -1516,7 +1546,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
 
 # A plain yes to the condition: "Of course.", "for sure, tomorrow?"
 _PLAIN_YES_RE = re.compile(
-    r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem)\b(?!\s+not\b)"
+    r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem|say less|bet)\b"
+    r"(?!\s+not\b)"
 )
 
 
