@@ -437,3 +437,14 @@ def test_last_round_acceptances(offer: str, answer: str, price: float) -> None:
 )
 def test_last_round_numbers(line: str, expected: list[float]) -> None:
     assert amounts(line, 300) == expected
+
+
+def test_rules_moderator_on_the_unread_written_chats() -> None:
+    """120 chats written the same way after the third pass was done, scored once and never read:
+    the honest figure for written chats (0.808 outcome / 0.718 price before the third pass, 0.925 /
+    0.897 after it). Do not tune the rules on this file; write a new batch instead."""
+    dialogs = load_dialogs(WRITTEN.with_name("moderator_chats_unread.jsonl"))
+    assert len(dialogs) == 120
+    report = evaluate_dialogs(PriceRulesJudge(), dialogs)
+    assert report.outcome_accuracy >= 0.92, report.outcome_accuracy
+    assert report.price_accuracy >= 0.89, report.price_accuracy

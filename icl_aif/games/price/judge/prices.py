@@ -137,7 +137,9 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|\bin the middle(?:\s+at|,)?|"
+    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|"
+    r"\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
@@ -1001,7 +1003,9 @@ def with_apostrophes(text: str) -> str:
     "thats a deal" "that's a deal", "youve got a deal" "you've got a deal". Negations ("dont",
     "cant") are left as typed. A word that is also a word of its own
     ("ill", "id", "its") is read as the contraction only before a word that makes it one ("its a
-    deal", not "its condition"). Indices change; read prices in the returned text."""
+    deal", not "its condition"). Chat shorthand is spelled out ("can u do 110" reads "can you do
+    110", "330 n were done" "330 and were done", "tmrw", "pls", "np") and stretched words are
+    shortened ("yesss" reads "yes"). Indices change; read prices in the returned text."""
 
     def restore(match: re.Match[str]) -> str:
         index = int(next(name for name, value in match.groupdict().items() if value)[1:])
