@@ -406,9 +406,10 @@ def test_leaving_the_item_on_the_porch_is_no_walk_away() -> None:
 
 
 def test_getting_the_item_done_is_no_acceptance() -> None:
-    assert judge("Does it have a current smog?", "Smog is due, I'll get it done before selling.")[
-        0
-    ] == ("ongoing")
+    state, _ = judge(
+        "Does it have a current smog?", "Smog is due, I'll get it done before selling."
+    )
+    assert state == "ongoing"
 
 
 @pytest.mark.parametrize(
