@@ -1032,8 +1032,11 @@ _SHORTHAND = {
     "np": "no problem",
 }
 _SHORTHAND_RE = re.compile(
-    r"(?<=[a-z0-9] )n(?= [a-z])|\bw/\s*|\bw(?= (?!(?:speaker|amp|output|power|rms|bulb|led|light|"
-    r"charger|adapter|usb|max|peak|solar|panel|motor)\b)[a-z]{2,})|(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
+    r"(?<=[a-z0-9] )n(?= [a-z])|\bw/\s*|"
+    # "w" before a word, unless a watt rating ("65 w charger")
+    r"\bw(?= (?!(?:speaker|amp|output|power|rms|bulb|led|light|charger|adapter|usb|max|peak|solar|"
+    r"panel|motor)\b)[a-z]{2,})|"
+    r"(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
     re.IGNORECASE,
 )
 
@@ -1043,18 +1046,18 @@ _ELONGATED_RE = re.compile(
     r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+)\b",
     re.IGNORECASE,
 )
-_PLAIN_WORDS = ("yes", "ok", "yeah", "yay", "so", "sure", "no", "perfect", "deal", "done")
+_REPEATS_RE = re.compile(r"(.)\1+")
+# Each plain word under its letters said once each ("yes", "ok", "yeah", ... "perfect").
+_PLAIN_WORDS = {
+    _REPEATS_RE.sub(r"\1", word): word
+    for word in ("yes", "ok", "yeah", "yay", "so", "sure", "no", "perfect", "deal", "done")
+}
 
 
 def _shortened(match: re.Match[str]) -> str:
-    """The plain word a stretched one stands for ("yesss" -> "yes"); its letters, each once,
-    spell it."""
+    """The plain word a stretched one stands for ("yesss" -> "yes")."""
     word = match.group(0)
-    squeezed = re.sub(r"(.)\1+", r"\1", word.lower())
-    for plain in _PLAIN_WORDS:
-        if squeezed == re.sub(r"(.)\1+", r"\1", plain):
-            return plain
-    return word
+    return _PLAIN_WORDS.get(_REPEATS_RE.sub(r"\1", word.lower()), word)
 
 
 # Run-on chat: a sentence left without its full stop ("if needed Where are you located?", "I

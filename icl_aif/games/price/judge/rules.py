@@ -875,8 +875,10 @@ _MONEY_QUESTION_RE = re.compile(
 _ANSWER_NUMBER_RE = re.compile(r"(?<![$\w.,])\d[\d,.]*(?:k\b)?(?!\s*(?:dollars?|bucks)\b)")
 
 
+@lru_cache(maxsize=READINGS_KEPT)
 def _asks_a_quantity(text: str) -> bool:
-    """The turn's last sentence asks how much of something other than money."""
+    """The turn's last sentence asks how much of something other than money (kept like the
+    readings: every later window asks again of the same turn)."""
     lowered = with_question_marks(text.lower())
     spans = sentence_spans(lowered)
     last = lowered[spans[-1][0] : spans[-1][1]] if spans else ""
