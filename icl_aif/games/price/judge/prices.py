@@ -137,7 +137,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake(?: it)?|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
     r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|"
     r"\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
@@ -146,7 +146,7 @@ _BARE_CUE_RE = re.compile(
     r"\bagree(?:\s+(?:on|to))?|\bprefer)"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
-    r"(?:\s+(?:you|me|the|full|maybe|like|roughly|approximately|only|just|around|about|at least|"
+    r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|at least|"
     r"your|even))*\s+$",
     re.IGNORECASE,
 )
@@ -188,7 +188,7 @@ _INTERJECTION_RE = re.compile(
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
     r"have|we'll have|i'll|i will|we can|we're|we are|you can have|the \w+ is|it'?s? yours|"
-    r"call it|deal|(?:that's|thats|that is) (?:my|the|it)\b)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
+    r"call it|deal|(?:that's|thats|that is) (?:my|the|it|final|firm|as (?:low|high|far|much))\b)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
     r"good|great|perfect|acceptable|fair))|sounds (?:great|perfect|fine|reasonable|fantastic|ok|"
     r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
     r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
@@ -221,7 +221,8 @@ _DELTA_AFTER_RE = re.compile(
 )
 # Before a price: it is an add-on or a difference ("plus $5", "knock off $10").
 _DELTA_BEFORE_RE = re.compile(
-    r"\b(?:plus|add|adding|extra|another|additional|knock off|take off|discount of|shipping(?: is|"
+    r"\b(?:plus|add|adding|extra|another|additional|knock off|take off|discount of|"
+    r"(?:reduce|lower|drop|cut|bring)(?: it| the price)?(?: down)? by|shipping(?: is|"
     r" of| costs?)?|delivery(?: is| of| costs?)?)\s*$"
 )
 # Before a bare hour: a visit, not a price ("I can be there at 7", "pick it up around 6").
@@ -276,7 +277,7 @@ _REFUSED_AFTER = [
 _REFUSED_BEFORE = [
     r"\b(?:can't|cannot|can not|cant|won't|wont|wouldn't|wouldnt|couldn't|couldnt|will not|would not|"
     r"could not|unable to|"
-    r"not able to|not willing to|not going to|not gonna|no way (?:i|we)(?:'d|'ll| would| will|"
+    r"not able to|not willing to|not going to|not gonna|(?:no way|no chance|not a chance)(?: that)? (?:i|we)(?:'d|'ll| would| will|"
     r" can| could)?|refuse to|never|don't want to|do not want to|not about to|"
     r"not prepared to)\s+(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|"
     r"agree|consider|justify|afford|spend|drop|come down|go down|go up|budge|settle|settle for|"
@@ -309,9 +310,9 @@ _QUOTED_BEFORE_RE = re.compile(
     r"suggesting)\b[^$\d]*$|"
     # the other side's listing, quoted: "I see you are selling it for $220", "you listed it at"
     r"\b(?:you're|you are|you've been|you were)\s+(?:selling|listing|charging|pricing)\b[^$\d]*$|"
-    r"\byou(?:'ve| have)?\s+(?:listed|priced)\b[^$\d]*$|\byour\s+(?:(?:\w+\s+){0,2}?(?:offer|price|"
+    r"\byou(?:'ve| have)?\s+(?:got\s+(?:it|them|this|that)\s+)?(?:listed|priced)\b[^$\d]*$|\byour\s+(?:(?:\w+\s+){0,2}?(?:offer|price|"
     r"counter|counteroffer|counter-offer|number|figure|proposal|ask|asking price|suggestion)\s*"
-    r"(?:of\s*)?)?$"
+    r"(?:of\s*|is\s*)?)?$"
 )
 
 # After a price asked on its own, the speaker's limit: "240? I really can't go higher".
@@ -325,6 +326,10 @@ _DECLARED_SALE_RE = re.compile(
     r"(?:^|[.!?]\s*)\W*(?:(?:ok|okay|alright|fine|then|great|deal|done|sure)\W+)*sold(?: it)?"
     r"(?: to you)? (?:at|for)\s*$",
     re.IGNORECASE,
+)
+# Before the price: a past tense that proposes ("what if I paid $115?", "if we spent 90").
+_HYPOTHETICAL_PAY_RE = re.compile(
+    r"\b(?:what if|if|suppose|say) (?:i|we) (?:paid|spent|gave you|offered)\b[^$\d]*$"
 )
 # Before the price, in the same clause: it is a reference price, not an offer.
 _REFERENCE_BEFORE = [
@@ -343,6 +348,9 @@ _REFERENCE_BEFORE = [
     r"selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|charges|charging|"
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
     r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
+    # the listing quoted: "the listing says $6200", "listed at 690, any wiggle room?"
+    r"\b(?:the|your) (?:listing|ad|post|posting)(?: (?:says|said|shows|has it|price))?(?: (?:at|for|is|of))?"
+    r"\s*$|^\W*(?:it's |it is |its )?(?:listed|priced|advertised|posted) (?:at|for)\s*$",
     r"\b(?:alone|by itself|on its own) (?:is|was|costs?|runs?|goes for)\b",
     r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|"
     r"last time|last (?:week|month|year)|years? ago)\b",
@@ -890,7 +898,9 @@ def _kind(
             return "refused"
         return "reference"
     declared = _DECLARED_SALE_RE.search(text, sentence[0], start)
-    if not declared and (_any(_REFERENCE_BEFORE, before) or _any(_REFERENCE_AFTER, after)):
+    # "What if I paid $115 cash?" proposes a price; it recalls no price paid
+    proposes = declared is not None or _HYPOTHETICAL_PAY_RE.search(before) is not None
+    if not proposes and (_any(_REFERENCE_BEFORE, before) or _any(_REFERENCE_AFTER, after)):
         return "reference"
     # conditional
     if _condition_kind(text, sentence, start, end, spans):
@@ -1109,7 +1119,8 @@ def with_question_marks(text: str) -> str:
 
 # A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".
 _DISCOUNT_RE = re.compile(
-    r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+)"
+    r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+|"
+    r"\b(?:reduce|lower|drop|cut|bring)(?: it| the price)?(?: down)? by\s+)"
     r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)"
     r"(?P<percent>\s?(?:%|percent))?"
     r"(?(percent)|(?:\s+off\b)?)"
@@ -1126,7 +1137,7 @@ def discount(text: str) -> tuple[float, bool] | None:
     found: tuple[float, bool] | None = None
     for match in _DISCOUNT_RE.finditer(text):
         if match.group("before") is not None and not re.search(
-            r"\boff\b|%|percent|discount", match.group(0), re.IGNORECASE
+            r"\boff\b|%|percent|discount|\bby\b", match.group(0), re.IGNORECASE
         ):
             continue  # "take 50" is a price, not a discount
         raw = match.group("before") or match.group("after")

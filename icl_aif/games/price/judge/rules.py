@@ -116,6 +116,20 @@ in a declining farewell ("That's okay. Thanks for your time!", "alright no worri
 "no thanks", "nvm", "pass") accepts nothing; "agreed on the price" describes; "Is it $2800 for
 the whole unit?" asks what a price covers, a "yes" to it agrees to nothing.
 
+Fourth pass (issue 24), found with variations of chats already read right: new words, item and
+prices, the same moves. A turn is read again in the light of the other side's turn before it: a
+condition that side already offered conditions nothing ("I can take payments." -> "ok if payments
+are cool then I'll take it at 250"), and "for that price?" in a question names the price that side
+put on the table ("Could you add the cover for that price?" -> "Yes" binds it). More acceptances
+("I'd be happy to accept that price", "your $2200 can work", "should be doable", "glad we figured
+it out", "that can be arranged", "For you, I certainly can"), more declining farewells ("thx
+anyway", "I appreciate your time"), more answers of fact ("Sure did.", "that's right"), and a
+commitment after a plea ("money is tight. heading over with the cash!") still closes a condition.
+Prices: "the listing says $X", "listed at X", "your price is $X?" and "you've got it listed at $X"
+quote the listing ("you've got it" there accepts nothing); "what if I paid $X?" proposes; "no
+chance I'd accept $X" refuses; "pay the whole 250", "making it 1700", "375 and that's as low as I
+go" and "6700 and that's final" name prices; "reduce it by $10" is a discount.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -192,7 +206,8 @@ STRONG_ACCEPT = [
     # "I accept.", "I agree", not "I accept cash only" or "I accept offers"
     r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)(?!\s+(?:cash|paypal|venmo|zelle|credit|"
     r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
-    r"\bi(?:'ll| will| can| would|'d| do)? (?:gladly |happily |definitely |certainly )?accept "
+    r"\bi(?:'ll| will| can| would|'d| do)? (?:be (?:happy|glad|willing|pleased) to )?"
+    r"(?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
     r"deal|amount)|(?:your )?" + PRICE + r")(?!\w)",
     r"\b(?:you've got|you got|you gotta|you have got|you've gotten) (?:yourself )?a deal\b",
@@ -235,7 +250,8 @@ STRONG_ACCEPT = [
     # "Let's seal the deal", "Settled!", not "brand new, still sealed" or "locked in my garage"
     r"\b(?:seal the deal|sealed the deal|deal(?:'s| is)? sealed|lock it in)\b|"
     r"\b(?:(?:it's|that's|then it's|we're|it is|that is) )?(?:settled|locked in)\W*$",
-    r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards)",
+    # "You got it!", not "you got it right" or "I see you've got it listed at $6100"
+    r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards| listed| priced| posted| up\b| on\b)",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
     r"^\W*(?:"
     + _FILLER
@@ -252,7 +268,8 @@ STRONG_ACCEPT = [
     # "I'll call it a deal", "$1700 is a deal", "glad we could work something out"
     r"\bcall it a deal\b",
     PRICE + r"\s+(?:is|it is)\s+a deal\b",
-    r"\bglad we (?:could|can|were able to) (?:work (?:something|it|this) out|come to (?:an agreement|"
+    r"\b(?:glad|happy) we (?:(?:could|can|were able to) )?(?:(?:work(?:ed)?|figured?) (?:something|it|this) out|"
+    r"(?:come|came) to (?:an agreement|"
     r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
     # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
     r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your (?:offer|price|" + PRICE + r")",
@@ -265,12 +282,14 @@ WEAK_ACCEPT = [
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
-    r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just)? (?:good|great|fair|"
+    r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
+    r"(?:good|great|fair|"
     r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
     # "That sounds like a fair price", "sounds like a great deal": an evaluation of the offer
     r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|reasonable|"
     r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer)\b",
+    r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
     # "That'll work.", "That could work."
     r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
@@ -286,13 +305,14 @@ WEAK_ACCEPT = [
     # "$2650 for 18 months is something I can commit to.", "I can make 17.8 work."
     r"\b(?:something|a price|a number|an amount|one) (?:i|we) can (?:commit to|live with|work with|"
     r"agree to|accept|do)\b|\b(?:i|we) can commit to (?:that|it|this|" + PRICE + r")(?!\w)|"
-    r"\b(?:i|we) (?:can|could) make (?:that|it|this|" + PRICE + r") work\b",
+    r"(?:\b(?:i|we) |^\W*(?:(?:yes|yeah|ok|okay|sure)\W+)?)(?:can|could) (?:prob(?:ably)? )?make "
+    r"(?:that|it|this|" + PRICE + r") work\b",
     r"\b(?:happy|willing|glad|fine|ok|okay) to let (?:it|them) go (?:for|at) " + PRICE + r"(?!\w)",
     r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|this|"
     + PRICE
     + r")(?!\w)",
-    r"\b(?:good|fine|ok|okay) (?:with|by) me\b",
-    r"\b(?:that's|that is) a (?:fair|good|reasonable|decent|great) deal\W*$",
+    r"\b(?:good|fine|ok|okay|cool) (?:with|by) me\b",
+    r"\b(?:that's|that is|thats) a (?:fair|good|reasonable|decent|great|solid) deal\b",
     r"\byou(?:'ve| have)? convinced me\b",
     r"\bi(?:'ll| will|'d| would) go for (?:that|it|this|" + PRICE + r")(?!\w)",
     r"\b(?:don't|do not) see why not\b",
@@ -313,9 +333,10 @@ WEAK_ACCEPT = [
     # bring cash.", "Send me the address."
     r"\bi(?:'ll| will|'m going to| am going to) (?:come (?:by|over|and get|get|pick)|"
     r"pick (?:it|them) up|bring (?:the )?(?:cash|money)|have (?:the )?(?:cash|money)(?: ready)?|"
-    r"be (?:there|over))\b",
+    r"be (?:there|over))\b|\b(?:i'm |i am )?(?:heading|coming|on my way) (?:over|there)? ?(?:with|to "
+    r"(?:get|pick|grab|collect)) (?:the )?(?:cash|money|it|them)\b",
     r"^\W*(?:(?:ok|okay|great|perfect|sure)\W+)?(?:send|text|give) me (?:the|your) address\b",
-    r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b",
+    r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b|\b(?:that|it) can be arranged\b",
     # a concession that closes a grumble: "Kind of high but fine.", "A bit more than I wanted,
     # but I'll do it.", "It's a bit high, but it's worth it."
     r"(?<=\bbut )(?:(?:it's|it is|that's|that is|its|thats) )?(?:fine|ok|okay|alright|all right|"
@@ -324,16 +345,17 @@ WEAK_ACCEPT = [
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
     # "I would." to "Would you take $40?", "Yes we can."
-    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay)\W+)?(?:i|we) (?:would|can|could|will|do)(?: do (?:that|it))?"
+    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay|for you)\W+)?(?:i|we) (?:certainly |definitely |sure |surely )?"
+    r"(?:would|can|could|will|do)(?: do (?:that|it))?"
     r"\W*$",
     r"^\W*(?:okay[a-z]|okey|okie|kk)\W*$",  # a lone "ok" typed fast: "okayc", "okie"
-    r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|is fine|"
+    r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|can work|is fine|"
     r"is fair|is acceptable|sounds good|sounds fair|suits me)\b",
     # "$150 is fine" (no word boundary before the "$" of a masked price); "$14 is fair" is only an
     # opinion ("I still think $14 is fair, but ...")
     PRICE
-    + r" (?:works|will work|would work|should work|sounds good|suits me|(?:is|would be|will be) "
-    r"(?:fine|acceptable|all right|alright|ok|okay|good|perfect|doable))\b",
+    + r" (?:works|will work|would work|should work|can work|sounds good|suits me|(?:is|would be|will be|"
+    r"should be|can be) (?:fine|acceptable|all right|alright|ok|okay|good|perfect|doable))\b",
     r"\bworks for me\b",
     # "I can't argue with that" (matched after "can't", which elsewhere resists)
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
@@ -344,7 +366,7 @@ WEAK_ACCEPT = [
     + r"(?!\w))|"
     r"happy to|count me in|let's go)\b",
     # "That I can work with.", "$190 I can do" (no word boundary before the "$" of a price)
-    r"(?:\b(?:that|this)|" + PRICE + r") (?:i|we) can (?:do|live with|work with|accept)\b",
+    r"(?:\b(?:that|this)|" + PRICE + r") (?:i|we) can (?:do|live with|work with|accept|manage)\b",
     # "I'm in!", not "I'm in Berkeley"
     r"\b(?:i'm|i am|we're|we are) in(?: (?:at|for) " + PRICE + r"(?!\w))?\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
@@ -411,11 +433,12 @@ WALK_AWAY = [
     r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
-    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving|done here|moving on|passing|"
+    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))|done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
-    r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|"
+    r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|thx anyway|"
+    r"appreciate your time|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
     r"that|about)\b)|nvm|forget it|forget about it)\b",
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
@@ -482,7 +505,7 @@ FAREWELL_RE = re.compile(
 # Farewells that decline: a weak "That's okay. Thanks for your time!" or "alright no worries,
 # good luck" consoles, it accepts nothing.
 DECLINING_FAREWELL_RE = re.compile(
-    r"\b(?:thanks|thank you) (?:anyway|for your time)|\b(?:good|best of) luck\b|\bhappy hunting\b|"
+    r"\b(?:thanks|thank you|thx|ty) (?:anyway|for your time)|\bappreciate (?:your time|it anyway)|\b(?:good|best of) luck\b|\bhappy hunting\b|"
     r"\bno worries\b|"
     r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
@@ -556,9 +579,11 @@ def _closes(question: str) -> bool:
 # Right after a weak "yes": the turn answers a question about facts ("Yes it is!", "Yeah, that's
 # what the listing says", "Ok, good to know"), it agrees to no price.
 FACTUAL_ANSWER_RE = re.compile(
+    r" (?:did|does|was|were|has|had)\W*(?:$|[.!,])|"
     r"\W*(?:(?:it|they|there|this|that one)(?:'s| is| are| does| do| has| have| was| were)\b\W*(?:$|[.!]|"
-    r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|have|know|see|saw|understand|"
-    r"noticed|read)\b|i'm (?:interested|here|still)\b|that's what|good to know|nice to know|"
+    r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|did|have|know|see|saw|understand|"
+    r"noticed|read)\b|i'm (?:interested|here|still)\b|that's what|(?:that's|that is|thats) "
+    r"(?:right|correct|true)\b|good to know|nice to know|"
     r"(?:glad|good|sorry) to hear)"
 )
 # A question about the item or the listing, not about a price or a deal: a "yes" answers it.
@@ -900,6 +925,52 @@ def _without_quantities(text: str) -> str:
     return text[:start] + first + text[end:]
 
 
+# "Can you clean it first for that price?": the price is the one the other side just put on the
+# table, and the question proposes it as if it named it.
+_THAT_PRICE_RE = re.compile(
+    r"\b(for|at) (?:that|this|the same|your) (?:price|amount|number)\b", re.IGNORECASE
+)
+
+
+def _that_price_named(text: str, price: float) -> str:
+    """``text`` with "that price" in a question replaced by ``price``, the other side's latest:
+    "Can you clean it first for that price?" proposes that price with a condition."""
+    out, last = [], 0
+    for start, end in sentence_spans(text):
+        if _is_question(text[start:end]):
+            out.append(text[last:start])
+            out.append(_THAT_PRICE_RE.sub(lambda m: f"{m.group(1)} ${price:.2f}", text[start:end]))
+            last = end
+    return "".join(out) + text[last:]
+
+
+# A condition that may have been granted already: "if you're willing to take installments, ...".
+_CONDITION_CLAUSE_RE = re.compile(
+    r"\b(?:if|as long as) (?P<terms>[^,.;!?]{3,80}?)(?:,\s*|\s+then\s+)", re.IGNORECASE
+)
+# The words that carry a condition's terms ("two payments"), not its grammar ("that", "would").
+_CONTENT_WORD_RE = re.compile(
+    r"\b(?!(?:that|this|them|they|there|then|than|with|have|your|just|still|really|some|much|"
+    r"more|also|what|when|will|would|could|should|about|willing|able|happy|okay|fine|cool|good|"
+    r"alright|possible)\b)[a-z]{4,}"
+)
+
+
+def _without_granted_conditions(text: str, other: str) -> str:
+    """``text`` without the conditions whose terms the other side's turn ``other`` has already
+    offered: "I can take installments." -> "OK, if you're willing to take installments, I'll take
+    it for $190." agrees without a condition. Words match on their first five letters."""
+    offered = {w[:5] for w in _CONTENT_WORD_RE.findall(other.lower())}
+
+    def granted(match: re.Match[str]) -> str:
+        words = _CONTENT_WORD_RE.findall(match["terms"].lower())
+        if words and all(w[:5] in offered for w in words):
+            return ""
+        return match.group(0)
+
+    return _CONDITION_CLAUSE_RE.sub(granted, text)
+
+
 def _one_turn_per_speaker(window: Sequence[Turn]) -> list[Turn]:
     """``window`` with each run of messages by one speaker joined into one turn, a line each."""
     merged: list[Turn] = []
@@ -951,6 +1022,16 @@ class Context:
             for i, text in enumerate(texts)
         ]
         readings = [read_turn(text, scale) for text in texts]
+        for i in range(1, len(texts)):
+            # Read again, in the light of the other side's turn before it (the turns alternate
+            # now), a turn that names its price as "that price" or sets a condition the other
+            # side has already granted.
+            text = _without_granted_conditions(texts[i], texts[i - 1])
+            price = readings[i - 1].table_offer()
+            if price is not None and not readings[i].prices:
+                text = _that_price_named(text, price)
+            if text != texts[i]:
+                readings[i] = read_turn(text, scale)
         return cls(window, readings, scenario)
 
     @property
@@ -1300,7 +1381,17 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     questions = [prior[a:b] for a, b in spans if _is_question(prior[a:b])]
     offer = ctx.readings[previous].proposal(ctx.plausible) if previous is not None else None
     list_price = _list_price(ctx.scenario)
-    new_offer = offer is not None and (list_price is None or not _same(offer, list_price))
+    # ... not a price the answering side had put on the table itself, echoed with a doubt ("22
+    # maybe... any other perks?" to the seller's $22: "yea, it charges fast" answers the perks)
+    hesitant = previous is not None and HESITATION_RE.search(prior) is not None
+    own = [
+        m.amount for j in (index, *ctx.other_turns(previous or 0)) for m in ctx.readings[j].prices
+    ]
+    new_offer = (
+        offer is not None
+        and (list_price is None or not _same(offer, list_price))
+        and not (hesitant and any(_same(offer, o) for o in own))
+    )
     return (
         not new_offer
         and bool(questions)
@@ -1517,7 +1608,11 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     clause = re.split(r"[.!?;,]| but | otherwise ", prev.text[condition.start() :])[0]
     asked = set(re.findall(r"[a-z]+", clause))
     errand = frozenset().union(*(e for e in ERRANDS if e & asked))
-    if _resists(reading, 0) or HESITATION_RE.search(reading.text):
+    # Pushing back first and committing after ("money is tight. heading over with the cash!")
+    # still commits; pushing back after every acceptance does not.
+    if HESITATION_RE.search(reading.text) or all(
+        _resists(reading, p) for p in (*reading.weak_accepts, 0)
+    ):
         return None
     conditional = [m.amount for m in prev.prices if m.kind == "conditional"]
     if conditional:
