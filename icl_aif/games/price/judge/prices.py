@@ -137,7 +137,8 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
-    r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
+    r"\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
     r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|"
     r"\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
@@ -277,7 +278,8 @@ _REFUSED_AFTER = [
 _REFUSED_BEFORE = [
     r"\b(?:can't|cannot|can not|cant|won't|wont|wouldn't|wouldnt|couldn't|couldnt|will not|would not|"
     r"could not|unable to|"
-    r"not able to|not willing to|not going to|not gonna|(?:no way|no chance|not a chance)(?: that)? (?:i|we)(?:'d|'ll| would| will|"
+    r"not able to|not willing to|not going to|not gonna|"
+    r"(?:no way|no chance|not a chance)(?: that)? (?:i|we)(?:'d|'ll| would| will|"
     r" can| could)?|refuse to|never|don't want to|do not want to|not about to|"
     r"not prepared to)\s+(?:\w+\s+){0,3}?(?:do|accept|take|pay|go|sell|part with|let it go|give|"
     r"agree|consider|justify|afford|spend|drop|come down|go down|go up|budge|settle|settle for|"
@@ -310,7 +312,8 @@ _QUOTED_BEFORE_RE = re.compile(
     r"suggesting)\b[^$\d]*$|"
     # the other side's listing, quoted: "I see you are selling it for $220", "you listed it at"
     r"\b(?:you're|you are|you've been|you were)\s+(?:selling|listing|charging|pricing)\b[^$\d]*$|"
-    r"\byou(?:'ve| have)?\s+(?:got\s+(?:it|them|this|that)\s+)?(?:listed|priced)\b[^$\d]*$|\byour\s+(?:(?:\w+\s+){0,2}?(?:offer|price|"
+    r"\byou(?:'ve| have)?\s+(?:got\s+(?:it|them|this|that)\s+)?(?:listed|priced)\b[^$\d]*$|"
+    r"\byour\s+(?:(?:\w+\s+){0,2}?(?:offer|price|"
     r"counter|counteroffer|counter-offer|number|figure|proposal|ask|asking price|suggestion)\s*"
     r"(?:of\s*|is\s*)?)?$"
 )
@@ -349,8 +352,9 @@ _REFERENCE_BEFORE = [
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
     r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
     # the listing quoted: "the listing says $6200", "listed at 690, any wiggle room?"
-    r"\b(?:the|your) (?:listing|ad|post|posting)(?: (?:says|said|shows|has it|price))?(?: (?:at|for|is|of))?"
-    r"\s*$|^\W*(?:it's |it is |its )?(?:listed|priced|advertised|posted) (?:at|for)\s*$",
+    r"\b(?:the|your) (?:listing|ad|post|posting)(?: (?:says|said|shows|has it|price))?"
+    r"(?: (?:at|for|is|of))?\s*$|"
+    r"^\W*(?:it's |it is |its )?(?:listed|priced|advertised|posted) (?:at|for)\s*$",
     r"\b(?:alone|by itself|on its own) (?:is|was|costs?|runs?|goes for)\b",
     r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|"
     r"last time|last (?:week|month|year)|years? ago)\b",

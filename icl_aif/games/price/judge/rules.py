@@ -251,7 +251,8 @@ STRONG_ACCEPT = [
     r"\b(?:seal the deal|sealed the deal|deal(?:'s| is)? sealed|lock it in)\b|"
     r"\b(?:(?:it's|that's|then it's|we're|it is|that is) )?(?:settled|locked in)\W*$",
     # "You got it!", not "you got it right" or "I see you've got it listed at $6100"
-    r"\b(?:you've got it|you got it)\b(?! right| wrong| backwards| listed| priced| posted| up\b| on\b)",
+    r"\b(?:you've got it|you got it)\b"
+    r"(?! right| wrong| backwards| listed| priced| posted| up\b| on\b)",
     PRICE + r"\s*(?:it is|it's|and it's yours|and you've got)\b",  # "$15 it is"
     r"^\W*(?:"
     + _FILLER
@@ -268,7 +269,8 @@ STRONG_ACCEPT = [
     # "I'll call it a deal", "$1700 is a deal", "glad we could work something out"
     r"\bcall it a deal\b",
     PRICE + r"\s+(?:is|it is)\s+a deal\b",
-    r"\b(?:glad|happy) we (?:(?:could|can|were able to) )?(?:(?:work(?:ed)?|figured?) (?:something|it|this) out|"
+    r"\b(?:glad|happy) we (?:(?:could|can|were able to) )?"
+    r"(?:(?:work(?:ed)?|figured?) (?:something|it|this) out|"
     r"(?:come|came) to (?:an agreement|"
     r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
     # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
@@ -333,8 +335,9 @@ WEAK_ACCEPT = [
     # bring cash.", "Send me the address."
     r"\bi(?:'ll| will|'m going to| am going to) (?:come (?:by|over|and get|get|pick)|"
     r"pick (?:it|them) up|bring (?:the )?(?:cash|money)|have (?:the )?(?:cash|money)(?: ready)?|"
-    r"be (?:there|over))\b|\b(?:i'm |i am )?(?:heading|coming|on my way) (?:over|there)? ?(?:with|to "
-    r"(?:get|pick|grab|collect)) (?:the )?(?:cash|money|it|them)\b",
+    r"be (?:there|over))\b|"
+    r"\b(?:i'm |i am )?(?:heading|coming|on my way) (?:over|there)? ?"
+    r"(?:with|to (?:get|pick|grab|collect)) (?:the )?(?:cash|money|it|them)\b",
     r"^\W*(?:(?:ok|okay|great|perfect|sure)\W+)?(?:send|text|give) me (?:the|your) address\b",
     r"\b(?:we|i) (?:can|could) arrange (?:that|it)\b|\b(?:that|it) can be arranged\b",
     # a concession that closes a grumble: "Kind of high but fine.", "A bit more than I wanted,
@@ -345,17 +348,18 @@ WEAK_ACCEPT = [
     # "Sounds simple enough, sure.", "For you yes!"
     r"\b(?:sure|ok|okay|alright|yes|yeah)\W*$",
     # "I would." to "Would you take $40?", "Yes we can."
-    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay|for you)\W+)?(?:i|we) (?:certainly |definitely |sure |surely )?"
+    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay|for you)\W+)?"
+    r"(?:i|we) (?:certainly |definitely |sure |surely )?"
     r"(?:would|can|could|will|do)(?: do (?:that|it))?"
     r"\W*$",
     r"^\W*(?:okay[a-z]|okey|okie|kk)\W*$",  # a lone "ok" typed fast: "okayc", "okie"
-    r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|can work|is fine|"
-    r"is fair|is acceptable|sounds good|sounds fair|suits me)\b",
+    r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|can work|"
+    r"is fine|is fair|is acceptable|sounds good|sounds fair|suits me)\b",
     # "$150 is fine" (no word boundary before the "$" of a masked price); "$14 is fair" is only an
     # opinion ("I still think $14 is fair, but ...")
-    PRICE
-    + r" (?:works|will work|would work|should work|can work|sounds good|suits me|(?:is|would be|will be|"
-    r"should be|can be) (?:fine|acceptable|all right|alright|ok|okay|good|perfect|doable))\b",
+    PRICE + r" (?:works|will work|would work|should work|can work|sounds good|suits me|"
+    r"(?:is|would be|will be|should be|can be) (?:fine|acceptable|all right|alright|ok|okay|good|"
+    r"perfect|doable))\b",
     r"\bworks for me\b",
     # "I can't argue with that" (matched after "can't", which elsewhere resists)
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
@@ -433,7 +437,8 @@ WALK_AWAY = [
     r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
-    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))|done here|moving on|passing|"
+    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))|"
+    r"done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
@@ -505,7 +510,8 @@ FAREWELL_RE = re.compile(
 # Farewells that decline: a weak "That's okay. Thanks for your time!" or "alright no worries,
 # good luck" consoles, it accepts nothing.
 DECLINING_FAREWELL_RE = re.compile(
-    r"\b(?:thanks|thank you|thx|ty) (?:anyway|for your time)|\bappreciate (?:your time|it anyway)|\b(?:good|best of) luck\b|\bhappy hunting\b|"
+    r"\b(?:thanks|thank you|thx|ty) (?:anyway|for your time)|\bappreciate (?:your time|it anyway)|"
+    r"\b(?:good|best of) luck\b|\bhappy hunting\b|"
     r"\bno worries\b|"
     r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
@@ -1383,15 +1389,12 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     list_price = _list_price(ctx.scenario)
     # ... not a price the answering side had put on the table itself, echoed with a doubt ("22
     # maybe... any other perks?" to the seller's $22: "yea, it charges fast" answers the perks)
-    hesitant = previous is not None and HESITATION_RE.search(prior) is not None
-    own = [
-        m.amount for j in (index, *ctx.other_turns(previous or 0)) for m in ctx.readings[j].prices
-    ]
-    new_offer = (
-        offer is not None
-        and (list_price is None or not _same(offer, list_price))
-        and not (hesitant and any(_same(offer, o) for o in own))
-    )
+    new_offer = offer is not None and (list_price is None or not _same(offer, list_price))
+    if offer is not None and new_offer and previous is not None and HESITATION_RE.search(prior):
+        own = [
+            m.amount for j in (index, *ctx.other_turns(previous)) for m in ctx.readings[j].prices
+        ]
+        new_offer = not any(_same(offer, o) for o in own)
     return (
         not new_offer
         and bool(questions)
