@@ -201,3 +201,70 @@ def test_pushing_back_then_committing_to_the_condition_binds_the_conditional_pri
     seller = "I can do $200 if you come get it with cash tonight. After tonight it's $240."
     buyer = "ok, that's great for me, money is tight. heading over with the cash right now!"
     assert judge("Would you take $200 cash?", seller, buyer) == ("deal", 200.0)
+
+
+# --- third round: chats retyped in another register ------------------------------------------
+def test_a_condition_does_not_swallow_the_clause_that_names_the_price() -> None:
+    buyer = "105 if i grab it this afternoon?"
+    seller = "if you get it today ill do 105, im moving soon"
+    assert judge(buyer, seller, "k thx") == ("deal", 105.0)
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "price"),
+    [
+        ("split the difference, 175?", "works", 175.0),
+        ("I could manage $114.", "Very well, $114 then. Could you bring it over?", 114.0),
+        ("ok meet halfway 150, keep the spare shade", "works for me", 150.0),
+        ("40 from me", "ok fair since you're picking up. thx", 40.0),
+        ("Could you manage 186 instead?", "Alright, I believe I can make that happen.", 186.0),
+    ],
+)
+def test_terse_and_formal_closings(offer: str, answer: str, price: float) -> None:
+    assert judge(offer, answer) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("line", "amount"),
+    [
+        ("grab it today with cash and its 162, ill add two bulbs", 162.0),
+        ("perfect. ill swing by tonight with it, 225 and done ok?", 225.0),
+        ("2150/mo is what i can do without going broke", 2150.0),
+        ("1475 + first month on me", 1475.0),
+    ],
+)
+def test_more_bare_numbers_are_prices(line: str, amount: float) -> None:
+    assert amount in [a for a, _ in kinds(line, 200 if amount < 1000 else 2000)]
+
+
+def test_probably_not_after_a_price_refuses_it() -> None:
+    assert kinds("could do 120 but 90 prob not, had offers around there") == [
+        (120.0, "offer"),
+        (90.0, "refused"),
+    ]
+
+
+def test_checking_the_listing_price_offers_nothing() -> None:
+    assert kinds("it's $100 right? any wiggle room?", 100) == [(100.0, "reference")]
+    assert judge("it's $250 right? any wiggle room lower?", "sure if it's reasonable") == (
+        "ongoing",
+        None,
+    )
+
+
+def test_a_reason_to_sell_is_no_walk_away() -> None:
+    seller = "It's a year old. I bought a newer model, so I no longer need this one."
+    assert judge("Hi, tell me about the lamp?", seller) == ("ongoing", None)
+
+
+def test_whats_the_deal_asks_about_the_item() -> None:
+    buyer = "it's nice but more than i want to spend. what's the deal with it?"
+    assert judge(buyer, "Certainly. It's brass, from the seventies.") == ("ongoing", None)
+
+
+def test_works_answers_a_condition() -> None:
+    seller = "50 ok if you meet me downtown, i work there"
+    assert judge("could you do 50? ill come get it", seller, "works. text me where") == (
+        "deal",
+        50.0,
+    )

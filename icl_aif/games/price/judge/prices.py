@@ -138,8 +138,9 @@ _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bsay|\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
-    r"\bdid|\bwould|\bsettle(?:\s+(?:on|for|at))?|"
-    r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+at)?|"
+    r"\bdid|\bwould|\bmanage|\bswing|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+(?:halfway|in the middle))?"
+    r"(?:\s+at|,)?|\bits|"
     r"\bin the middle(?:\s+at|,)?|"
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
@@ -178,6 +179,8 @@ _OPENING_NUMBER_AFTER_RE = re.compile(
     r"tonight|now|please|pls|lol|done|if|fine|ok|okay)\b|"
     r"i (?:can|could|will|'ll|pick|come|get|grab|pay|bring)\b|"
     r"and (?:pick|come|get|grab|bring|pay|deliver|meet)\b|(?:that is|that's|thats) it\b|"
+    # "40 from me", "2150/mo is what i can do", "1475 + 1st month free"
+    r"from me\b|/\s?(?:mo|month|mth|wk|week)\b|\+|"
     r"and were (?:done|good|set)\b)"
 )
 # What may come before a number that opens its sentence: "no, 5000 and you move it".
@@ -199,7 +202,8 @@ _BARE_AFTER_CUE_RE = re.compile(
     r"is (?:really |actually |honestly |truly )?(?:the |my )?(?:most|max|highest|lowest|least|best)"
     r"\b|(?:and )?(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
     r"all (?:i|we|i've)\b|is fair|sounds (?:good|fair)|,? final\b|"
-    r",? firm\b|tops\b|or nothing|obo\b|and (?:we're|we are|i'm|i am) (?:good|done|set)|for (?:the|it|this|"
+    r",? firm\b|tops\b|or nothing|obo\b|and (?:(?:we're|we are|i'm|i am) )?(?:good|done|set)|"
+    r"/\s?(?:mo|month|mth|wk|week)\b|for (?:the|it|this|"
     r"that|them|both|a|an|my|your)\b|"
     # "90 in cash", "160 even", "5100 is actually a great deal", "18 is all I have"
     r"(?:in )?cash\b|even\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
@@ -271,6 +275,7 @@ _REFUSED_AFTER = [
     r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|"
     r"not even close)",
     r"^\s*(?:is|'s)\s+(?:a\s+)?no\b",
+    r"^\s*(?:is\s+)?(?:prob|probably|likely|def|definitely) not\b",  # "but 90 prob not"
     r"(?:i|we) (?:can't|cannot|won't) (?:do|accept|take|go)\b(?! (?:any )?(?:higher|lower|further|"
     r"more|less|up|down|over|under|above|below)\b)",
 ]
@@ -305,6 +310,11 @@ _QUESTION_COMPARE_BEFORE_RE = re.compile(
     r"\b(?:better|lower|less|cheaper|higher|more|further|under|below)\s+(?:than\s+)?(?:that\s+)?$"
 )
 
+# A price checked, not offered: "it's $100 right?", "you're asking 450, correct?".
+_CHECKED_BEFORE_RE = re.compile(
+    r"\b(?:it's|its|it is|asking|listed at|price is|that's|that is)\s*$"
+)
+_CHECKED_AFTER_RE = re.compile(r"\s*,?\s*(?:right|correct)\s*\?")
 # A price the speaker quotes from the other side ("you offered $12", "your $12").
 _QUOTED_BEFORE_RE = re.compile(
     r"\b(?:you|you've|you'd|you have)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|asked for|wanted|"
@@ -895,6 +905,8 @@ def _kind(
         return "refused"
     if is_question and _QUESTION_COMPARE_BEFORE_RE.search(before):
         return "refused"
+    if _CHECKED_BEFORE_RE.search(before) and _CHECKED_AFTER_RE.match(after):
+        return "reference"  # "it's $100 right?" checks the listing, it offers nothing
     # reference
     if _QUOTED_BEFORE_RE.search(before):
         following = without_positive_negations(text[end : sentence[1]])

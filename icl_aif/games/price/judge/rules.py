@@ -280,7 +280,7 @@ STRONG_ACCEPT = [
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
     r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
-    r"yah|yea|yeh|whatever|sure thing|"
+    r"yah|yea|yeh|whatever|sure thing|very well|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
@@ -296,7 +296,7 @@ WEAK_ACCEPT = [
     # "That'll work.", "That could work."
     r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
     # a one-word answer: "Good.", "Fair.", "Bet."; "I suppose.", "I guess so."
-    r"^\W*(?:good|fair|bet)\W*$",
+    r"^\W*(?:good|fair|bet|works)\W*$",
     r"^\W*(?:(?:ok|okay|well|fine)\W+)?i (?:suppose|guess)(?: so)?\W*$",
     # "I'd be happy with that", "I'd be glad to.", "I'd like that": the "I'd" is no hypothetical
     r"\bi(?:'d| would)(?: be)? (?:happy|glad|fine|ok|okay|good|content|pleased|thrilled|"
@@ -308,7 +308,7 @@ WEAK_ACCEPT = [
     r"\b(?:something|a price|a number|an amount|one) (?:i|we) can (?:commit to|live with|work with|"
     r"agree to|accept|do)\b|\b(?:i|we) can commit to (?:that|it|this|" + PRICE + r")(?!\w)|"
     r"(?:\b(?:i|we) |^\W*(?:(?:yes|yeah|ok|okay|sure)\W+)?)(?:can|could) (?:prob(?:ably)? )?make "
-    r"(?:that|it|this|" + PRICE + r") work\b",
+    r"(?:that|it|this|" + PRICE + r") (?:work|happen)\b",
     r"\b(?:happy|willing|glad|fine|ok|okay) to let (?:it|them) go (?:for|at) " + PRICE + r"(?!\w)",
     r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|this|"
     + PRICE
@@ -453,7 +453,7 @@ WALK_AWAY = [
     r"^\W*(?:(?:ok|okay|lol|well|then|nah|i'll|gonna|going to)\W+)*pass(?: then| for now)?\W*$",
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
     r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
-    r"\b(?:changed my mind|change of plans|(?:don't|no longer) need (?:it|one|a|the|this)\b"
+    r"\b(?:changed my mind|change of plans|(?<!so i )(?<!as i )(?<!since i )(?<!because i )(?:don't|no longer) need (?:it|one|a|the|this)\b"
     r"(?![^.!?]{0,20}\b(?:any ?more|now)\b)|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
@@ -637,7 +637,9 @@ _LEAD_CLAUSE_RE = re.compile(
     r"^[^,?]{2,40},\s*(?=(?:when|where|what time|can|could|should|do|does)\b)"
 )
 # A question that asks the other side to agree: "so we got a deal?", "Deal?"
-DEAL_QUESTION_RE = re.compile(r"\b(?:deal|agreed|do we have an agreement)\b")
+DEAL_QUESTION_RE = re.compile(
+    r"(?<!what's the )(?<!whats the )(?<!what is the )\b(?:deal|agreed|do we have an agreement)\b"
+)
 
 # The errand a condition asks of the other side ("if you pick it up", "if you can pay cash") and
 # the words that commit to it ("I'll come get it tonight", "I can bring cash").
@@ -952,7 +954,9 @@ def _that_price_named(text: str, price: float) -> str:
 
 # A condition that may have been granted already: "if you're willing to take installments, ...".
 _CONDITION_CLAUSE_RE = re.compile(
-    r"\b(?:if|as long as) (?P<terms>[^,.;!?]{3,80}?)(?:,\s*|\s+then\s+)", re.IGNORECASE
+    r"\b(?:if|as long as) (?P<terms>(?:(?!\b(?:i|ill|i'll|i'd|i'm|im|we|we'll|then)\b)[^,.;!?\d$]){3,80}?)"
+    r"(?:,\s*|\s+then\s+)",
+    re.IGNORECASE,
 )
 # The words that carry a condition's terms ("two payments"), not its grammar ("that", "would").
 _CONTENT_WORD_RE = re.compile(
@@ -1646,7 +1650,7 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
 
 # A plain yes to the condition: "Of course.", "for sure, tomorrow?"
 _PLAIN_YES_RE = re.compile(
-    r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem|say less|bet)\b"
+    r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem|say less|bet|works)\b"
     r"(?!\s+not\b)"
 )
 
