@@ -128,7 +128,11 @@ commitment after a plea ("money is tight. heading over with the cash!") still cl
 Prices: "the listing says $X", "listed at X", "your price is $X?" and "you've got it listed at $X"
 quote the listing ("you've got it" there accepts nothing); "what if I paid $X?" proposes; "no
 chance I'd accept $X" refuses; "pay the whole 250", "making it 1700", "375 and that's as low as I
-go" and "6700 and that's final" name prices; "reduce it by $10" is a discount.
+go" and "6700 and that's final" name prices; "reduce it by $10" is a discount. From chats retyped
+in another register: "works" and "very well" close; "meet halfway 750", "its 1620", "2250 and
+done", "2150/mo", "1475 +", "40 from me" and "could you manage 186?" name prices; "90 prob not"
+refuses; "it's $100 right?" checks the listing; "so I no longer need this one" is a reason to
+sell, not a walk-away; "what's the deal with it?" asks about the item.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
