@@ -810,3 +810,44 @@ def test_a_contracted_negation_before_a_walk_away_is_no_ending(
 
 def test_a_walk_away_after_a_refusal_still_ends() -> None:
     assert judge("I need $460.", "I can't go that high, so I'll pass.")[0] == "no_deal"
+
+
+# --- an acceptance that gives the other side more than it asked ---------------------------------
+def test_a_seller_who_comes_down_past_the_buyers_offer_makes_a_deal_there() -> None:
+    window = (
+        "Delivery is extra, so with delivery it's $450 and no lower.",
+        "No truck here. If I rent one and fetch it myself, would you do $420?",
+        "You've been patient with me, I can do $410 for you.",
+    )
+    assert judge(*window) == ("deal", 410.0)
+
+
+def test_a_buyer_who_goes_past_the_sellers_ask_makes_a_deal_there() -> None:
+    window = (
+        "I'm at $380 for it, that's what I budgeted.",
+        "Lowest I'll go is $430, it was serviced in the spring.",
+        "Alright, I can do $440 if you add the bottle cage.",
+    )
+    # a condition is set, so the deal waits; without it the buyer's $440 closes at once
+    assert judge(*window, first="buyer")[0] == "ongoing"
+    assert judge(*window[:2], "Alright, I can do $440 for it.", first="buyer") == ("deal", 440.0)
+
+
+def test_a_price_short_of_the_other_sides_stays_an_offer() -> None:
+    # still above the buyer's $420: a counter-offer
+    assert judge("Delivery included, it's $450.", "Would you do $420?", "Fine, I can do $435.") == (
+        "ongoing",
+        None,
+    )
+
+
+def test_without_a_gap_before_a_price_under_the_other_sides_is_an_offer() -> None:
+    # the seller never asked more than the buyer's $420, so $400 is no step past it
+    assert judge("It has a carbon fork.", "Would you do $420?", "Sure, I can do $400.") == (
+        "ongoing",
+        None,
+    )
+    assert judge("Delivery included, it's $450.", "Would you do $420?", "Sure, I can do $400.") == (
+        "deal",
+        400.0,
+    )

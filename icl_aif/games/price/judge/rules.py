@@ -26,7 +26,9 @@ Deciding the last turn (:func:`decide`)
    state of the previous turn when the round was already over (a deal stays a deal).
 2. An acceptance gives ``deal`` unless it is a counter-offer in disguise: its accepting clause
    names a price that the other side never put on the table ("Deal at $14." to a $15 offer), or
-   the turn then asks for a different price ("Deal... well, almost. $55?").  A weak acceptance
+   the turn then asks for a different price ("Deal... well, almost. $55?").  A price that gives
+   the other side more than its latest offer, after the two sides had been apart, is no counter:
+   "$450 and no lower." -> "Would you do $420?" -> "OK, I can do $410." is a deal at $410.  A weak acceptance
    counts only when the other side's previous turn put a price on the table (or accepted), and
    when the turn does not go on to resist, hesitate or set conditions ("OK, but...",
    "Okay, let me think", "Sure, if you deliver").  A question is never an acceptance.
@@ -1128,7 +1130,7 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         for amount in stated:
             if any(_same(amount, t) for t in table):
                 return amount
-        if not table:
+        if not table or _beyond_other_offer(ctx, index, stated[0]):
             return stated[0]
     for j in ctx.other_turns(index):
         # A discount off the price on the table: "I can take $5 off." -> "You got it" is a deal
@@ -1194,6 +1196,37 @@ def _matching_firm_prices(ctx: Context, index: int) -> float | None:
     return None
 
 
+def _offers_of(ctx: Context, upto: int, speaker: str) -> list[float]:
+    """The prices that ``speaker``'s turns up to ``upto`` propose (:meth:`Reading.proposal`:
+    offers and price questions, else conditional prices), in order."""
+    return [
+        offer
+        for j in range(upto + 1)
+        if ctx.window[j]["speaker"] == speaker
+        and (offer := ctx.readings[j].proposal(ctx.plausible)) is not None
+    ]
+
+
+def _beyond_other_offer(ctx: Context, index: int, amount: float) -> bool:
+    """``amount``, said by the speaker of turn ``index``, gives the other side at least what it
+    last offered, after the two sides had been apart: a seller who asked more than the buyer's
+    latest offer and now says that price or less ("$450 and no lower" -> "would you do $420?"
+    -> "I can do $410 for you"), or a buyer who offered less than the seller's latest and now
+    says that price or more."""
+    speaker = ctx.window[index]["speaker"]
+    if speaker not in ("seller", "buyer") or index == 0:
+        return False
+    theirs = _offers_of(ctx, index - 1, "buyer" if speaker == "seller" else "seller")
+    if not theirs:
+        return False
+    asked = theirs[-1]
+    sign = 1.0 if speaker == "seller" else -1.0  # a seller gives more by asking less
+    apart = any(
+        sign * (own - asked) > _PRICE_TOLERANCE for own in _offers_of(ctx, index - 1, speaker)
+    )
+    return apart and sign * (amount - asked) <= _PRICE_TOLERANCE
+
+
 def _counter_offer(ctx: Context, index: int) -> bool:
     """The accepting clause names its own price, unlike any the other side put on the table
     ("I'll take it for $40" when nobody offered $40 is an offer), or the turn goes on to state
@@ -1204,7 +1237,7 @@ def _counter_offer(ctx: Context, index: int) -> bool:
     stated = ctx.stated(index)
     table = ctx.table(index)
     if stated and not any(_same(s, t) for s in stated for t in table):
-        return True
+        return not _beyond_other_offer(ctx, index, stated[0])
     return _restates_own_price(ctx, index, table)
 
 
