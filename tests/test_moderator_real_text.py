@@ -851,3 +851,29 @@ def test_without_a_gap_before_a_price_under_the_other_sides_is_an_offer() -> Non
         "deal",
         400.0,
     )
+
+
+# --- a weak "yes" that does not take the price on the table --------------------------------------
+def test_praising_the_own_price_as_a_steal_counters() -> None:
+    buyer = "i was thinking 300 tbh. i know ur asking 500"
+    assert judge(buyer, "yeah 500 is a steal already, new chain and tires", first="buyer") == (
+        "ongoing",
+        None,
+    )
+    assert [(m.amount, m.kind) for m in find_prices("500 is a steal already", 500)] == [
+        (500.0, "offer")
+    ]
+
+
+def test_asking_for_wiggle_room_after_ok_takes_nothing() -> None:
+    assert judge("yes i want 450 for it, kind of firm", "k so any wiggle room or nah") == (
+        "ongoing",
+        None,
+    )
+
+
+def test_a_yeah_that_closes_a_point_affirms_the_point() -> None:
+    seller = "It's light, and $460 with the pedals thrown in."
+    buyer = "the frame is light yeah. do the brakes need pads"
+    assert judge(seller, buyer) == ("ongoing", None)
+    assert judge(seller, "Sounds fair enough, sure.") == ("deal", 460.0)

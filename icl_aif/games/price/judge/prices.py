@@ -205,8 +205,8 @@ _BARE_AFTER_CUE_RE = re.compile(
     r",? firm\b|tops\b|or nothing|obo\b|and (?:(?:we're|we are|i'm|i am) )?(?:good|done|set)|"
     r"/\s?(?:mo|month|mth|wk|week)\b|for (?:the|it|this|"
     r"that|them|both|a|an|my|your)\b|"
-    # "90 in cash", "160 even", "5100 is actually a great deal", "18 is all I have"
-    r"(?:in )?cash\b|even\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
+    # "90 in cash", "160 even", "6000 is a steal", "5100 is actually a great deal", "18 is all I have"
+    r"(?:in )?cash\b|even\b|is (?:already |honestly |really )?(?:a )?(?:steal|bargain|cheap)\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
     r"offer)\b|sounds like a \w+|is all (?:i|i've|we)\b)",
     re.IGNORECASE,
 )

@@ -136,6 +136,12 @@ done", "2150/mo", "1475 +", "40 from me" and "could you manage 186?" name prices
 refuses; "it's $100 right?" checks the listing; "so I no longer need this one" is a reason to
 sell, not a walk-away; "what's the deal with it?" asks about the item.
 
+Fifth pass (issue 24), from the chats a judge that knew the label would gain on the windows the
+hybrid router flags (``bench/moderator_halves.py``) and from the variations' premature verdicts:
+a price past the other side's latest offer, after the two sides had been apart, accepts it (step
+2); "500 is a steal" names the speaker's own price; "ok, any wiggle room" and "budge" push back;
+a "yeah" that closes a sentence stating a point ("the frame is light yeah.") affirms the point.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -421,7 +427,8 @@ CONTINUES_RE = re.compile(
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
     r"sleep on it|consider|unfortunately|sadly|sorry|afraid|way above|above my|over my|out of my|"
-    r"beyond my|can't afford|cannot afford|too (?:expensive|far|pricey|rich))\b"
+    r"beyond my|can't afford|cannot afford|too (?:expensive|far|pricey|rich)|wiggle room|any room|"
+    r"budge)\b"
 )
 
 _I_WILL = (
@@ -1327,6 +1334,24 @@ def _resists(reading: Reading, position: int) -> bool:
     return False
 
 
+# A clause of three words or more before a closing "yeah" (not "sure" or "ok": those agree).
+_POINT_BEFORE_RE = re.compile(r"\w+\W+\w+\W+\w+\W*$")
+_AFFIRMATION_LAST_RE = re.compile(r"(?:yeah|yea|yes|yep|yup|ya)\W*$")
+
+
+def _concedes_a_point(text: str, position: int) -> bool:
+    """The weak acceptance at ``position`` is a "yeah" that closes a sentence stating a point, and
+    affirms that point only: "location is handy yeah." grants the location, not a price ("sounds
+    simple enough, sure" still agrees)."""
+    for start, end in sentence_spans(text):
+        if start <= position < end:
+            return (
+                _POINT_BEFORE_RE.search(text, start, position) is not None
+                and _AFFIRMATION_LAST_RE.fullmatch(text, position, end) is not None
+            )
+    return False
+
+
 def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     """A weak "OK." counts only if it answers a price or an acceptance, does not push back (the
     turn's first weak acceptance not pushed back after it is the one read: "It's a bit high. But
@@ -1337,7 +1362,9 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         (
             p
             for p in sorted(reading.weak_accepts)
-            if not _answers_a_fact(ctx, index, p) and not _resists(reading, p)
+            if not _answers_a_fact(ctx, index, p)
+            and not _resists(reading, p)
+            and not _concedes_a_point(reading.text, p)
         ),
         None,
     )
