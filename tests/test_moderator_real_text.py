@@ -25,6 +25,10 @@ def judge(*texts: str, first: str = "seller", scenario: dict | None = SCENARIO):
     return verdict.state, verdict.price
 
 
+def kinds(text: str, scale: float | None = 500) -> list[tuple[float, str]]:
+    return [(m.amount, m.kind) for m in find_prices(text, scale)]
+
+
 # --- a refusal that repeats the refused price --------------------------------------------------
 def test_refusal_repeating_the_price_is_not_a_deal() -> None:
     assert judge("I'd take $350.", "No, $350 is too low for me.", first="buyer")[0] == "ongoing"
@@ -860,9 +864,7 @@ def test_praising_the_own_price_as_a_steal_counters() -> None:
         "ongoing",
         None,
     )
-    assert [(m.amount, m.kind) for m in find_prices("500 is a steal already", 500)] == [
-        (500.0, "offer")
-    ]
+    assert kinds("500 is a steal already") == [(500.0, "offer")]
 
 
 def test_asking_for_wiggle_room_after_ok_takes_nothing() -> None:
@@ -877,3 +879,36 @@ def test_a_yeah_that_closes_a_point_affirms_the_point() -> None:
     buyer = "the frame is light yeah. do the brakes need pads"
     assert judge(seller, buyer) == ("ongoing", None)
     assert judge(seller, "Sounds fair enough, sure.") == ("deal", 460.0)
+
+
+# --- run-on chat typed without commas ---------------------------------------------------------
+def test_a_price_then_a_new_subject_ends_the_clause() -> None:
+    assert kinds("i paid $300 my lowest is $220") == [(300.0, "reference"), (220.0, "offer")]
+    assert kinds("i paid $300 for it i can do $220") == [(300.0, "reference"), (220.0, "offer")]
+
+
+def test_an_offer_of_ones_own_opens_a_clause_without_a_comma() -> None:
+    text = "cant let it go that low i could do 230 if you pick it up"
+    assert kinds(text) == [(230.0, "conditional")]
+    assert kinds("there's no way i can take 150 for it") == [(150.0, "refused")]
+
+
+def test_a_number_that_opens_the_message_near_the_price_level_is_a_price() -> None:
+    assert kinds("220 my cousin wants it gone this week") == [(220.0, "offer")]
+    assert kinds("2019 is when i bought it") == []  # a year
+    assert kinds("12 people asked about it today") == []  # far below the price level
+    assert [m.amount for m in find_prices("220 my cousin wants it gone")] == []  # no level known
+    window = ("how about 150 for it?", "220 my cousin wants it gone this week", "ok i can do 220")
+    assert judge(*window, first="buyer") == ("deal", 220.0)
+
+
+def test_kinda_much_refuses_the_price() -> None:
+    assert kinds("taxes are brutal here so 480 is kinda much") == [(480.0, "refused")]
+
+
+def test_checking_what_the_other_side_asks_offers_nothing() -> None:
+    assert kinds("Nice, low miles for a bike. You're asking $480?") == [(480.0, "reference")]
+    assert kinds("ur asking 450 for it?") == [(450.0, "reference")]
+    assert judge(
+        "Nice, low miles for a bike. You're asking $480?", "Yes, and it's worth it.", first="buyer"
+    ) == ("ongoing", None)

@@ -259,7 +259,7 @@ _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
     r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
-    r"expensive|(?:a bit|a little|a tad|way|so|too) much)\b",
+    r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much)\b",
     r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
     r"an option)",
     r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"
@@ -310,6 +310,8 @@ _QUESTION_COMPARE_BEFORE_RE = re.compile(
     r"\b(?:better|lower|less|cheaper|higher|more|further|under|below)\s+(?:than\s+)?(?:that\s+)?$"
 )
 
+# An echo that checks the other side's price rather than doubting it: "You're asking $11,500?"
+_CHECKING_ECHO_RE = re.compile(r"\b(?:you're|you are|youre|ur) asking\b")
 # A price checked, not offered: "it's $100 right?", "you're asking 450, correct?".
 _CHECKED_BEFORE_RE = re.compile(
     r"\b(?:it's|its|it is|asking|listed at|price is|that's|that is)\s*$"
@@ -317,7 +319,8 @@ _CHECKED_BEFORE_RE = re.compile(
 _CHECKED_AFTER_RE = re.compile(r"\s*,?\s*(?:right|correct)\s*\?")
 # A price the speaker quotes from the other side ("you offered $12", "your $12").
 _QUOTED_BEFORE_RE = re.compile(
-    r"\b(?:you|you've|you'd|you have)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|asked for|wanted|"
+    r"\b(?:you|you've|you'd|you have|you're|youre|ur)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|"
+    r"asked for|wanted|"
     r"mentioned|quoted|proposed|suggested|put|offer|ask|want|asking|offering|"
     r"suggesting)\b[^$\d]*$|"
     # the other side's listing, quoted: "I see you are selling it for $220", "you listed it at"
@@ -410,6 +413,15 @@ _BUNDLE_BEFORE_RE = re.compile(
 _CLAUSE_BREAK_RE = re.compile(
     r",|;|:|\s[-–—]\s|—|\(|\)|\b(?:but|and|so|while|whereas|though|although|however|because|since|"
     r"yet|then|plus|or)\b"
+)
+# Right after a price, the subject of a new clause: "200$ my final price is ...", "$50 i can do".
+_NEW_SUBJECT_RE = re.compile(r"\W*(?:my|i|i'm|i'll|i'd|i've|we|we're|we'll)\b")
+# A speaker's own offer opens a clause of its own, even typed without a comma: "can't let it go
+# for that low i could give it for 50", "what you've mentioned i can give it to you for $190".
+_MODAL_SUBJECT_RE = re.compile(r"\b(?:i|we) (?:can|could|will|would)\b|\b(?:i'll|i'd|we'll|we'd)\b")
+_RELATIVE_BEFORE_RE = re.compile(
+    r"\b(?:that|which|who|where|when|if|unless|whether|than|no way|no chance|not|never|doubt|"
+    r"don't think|do not think|wish)\W*$"
 )
 _SENTENCE_END_RE = re.compile(r"(?:[.!?…]+|\n+)(?=\s|$|[\"')\]])|[.!?]+$|\n")
 # A sentence that is nothing but an echo of a price: "$12?", "Only $12?!", "Twelve dollars, really?"
@@ -706,6 +718,7 @@ _NOT_A_PRICE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _YEAR_LOW, _YEAR_HIGH = 1950, 2035
+_OPENING_LOW, _OPENING_HIGH = 0.25, 2.0  # a message-opening number's range, times the price level
 # ... and what comes right before it: a comma, a laugh or an assent ("for me, 375", "lol 275",
 # "sounds good 240 today").
 _FINAL_NUMBER_BEFORE_RE = re.compile(
@@ -728,9 +741,21 @@ def _ends_its_sentence(number: _Number, text: str) -> bool:
     )
 
 
-def _bare_value(number: _Number, text: str) -> float | None:
+def _opens_the_message(number: _Number, text: str, scale: float | None) -> bool:
+    """A digit number that opens the message, near the price level: "40 my boss wants it gone"
+    answers an offer with a price even when typed without a comma."""
+    return (
+        scale is not None
+        and not number.is_word
+        and not _YEAR_LOW <= number.value <= _YEAR_HIGH
+        and _OPENING_LOW * scale <= number.value <= _OPENING_HIGH * scale
+        and bool(_INTERJECTION_RE.match(text[: number.start]))
+    )
+
+
+def _bare_value(number: _Number, text: str, scale: float | None = None) -> float | None:
     """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
-    or a number said on its own, "1725")."""
+    a number said on its own, "1725", or one that opens the message near the price level)."""
     before = text[max(0, number.start - 40) : number.start]
     cued = _BARE_CUE_RE.search(before) or _ASSENT_BEFORE_RE.search(before)
     separated = not number.is_word and bool(
@@ -742,6 +767,7 @@ def _bare_value(number: _Number, text: str) -> float | None:
         and not _BARE_AFTER_CUE_RE.match(text, number.end)
         and not _alone_in_sentence(number, text)
         and not _ends_its_sentence(number, text)
+        and not _opens_the_message(number, text, scale)
     ):
         return None
     if _NOT_MONEY_AFTER_RE.match(text, number.end):
@@ -797,7 +823,7 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
             number = _Number(chosen, number.start, number.end, True, pair=True)
         money = _money_value(number, text, numbers)
         if money is None:
-            bare = _bare_value(number, text)
+            bare = _bare_value(number, text, scale)
             if bare is None:
                 continue
             if _THOUSANDS_END_RE.match(text, number.end):
@@ -825,7 +851,9 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
 def _clause_bounds(
     text: str, sentence: tuple[int, int], start: int, end: int, spans: list[tuple[int, int]]
 ) -> tuple[int, int]:
-    """The clause around a mention: between the nearest clause breaks outside any price span."""
+    """The clause around a mention: between the nearest clause breaks outside any price span. A
+    price followed by a new subject ends a clause too, for run-on chat typed without commas ("i
+    bought it for 200$ my final price is 120$")."""
     s_start, s_end = sentence
     left, right = s_start, s_end
     for match in _CLAUSE_BREAK_RE.finditer(text, s_start, s_end):
@@ -836,6 +864,12 @@ def _clause_bounds(
         elif match.start() >= end:
             right = match.start()
             break
+    for _, b in spans:
+        if left < b <= start and _NEW_SUBJECT_RE.match(text, b, start):
+            left = b
+    for match in _MODAL_SUBJECT_RE.finditer(text, left, start):
+        if match.start() > left and not _RELATIVE_BEFORE_RE.search(text, left, match.start()):
+            left = match.start()
     return left, right
 
 
@@ -898,6 +932,8 @@ def _kind(
             return "question"  # "240? I really can't go higher": the speaker's own last offer
         if _REJECTION_RE.search(following) or _REJECTION_RE.search(sentence_text):
             return "refused"
+        if _CHECKING_ECHO_RE.search(sentence_text):
+            return "reference"  # "You're asking $11,500?" checks the other side's price
         return "question"
     if _any(_REFUSED_AFTER, after) and not re.search(r"\bnot too\b", after):
         return "refused"

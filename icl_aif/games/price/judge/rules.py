@@ -141,6 +141,11 @@ hybrid router flags (``bench/moderator_halves.py``) and from the variations' pre
 a price past the other side's latest offer, after the two sides had been apart, accepts it (step
 2); "500 is a steal" names the speaker's own price; "ok, any wiggle room" and "budge" push back;
 a "yeah" that closes a sentence stating a point ("the frame is light yeah.") affirms the point.
+Run-on chat typed without commas (``bench/moderator_surface.py``): a price followed by a new
+subject ("I paid $300 my lowest is $220") or an offer of the speaker's own ("can't go that low I
+could do 230") ends the clause before it; a number that opens the message near the price level is
+a price ("40 my boss wants it gone"). "You're asking $480?" checks the price; "480 is kinda much"
+refuses it.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
