@@ -9,6 +9,12 @@ change made to every line:
 - ``lower``: everything in lower case;
 - ``dollars_after``: "$150" written "150 dollars";
 - ``thousands_k``: "$1,500" written "1.5k";
+- ``dollar_sign_after``: "$150" written "150$";
+- ``bucks``: "$150" written "150 bucks";
+- ``chat_short``: "you", "your", "are", "and", "okay", "thanks", "please", "with", "because" and
+  "tomorrow" written "u", "ur", "r", "n", "k", "thx", "pls", "w/", "bc" and "tmrw";
+- ``ellipses``: a full stop written "...";
+- ``loud``: "!" and "?" written "!!!" and "???";
 - ``yeah_okay``: "ok" written "okay" and "yes" "yeah";
 - ``split_turns``: a turn of several sentences sent as two messages, its first sentence and the
   rest (the moderator's window then holds fewer exchanges).
@@ -35,6 +41,18 @@ from icl_aif.core.transcript import Turn
 from icl_aif.games.price.judge.dialogs import Dialog, load_dialogs, replay, score_dialogs
 from icl_aif.games.price.judge.rules import PriceRulesJudge
 
+_SHORT = {
+    "you": "u",
+    "your": "ur",
+    "are": "r",
+    "and": "n",
+    "okay": "k",
+    "thanks": "thx",
+    "please": "pls",
+    "with": "w/",
+    "because": "bc",
+    "tomorrow": "tmrw",
+}
 VARIANTS: dict[str, Callable[[str], str]] = {
     "as_written": lambda text: text,
     "no_dollar": lambda text: re.sub(r"\$\s?(?=\d)", "", text),
@@ -48,6 +66,16 @@ VARIANTS: dict[str, Callable[[str], str]] = {
         lambda m: f"{m.group(1)}.{m.group(2)}k".replace(".0k", "k"),
         text,
     ),
+    "dollar_sign_after": lambda text: re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"\1$", text),
+    "bucks": lambda text: re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"\1 bucks", text),
+    "chat_short": lambda text: re.sub(
+        r"\b(you|your|are|and|okay|thanks|please|with|because|tomorrow)\b",
+        lambda m: _SHORT[m.group(1).lower()],
+        text,
+        flags=re.I,
+    ),
+    "ellipses": lambda text: re.sub(r"\.(?=\s|$)", "...", text),
+    "loud": lambda text: re.sub(r"([!?])(?=\s|$)", r"\1\1\1", text),
     "yeah_okay": lambda text: re.sub(
         r"\b(ok|yes)\b",
         lambda m: {"ok": "okay", "yes": "yeah"}[m.group(1).lower()],
@@ -96,7 +124,7 @@ def main() -> None:
         lost = sum(b and not r for b, r in zip(baseline, right, strict=True))
         gained = sum(r and not b for b, r in zip(baseline, right, strict=True))
         print(
-            f"{name:15} outcome {report.outcome_accuracy:.3f}  "
+            f"{name:18} outcome {report.outcome_accuracy:.3f}  "
             f"price {report.price_accuracy:.3f}  lost {lost}  gained {gained}"
         )
 

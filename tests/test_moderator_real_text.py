@@ -912,3 +912,35 @@ def test_checking_what_the_other_side_asks_offers_nothing() -> None:
     assert judge(
         "Nice, low miles for a bike. You're asking $480?", "Yes, and it's worth it.", first="buyer"
     ) == ("ongoing", None)
+
+
+def test_a_discount_with_the_dollar_sign_after_binds_the_price() -> None:
+    assert discount("If you collect it I can knock 20$ off.") == (20.0, False)
+    window = ("$480 and that's the lowest.", "Hmm, still steep.", "Fine, I'll take 20$ off.")
+    assert judge(*window, "Deal, I'm on my way.")[1] == 460.0
+
+
+def test_k_then_a_question_about_closing_accepts() -> None:
+    window = ("could you do 430?", "450 final.", "k, for 450 can u bring it to my place?")
+    assert judge(*window, first="buyer") == ("deal", 450.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "That's fair I'll take it for 450 I can come by tomorrow, is the morning okay?",
+        "ok 450 works for me when can I pick it up?",
+    ],
+)
+def test_an_acceptance_run_on_into_a_question_about_closing_accepts(answer: str) -> None:
+    assert judge("Would you take 420?", "450 is as low as I go.", answer, first="buyer") == (
+        "deal",
+        450.0,
+    )
+
+
+def test_a_run_on_question_about_the_item_accepts_nothing() -> None:
+    answer = "ok 450 is a lot is the frame aluminium or steel?"
+    assert judge("Would you take 420?", "450 is as low as I go.", answer, first="buyer")[0] == (
+        "ongoing"
+    )

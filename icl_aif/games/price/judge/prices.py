@@ -1169,14 +1169,14 @@ def with_question_marks(text: str) -> str:
     return "\n".join(lines)
 
 
-# A discount off a price on the table: "I can take $5 off", "knock off 10", "20% off".
+# A discount off a price on the table: "I can take $5 off", "5$ off", "knock off 10", "20% off".
 _DISCOUNT_RE = re.compile(
     r"(?:\b(?:take|knock|knocking|taking|give you|do)\s+(?:off\s+)?|\bdiscount of\s+|"
     r"\b(?:reduce|lower|drop|cut|bring)(?: it| the price)?(?: down)? by\s+)"
-    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)"
+    r"(?P<before>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks)|\$)?)"
     r"(?P<percent>\s?(?:%|percent))?"
     r"(?(percent)|(?:\s+off\b)?)"
-    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks))?)"
+    r"|(?P<after>\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks)|\$)?)"
     r"(?P<percent2>\s?(?:%|percent))?"
     r"\s+(?:off|discount)\b",
     re.IGNORECASE,

@@ -144,8 +144,9 @@ a "yeah" that closes a sentence stating a point ("the frame is light yeah.") aff
 Run-on chat typed without commas (``bench/moderator_surface.py``): a price followed by a new
 subject ("I paid $300 my lowest is $220") or an offer of the speaker's own ("can't go that low I
 could do 230") ends the clause before it; a number that opens the message near the price level is
-a price ("40 my boss wants it gone"). "You're asking $480?" checks the price; "480 is kinda much"
-refuses it.
+a price ("40 my boss wants it gone"); an acceptance run on into a question about closing ("ok
+450 works for me when can I pick it up?") still accepts. "You're asking $480?" checks the price;
+"480 is kinda much" refuses it; "20$ off" is a discount; "k," opens an answer like "ok,".
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -645,7 +646,7 @@ WISH_RE = re.compile(
 
 # A short answer set off before a question in the same sentence: "Sure, when can I pick it up?"
 _LEAD_ANSWER_RE = re.compile(
-    r"^\W*(?:ok|okay|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
+    r"^\W*(?:ok|okay|k|kk|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
     r"that works|awesome|excellent|wonderful)\W*[,!.:;-]+\s*"
 )
 
@@ -796,6 +797,27 @@ def _is_question(sentence: str) -> bool:
     return sentence.rstrip().rstrip("\"')").endswith(("?", "?!", "!?"))
 
 
+# Where a question about closing starts inside a run-on sentence typed without a full stop:
+# "That's fair I'll take it for 120 I can come by tomorrow, is the morning okay?"
+_QUESTION_OPENER_RE = re.compile(
+    r"\b(?:(?:i|we) (?:can|could|will|'ll) (?:come|pick|grab|get|meet|bring|be there|send)|"
+    r"(?:can|could|should|shall|may) (?:i|we)|when|where|what time|what day|does|do you|is|are you|"
+    r"would|will|how far|(?:i'll|i will|i'd|i) (?:send|bring|come|be)|pickup|pick up|"
+    r"(?:tonight|tomorrow|today|this (?:week|weekend)|(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b"
+)
+_RUN_ON_LEAD_WORDS = 2
+
+
+def _run_on_question(sentence: str) -> int | None:
+    """Where a closing question begins after a lead of two words or more, in a run-on sentence."""
+    for match in _QUESTION_OPENER_RE.finditer(sentence):
+        if len(sentence[: match.start()].split()) < _RUN_ON_LEAD_WORDS:
+            continue
+        if _closes(sentence[match.start() :]):
+            return match.start()
+    return None
+
+
 def _acceptances(
     patterns: list[str],
     text: str,
@@ -816,9 +838,10 @@ def _acceptances(
         if _is_question(sentence):
             # "Sure, when can you pick it up?": the answer before a question about closing
             lead = _LEAD_ANSWER_RE.match(sentence) or _LEAD_CLAUSE_RE.match(sentence)
-            if lead is None or not _closes(sentence[lead.end() :]):
+            cut = lead.end() if lead is not None else _run_on_question(sentence)
+            if cut is None or not _closes(sentence[cut:]):
                 continue
-            end = start + lead.end()
+            end = start + cut
             sentence = text[start:end]
         for pattern in patterns:
             for match in re.finditer(pattern, sentence):
