@@ -944,3 +944,28 @@ def test_a_run_on_question_about_the_item_accepts_nothing() -> None:
     assert judge("Would you take 420?", "450 is as low as I go.", answer, first="buyer")[0] == (
         "ongoing"
     )
+
+
+# --- prices typed without a dollar sign --------------------------------------------------------
+def test_bare_numbers_after_your_call_it_maybe_and_a_limit_are_prices() -> None:
+    assert kinds("Honestly your 470 can work.") == [(470.0, "reference")]  # quoted, then taken
+    assert kinds("we're 100 apart, call it 450?") == [(450.0, "question")]
+    assert kinds("no way I can let it go for 300..... maybe 450") == [
+        (300.0, "refused"),
+        (450.0, "offer"),
+    ]
+    assert kinds("sorry, can't go under 460") == [(460.0, "offer")]
+    assert kinds("maybe 3 years old") == []
+    assert judge("could you do 470?", "Honestly your 470 can work.", first="buyer") == (
+        "deal",
+        470.0,
+    )
+
+
+def test_a_stretch_refuses_the_price() -> None:
+    assert kinds("400 is a stretch, i paid $700 new") == [(400.0, "refused"), (700.0, "reference")]
+
+
+def test_we_will_need_to_look_elsewhere_walks_away() -> None:
+    window = ("Would 420 work?", "I can't go below 460.", "Ok, we'll need to look elsewhere then.")
+    assert judge(*window, first="buyer") == ("no_deal", None)

@@ -145,7 +145,8 @@ _BARE_CUE_RE = re.compile(
     r"\bthan|\baround|\babout|\bonly|"
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
-    r"\bagree(?:\s+(?:on|to))?|\bprefer)"
+    r"\bagree(?:\s+(?:on|to))?|\bprefer|\byour|\bcall it|\bmaybe|\bperhaps|"
+    r"\b(?:go|sell|let it go) (?:under|below|over|above|lower than|higher than|less than|more than))"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
     r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|at least|"
@@ -259,7 +260,8 @@ _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
     r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
-    r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much)\b",
+    r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much|"
+    r"a (?:stretch|reach))\b",
     r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
     r"an option)",
     r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"

@@ -147,6 +147,8 @@ could do 230") ends the clause before it; a number that opens the message near t
 a price ("40 my boss wants it gone"); an acceptance run on into a question about closing ("ok
 450 works for me when can I pick it up?") still accepts. "You're asking $480?" checks the price;
 "480 is kinda much" refuses it; "20$ off" is a discount; "k," opens an answer like "ok,".
+Prices typed without a dollar sign: "your 2200", "call it 450", "maybe 85" and "can't go under
+95" name prices; "75 is a stretch" refuses; "we'll need to look elsewhere" walks away.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -438,7 +440,7 @@ CONTINUES_RE = re.compile(
 )
 
 _I_WILL = (
-    r"\bi(?:'ll| will|'m going to| am going to|'m gonna|'ll have to| will have to|"
+    r"\b(?:i|we)(?:'ll| will|'m going to|'re going to|'ll need to| will need to| am going to|'m gonna|'ll have to| will have to|"
     r"'m afraid i'll have to| have to| must|'m going to have to| think i'll|'m gonna have to|"
     r"'ll just| guess i'll| guess i will| need to| should| better)"
 )
