@@ -969,3 +969,13 @@ def test_a_stretch_refuses_the_price() -> None:
 def test_we_will_need_to_look_elsewhere_walks_away() -> None:
     window = ("Would 420 work?", "I can't go below 460.", "Ok, we'll need to look elsewhere then.")
     assert judge(*window, first="buyer") == ("no_deal", None)
+
+
+def test_a_declared_last_price_is_an_offer_after_a_price_paid() -> None:
+    text = "it comes with the lock i paid $300 for it last price is $220 i cant go lower"
+    assert kinds(text) == [(300.0, "reference"), (220.0, "offer")]
+
+
+def test_ok_at_the_price_then_could_you_deliver_accepts() -> None:
+    window = ("best i can do is 420 that ok?", "450 final", "ok at 450 could u bring it over?")
+    assert judge(*window, first="buyer") == ("deal", 450.0)

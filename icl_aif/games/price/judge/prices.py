@@ -418,6 +418,12 @@ _CLAUSE_BREAK_RE = re.compile(
 )
 # Right after a price, the subject of a new clause: "200$ my final price is ...", "$50 i can do".
 _NEW_SUBJECT_RE = re.compile(r"\W*(?:my|i|i'm|i'll|i'd|i've|we|we're|we'll)\b")
+# A price declared as the speaker's own opens a clause of its own: "i paid 230$ for it last price
+# is 140$" offers $140.
+_DECLARED_PRICE_RE = re.compile(
+    r"\b(?:my |the |our )?(?:last|final|lowest|best|bottom|firm|asking) (?:price|offer|number)"
+    r"(?: is| would be| will be|:)?\s*$"
+)
 # A speaker's own offer opens a clause of its own, even typed without a comma: "can't let it go
 # for that low i could give it for 50", "what you've mentioned i can give it to you for $190".
 _MODAL_SUBJECT_RE = re.compile(r"\b(?:i|we) (?:can|could|will|would)\b|\b(?:i'll|i'd|we'll|we'd)\b")
@@ -869,6 +875,9 @@ def _clause_bounds(
     for _, b in spans:
         if left < b <= start and _NEW_SUBJECT_RE.match(text, b, start):
             left = b
+    declared = _DECLARED_PRICE_RE.search(text, left, start)
+    if declared is not None:
+        left = declared.start()
     for match in _MODAL_SUBJECT_RE.finditer(text, left, start):
         if match.start() > left and not _RELATIVE_BEFORE_RE.search(text, left, match.start()):
             left = match.start()

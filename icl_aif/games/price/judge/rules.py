@@ -148,7 +148,8 @@ a price ("40 my boss wants it gone"); an acceptance run on into a question about
 450 works for me when can I pick it up?") still accepts. "You're asking $480?" checks the price;
 "480 is kinda much" refuses it; "20$ off" is a discount; "k," opens an answer like "ok,".
 Prices typed without a dollar sign: "your 2200", "call it 450", "maybe 85" and "can't go under
-95" name prices; "75 is a stretch" refuses; "we'll need to look elsewhere" walks away.
+95" name prices; "75 is a stretch" refuses; "we'll need to look elsewhere" walks away; "last
+price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" accepts.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -803,7 +804,8 @@ def _is_question(sentence: str) -> bool:
 # "That's fair I'll take it for 120 I can come by tomorrow, is the morning okay?"
 _QUESTION_OPENER_RE = re.compile(
     r"\b(?:(?:i|we) (?:can|could|will|'ll) (?:come|pick|grab|get|meet|bring|be there|send)|"
-    r"(?:can|could|should|shall|may) (?:i|we)|when|where|what time|what day|does|do you|is|are you|"
+    r"(?:can|could|should|shall|may) (?:i|we)|(?:can|could|would|will) (?:you|u)|when|where|"
+    r"what time|what day|does|do you|is|are you|"
     r"would|will|how far|(?:i'll|i will|i'd|i) (?:send|bring|come|be)|pickup|pick up|"
     r"(?:tonight|tomorrow|today|this (?:week|weekend)|(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b"
 )
