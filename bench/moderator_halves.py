@@ -19,7 +19,7 @@ outcome and price accuracy and the mistakes by kind, then two figures about the 
   rules miss lies where the router would ask one.
 
     python bench/moderator_halves.py ../shared/data/craigslistbargain_dev.jsonl
-    python bench/moderator_halves.py DIALOGS.jsonl --write-halves out/   # out/half_a.jsonl, half_b.jsonl
+    python bench/moderator_halves.py DIALOGS.jsonl --write-halves out/  # out/half_{a,b}.jsonl
 
 ``--write-halves`` writes the two halves as they are read, so that a model fallback can be measured
 on half B with ``icl-aif moderator-eval out/half_b.jsonl --dialogs --mode hybrid --model ...``.

@@ -146,7 +146,8 @@ _BARE_CUE_RE = re.compile(
     r"\bjust|\bis|'s|\bbe|\bmax|\bmaximum|\bminimum|\bbudget|\blike|\bwith|\bgo|\bso|"
     r"\bdoing|\bpaying|\btaking|\bgiving|\bdeal|\bprice(?:\s+(?:of|is|at))?|\bgive|\bconsider|"
     r"\bagree(?:\s+(?:on|to))?|\bprefer|\byour|\bcall it|\bmaybe|\bperhaps|"
-    r"\b(?:go|sell|let it go) (?:under|below|over|above|lower than|higher than|less than|more than))"
+    r"\b(?:go|sell|let it go) (?:under|below|over|above|lower than|higher than|less than|"
+    r"more than))"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
     r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|at least|"
@@ -206,8 +207,10 @@ _BARE_AFTER_CUE_RE = re.compile(
     r",? firm\b|tops\b|or nothing|obo\b|and (?:(?:we're|we are|i'm|i am) )?(?:good|done|set)|"
     r"/\s?(?:mo|month|mth|wk|week)\b|for (?:the|it|this|"
     r"that|them|both|a|an|my|your)\b|"
-    # "90 in cash", "160 even", "6000 is a steal", "5100 is actually a great deal", "18 is all I have"
-    r"(?:in )?cash\b|even\b|is (?:already |honestly |really )?(?:a )?(?:steal|bargain|cheap)\b|is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
+    # "90 in cash", "160 even", "6000 is a steal", "5100 is actually a great deal", "18 is all I
+    # have"
+    r"(?:in )?cash\b|even\b|is (?:already |honestly |really )?(?:a )?(?:steal|bargain|cheap)\b|"
+    r"is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
     r"offer)\b|sounds like a \w+|is all (?:i|i've|we)\b)",
     re.IGNORECASE,
 )

@@ -28,10 +28,10 @@ Deciding the last turn (:func:`decide`)
    names a price that the other side never put on the table ("Deal at $14." to a $15 offer), or
    the turn then asks for a different price ("Deal... well, almost. $55?").  A price that gives
    the other side more than its latest offer, after the two sides had been apart, is no counter:
-   "$450 and no lower." -> "Would you do $420?" -> "OK, I can do $410." is a deal at $410.  A weak acceptance
-   counts only when the other side's previous turn put a price on the table (or accepted), and
-   when the turn does not go on to resist, hesitate or set conditions ("OK, but...",
-   "Okay, let me think", "Sure, if you deliver").  A question is never an acceptance.
+   "$450 and no lower." -> "Would you do $420?" -> "OK, I can do $410." is a deal at $410.
+   A weak acceptance counts only when the other side's previous turn put a price on the table
+   (or accepted), and when the turn does not go on to resist, hesitate or set conditions ("OK,
+   but...", "Okay, let me think", "Sure, if you deliver").  A question is never an acceptance.
 3. The price of a deal (:func:`bind_price`):
 
    a. the offer-kind price stated in the accepting clause ("Deal at $15", "Fine, $15 it is");
@@ -441,7 +441,8 @@ CONTINUES_RE = re.compile(
 )
 
 _I_WILL = (
-    r"\b(?:i|we)(?:'ll| will|'m going to|'re going to|'ll need to| will need to| am going to|'m gonna|'ll have to| will have to|"
+    r"\b(?:i|we)(?:'ll| will|'m going to|'re going to|'ll need to| will need to| am going to|"
+    r"'m gonna|'ll have to| will have to|"
     r"'m afraid i'll have to| have to| must|'m going to have to| think i'll|'m gonna have to|"
     r"'ll just| guess i'll| guess i will| need to| should| better)"
 )
@@ -807,7 +808,8 @@ _QUESTION_OPENER_RE = re.compile(
     r"(?:can|could|should|shall|may) (?:i|we)|(?:can|could|would|will) (?:you|u)|when|where|"
     r"what time|what day|does|do you|is|are you|"
     r"would|will|how far|(?:i'll|i will|i'd|i) (?:send|bring|come|be)|pickup|pick up|"
-    r"(?:tonight|tomorrow|today|this (?:week|weekend)|(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b"
+    r"(?:tonight|tomorrow|today|this (?:week|weekend)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b"
 )
 _RUN_ON_LEAD_WORDS = 2
 
