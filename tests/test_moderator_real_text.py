@@ -979,3 +979,15 @@ def test_a_declared_last_price_is_an_offer_after_a_price_paid() -> None:
 def test_ok_at_the_price_then_could_you_deliver_accepts() -> None:
     window = ("best i can do is 420 that ok?", "450 final", "ok at 450 could u bring it over?")
     assert judge(*window, first="buyer") == ("deal", 450.0)
+
+
+def test_an_acceptance_that_hands_over_a_duty_waits() -> None:
+    answer = "I could agree to 450, although in that case the pickup would be your job."
+    assert judge("would you do 450?", answer, first="buyer") == ("ongoing", None)
+    answer = "I could agree to that, although you would likely need to collect it yourself."
+    assert judge("would you do 450?", answer, first="buyer") == ("ongoing", None)
+
+
+def test_below_what_i_am_hoping_for_refuses() -> None:
+    text = "Sorry, $300 is well below what I'm hoping for. With pickup I can do $440."
+    assert kinds(text) == [(300.0, "refused"), (440.0, "offer")]

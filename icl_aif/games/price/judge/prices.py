@@ -274,6 +274,8 @@ _REFUSED_AFTER = [
     r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
     r"paid|asking(?: price)?|list(?:ing|ed)? price)",
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
+    r"(?:below|under|less than|above|over|more than) what (?:i|we)(?:'m|'re| am| are| was| were)? "
+    r"(?:hoping|looking|expecting|wanting|willing|able|want|need|can|could|had in mind)",
     r"(?:more|less) than i (?:can|want|'m willing|am willing|'d like|would like)",
     r"\b(?:unreasonable|ridiculous|insulting|absurd|laughable|a joke|a lowball|lowball|"
     r"a non-starter|non-starter|a no-go|no good|way off|off the table|a dealbreaker|robbery)\b",

@@ -149,7 +149,9 @@ a price ("40 my boss wants it gone"); an acceptance run on into a question about
 "480 is kinda much" refuses it; "20$ off" is a discount; "k," opens an answer like "ok,".
 Prices typed without a dollar sign: "your 2200", "call it 450", "maybe 85" and "can't go under
 95" name prices; "75 is a stretch" refuses; "we'll need to look elsewhere" walks away; "last
-price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" accepts.
+price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" accepts; "I could
+agree to 190, although in that case shipping would be your responsibility" sets terms; "well below
+what I'm hoping for" refuses.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -422,8 +424,9 @@ NEGATORS_RE = re.compile(
 # Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
 # to pick it up"), so it is not yet a deal.
 TERMS_AFTER_RE = re.compile(
-    r"\W*(?:but|however|only|though)\b[^.!?]{0,40}?\b(?:you(?:'ll| will| would|'d)?(?: probably|"
-    r" still)?(?: will| would)? (?:have|need|must)|only if|if you|i (?:can't|cannot|won't))"
+    r"\W*(?:but|however|only|though|although)\b[^.!?]{0,60}?\b(?:you(?:'ll| will| would|'d)?"
+    r"(?: probably| still| likely)?(?: will| would)? (?:have|need|must)|only if|if you|"
+    r"i (?:can't|cannot|won't)|(?:would be|is|will be) (?:your|on you|up to you))"
 )
 # Inside the acceptance sentence, before it: the acceptance hangs on a condition.
 CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
