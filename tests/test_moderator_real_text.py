@@ -991,3 +991,15 @@ def test_an_acceptance_that_hands_over_a_duty_waits() -> None:
 def test_below_what_i_am_hoping_for_refuses() -> None:
     text = "Sorry, $300 is well below what I'm hoping for. With pickup I can do $440."
     assert kinds(text) == [(300.0, "refused"), (440.0, "offer")]
+
+
+def test_how_does_and_from_me_name_prices() -> None:
+    assert kinds("Happy to come down a little. How does 460 sound?") == [(460.0, "question")]
+    assert kinds("how bout u keep the lock n 450 from me?") == [(450.0, "question")]
+    window = ("Happy to come down a little. How does 460 sound?", "Yes, that would be lovely.")
+    assert judge(*window) == ("deal", 460.0)
+
+
+@pytest.mark.parametrize("answer", ["Sounds ideal.", "That sounds wonderful, thank you."])
+def test_sounds_ideal_accepts(answer: str) -> None:
+    assert judge("$440 is a bit low. Could we settle on $460?", answer) == ("deal", 460.0)

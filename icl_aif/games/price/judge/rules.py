@@ -151,7 +151,8 @@ Prices typed without a dollar sign: "your 2200", "call it 450", "maybe 85" and "
 95" name prices; "75 is a stretch" refuses; "we'll need to look elsewhere" walks away; "last
 price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" accepts; "I could
 agree to 190, although in that case shipping would be your responsibility" sets terms; "well below
-what I'm hoping for" refuses.
+what I'm hoping for" refuses; "How does 32 sound?" and "8700 from me" name prices; "sounds
+ideal" accepts.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -309,7 +310,8 @@ WEAK_ACCEPT = [
     r"news|job|work|location|area|neighborhood|place)\b)",
     r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
     r"(?:good|great|fair|"
-    r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan)\b(?! question| point)",
+    r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan|ideal|excellent|"
+    r"wonderful|fantastic|lovely|terrific)\b(?! question| point)",
     # "That sounds like a fair price", "sounds like a great deal": an evaluation of the offer
     r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|reasonable|"
     r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
