@@ -1003,3 +1003,9 @@ def test_how_does_and_from_me_name_prices() -> None:
 @pytest.mark.parametrize("answer", ["Sounds ideal.", "That sounds wonderful, thank you."])
 def test_sounds_ideal_accepts(answer: str) -> None:
     assert judge("$440 is a bit low. Could we settle on $460?", answer) == ("deal", 460.0)
+
+
+def test_a_condition_granted_in_other_words_conditions_nothing() -> None:
+    seller = "Lowest is 450, and you can pay me in two parts if that helps."
+    buyer = "ok if paying in two parts is fine then ill do 450"
+    assert judge("could you do 400?", seller, buyer, first="buyer") == ("deal", 450.0)

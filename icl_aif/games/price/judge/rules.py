@@ -152,7 +152,8 @@ Prices typed without a dollar sign: "your 2200", "call it 450", "maybe 85" and "
 price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" accepts; "I could
 agree to 190, although in that case shipping would be your responsibility" sets terms; "well below
 what I'm hoping for" refuses; "How does 32 sound?" and "8700 from me" name prices; "sounds
-ideal" accepts.
+ideal" accepts; a condition granted in other words ("you can pay me in two parts" -> "ok if
+paying in two parts is fine then ill do 450") conditions nothing (words compared by stem).
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -1014,19 +1015,28 @@ _CONDITION_CLAUSE_RE = re.compile(
 _CONTENT_WORD_RE = re.compile(
     r"\b(?!(?:that|this|them|they|there|then|than|with|have|your|just|still|really|some|much|"
     r"more|also|what|when|will|would|could|should|about|willing|able|happy|okay|fine|cool|good|"
-    r"alright|possible)\b)[a-z]{4,}"
+    r"alright|possible|truly|actually|definitely|indeed)\b)[a-z]{4,}"
 )
+
+
+_SUFFIX_RE = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|s)$")
+
+
+def _stem(word: str) -> str:
+    """A word's first five letters after dropping "-ing", "-ed" or a plural "-s"."""
+    return _SUFFIX_RE.sub("", word)[:5]
 
 
 def _without_granted_conditions(text: str, other: str) -> str:
     """``text`` without the conditions whose terms the other side's turn ``other`` has already
     offered: "I can take installments." -> "OK, if you're willing to take installments, I'll take
-    it for $190." agrees without a condition. Words match on their first five letters."""
-    offered = {w[:5] for w in _CONTENT_WORD_RE.findall(other.lower())}
+    it for $190." agrees without a condition. Words match on their stems' first five letters
+    ("paying" is "pay")."""
+    offered = {_stem(w) for w in re.findall(r"[a-z]{3,}", other.lower())}
 
     def granted(match: re.Match[str]) -> str:
         words = _CONTENT_WORD_RE.findall(match["terms"].lower())
-        if words and all(w[:5] in offered for w in words):
+        if words and all(_stem(w) in offered for w in words):
             return ""
         return match.group(0)
 
