@@ -1009,3 +1009,9 @@ def test_a_condition_granted_in_other_words_conditions_nothing() -> None:
     seller = "Lowest is 450, and you can pay me in two parts if that helps."
     buyer = "ok if paying in two parts is fine then ill do 450"
     assert judge("could you do 400?", seller, buyer, first="buyer") == ("deal", 450.0)
+
+
+def test_its_urs_reads_its_yours() -> None:
+    buyer = "lock still come with it? ill pay the full 450 if yes"
+    assert judge("still have it", buyer, "yep never used. its urs") == ("deal", 450.0)
+    assert with_apostrophes("its urs") == "it's yours"

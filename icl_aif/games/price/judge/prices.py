@@ -1101,6 +1101,7 @@ _SHORTHAND = {
     "w": "with",
     "u": "you",
     "ur": "your",
+    "urs": "yours",
     "r": "are",
     "tmrw": "tomorrow",
     "tmr": "tomorrow",
@@ -1114,7 +1115,7 @@ _SHORTHAND_RE = re.compile(
     # "w" before a word, unless a watt rating ("65 w charger")
     r"\bw(?= (?!(?:speaker|amp|output|power|rms|bulb|led|light|charger|adapter|usb|max|peak|solar|"
     r"panel|motor)\b)[a-z]{2,})|"
-    r"(?<![$'])\b(?:u|ur|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
+    r"(?<![$'])\b(?:u|ur|urs|r|tmrw|tmr|tmrow|pls|plz|np)\b(?!['.-]\w)",
     re.IGNORECASE,
 )
 

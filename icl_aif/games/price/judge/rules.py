@@ -153,7 +153,8 @@ price is $140" offers after "I paid $230"; "ok at 450 could u bring it over?" ac
 agree to 190, although in that case shipping would be your responsibility" sets terms; "well below
 what I'm hoping for" refuses; "How does 32 sound?" and "8700 from me" name prices; "sounds
 ideal" accepts; a condition granted in other words ("you can pay me in two parts" -> "ok if
-paying in two parts is fine then ill do 450") conditions nothing (words compared by stem).
+paying in two parts is fine then ill do 450") conditions nothing (words compared by stem); "its
+urs" reads "it's yours".
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
