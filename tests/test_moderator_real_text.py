@@ -1015,3 +1015,18 @@ def test_its_urs_reads_its_yours() -> None:
     buyer = "lock still come with it? ill pay the full 450 if yes"
     assert judge("still have it", buyer, "yep never used. its urs") == ("deal", 450.0)
     assert with_apostrophes("its urs") == "it's yours"
+
+
+def test_theyre_yours_closes() -> None:
+    buyer = "still under warranty? if so ill pay full 450"
+    assert judge("still have them", buyer, "sealed box, never opened. theyre urs") == (
+        "deal",
+        450.0,
+    )
+
+
+@pytest.mark.parametrize(
+    "answer", ["I'm glad we reached an agreement.", "happy we have a deal then"]
+)
+def test_glad_we_reached_an_agreement_accepts(answer: str) -> None:
+    assert judge("I could let it go for 450, but no lower.", answer) == ("deal", 450.0)

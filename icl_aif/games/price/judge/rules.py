@@ -154,7 +154,8 @@ agree to 190, although in that case shipping would be your responsibility" sets 
 what I'm hoping for" refuses; "How does 32 sound?" and "8700 from me" name prices; "sounds
 ideal" accepts; a condition granted in other words ("you can pay me in two parts" -> "ok if
 paying in two parts is fine then ill do 450") conditions nothing (words compared by stem); "its
-urs" reads "it's yours".
+urs" reads "it's yours"; "they're yours" closes like "it's yours"; "glad we reached an agreement"
+accepts.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -255,8 +256,9 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
     + PRICE
     + r")(?!\w)",
-    # "It's yours!", not the offer "It's yours if you want it" or "It's yours for $200"
-    r"\b(?:it's|its) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
+    # "It's yours!", "they're yours", not the offer "It's yours if you want it" or "It's yours for
+    # $200"
+    r"\b(?:it's|its|they're|theyre|they are) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
     # "Alright, you can have it for $370." names its price: a deal if it is on the table, else
     # a counter-offer
     r"^\W*(?:(?:ok|okay|alright|all right|fine|sure|yes|yeah)\W+)?(?:you can have (?:it|them)|"
@@ -297,7 +299,7 @@ STRONG_ACCEPT = [
     PRICE + r"\s+(?:is|it is)\s+a deal\b",
     r"\b(?:glad|happy) we (?:(?:could|can|were able to) )?"
     r"(?:(?:work(?:ed)?|figured?) (?:something|it|this) out|"
-    r"(?:come|came) to (?:an agreement|"
+    r"(?:come|came|reached|reach|got|have) (?:to )?(?:an agreement|"
     r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
     # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
     r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your (?:offer|price|" + PRICE + r")",
