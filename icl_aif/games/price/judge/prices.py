@@ -135,7 +135,8 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
-    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bhow (?:does|would|do you feel about)|\bsay|\boffer(?:ing)?(?:\s+of)?|"
+    r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bhow (?:does|would|do you feel about)|\bsay|"
+    r"\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
     r"\bdid|\bwould|\bmanage|\bswing|\bsettle(?:\s+(?:on|for|at))?|"
@@ -209,7 +210,8 @@ _BARE_AFTER_CUE_RE = re.compile(
     r"that|them|both|a|an|my|your)\b|"
     # "90 in cash", "160 even", "6000 is a steal", "5100 is actually a great deal", "18 is all I
     # have"
-    r"(?:in )?cash\b|even\b|from me\b|is (?:already |honestly |really )?(?:a )?(?:steal|bargain|cheap)\b|"
+    r"(?:in )?cash\b|even\b|from me\b|"
+    r"is (?:already |honestly |really )?(?:a )?(?:steal|bargain|cheap)\b|"
     r"is (?:actually |really |still |all )?(?:a |an )?(?:\w+ )?(?:deal|price|"
     r"offer)\b|sounds like a \w+|is all (?:i|i've|we)\b)",
     re.IGNORECASE,

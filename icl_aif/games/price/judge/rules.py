@@ -258,7 +258,8 @@ STRONG_ACCEPT = [
     + r")(?!\w)",
     # "It's yours!", "they're yours", not the offer "It's yours if you want it" or "It's yours for
     # $200"
-    r"\b(?:it's|its|they're|theyre|they are) (?:all )?yours\b(?!\s+(?:if|for|at|when|once)\b)",
+    r"\b(?:it's|its|they're|theyre|they are) (?:all )?yours\b"
+    r"(?!\s+(?:if|for|at|when|once)\b)",
     # "Alright, you can have it for $370." names its price: a deal if it is on the table, else
     # a counter-offer
     r"^\W*(?:(?:ok|okay|alright|all right|fine|sure|yes|yeah)\W+)?(?:you can have (?:it|them)|"
