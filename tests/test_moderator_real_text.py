@@ -1030,3 +1030,8 @@ def test_theyre_yours_closes() -> None:
 )
 def test_glad_we_reached_an_agreement_accepts(answer: str) -> None:
     assert judge("I could let it go for 450, but no lower.", answer) == ("deal", 450.0)
+
+
+def test_if_that_is_convenient_sets_no_terms() -> None:
+    answer = "Sure, $460 is okay with me I can meet at the station after work if that's convenient"
+    assert judge("Meet in the middle at $460?", answer, first="buyer") == ("deal", 460.0)

@@ -403,7 +403,8 @@ _SOFT_IF_RE = re.compile(
     r"would like|agree|accept|are interested|'re interested|are ready|'re ready)|that (?:works|"
     r"helps|sounds good|suits you|sounds (?:fair|ok|okay|reasonable|alright))|"
     # "if that's okay" (the "'s" follows "that" with no space)
-    r"that(?:'s| is) (?:okay|ok|fine|alright|all right|fair|good)|"
+    r"that(?:'s| is| would be|'d be) (?:okay|ok|fine|alright|all right|fair|good|convenient|"
+    r"easier|easiest|better for you|helpful)|(?:that's|that is|it's|it is) convenient|"
     r"it (?:helps|works)|possible|need be|necessary|so|not|anything|that's too (?:much|high|low|"
     r"steep)|that's more than|that's still|that's a bit)\b"
 )

@@ -155,7 +155,7 @@ what I'm hoping for" refuses; "How does 32 sound?" and "8700 from me" name price
 ideal" accepts; a condition granted in other words ("you can pay me in two parts" -> "ok if
 paying in two parts is fine then ill do 450") conditions nothing (words compared by stem); "its
 urs" reads "it's yours"; "they're yours" closes like "it's yours"; "glad we reached an agreement"
-accepts.
+accepts; "if that's convenient" sets no terms.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
