@@ -1035,3 +1035,112 @@ def test_glad_we_reached_an_agreement_accepts(answer: str) -> None:
 def test_if_that_is_convenient_sets_no_terms() -> None:
     answer = "Sure, $460 is okay with me I can meet at the station after work if that's convenient"
     assert judge("Meet in the middle at $460?", answer, first="buyer") == ("deal", 460.0)
+
+
+# --- issue 24, sixth pass: chats written here from scratch -----------------------------------
+def test_more_of_a_drop_than_i_can_take_refuses() -> None:
+    window = (
+        "Would you take $3,900 for it?",
+        "I could come down to $4,300, but $3,900 is more of a cut than I can take.",
+    )
+    assert kinds(window[1], 4500) == [(4300.0, "offer"), (3900.0, "refused")]
+    assert judge(*window, first="buyer") == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["I'll pass then, thanks", "ok i'll pass then", "ok i cant afford that, thanks though"],
+)
+def test_passing_then_or_thanks_though_after_a_firm_price_walks_away(answer: str) -> None:
+    assert judge("Sorry, $450 is firm.", answer) == ("no_deal", None)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Is the $480 per month? And is there a garage?", "Yes $480/month, and a garage."),
+        ("ok. is $480 the price after the trade-in?", "yes, 480 flat and the trade-in is extra"),
+        ("which one is $480, the red or the blue", "either one is $480, both tuned"),
+    ],
+)
+def test_a_yes_to_what_a_price_covers_takes_no_price(question: str, answer: str) -> None:
+    assert judge(question, answer, first="buyer") == ("ongoing", None)
+
+
+def test_an_own_price_on_a_condition_with_its_yours_counters() -> None:
+    window = ("$380?", "$420 and it's yours if you take it today")
+    assert judge(*window, first="buyer") == ("ongoing", None)
+    # a later "ok" to the counter-offer closes at the seller's price
+    assert judge(*window, "ok $420, I'll be there at noon") == ("deal", 420.0)
+
+
+def test_a_bare_number_repeating_the_other_sides_price_names_it() -> None:
+    window = (
+        "I could do $460",
+        "$440 and I'll throw in a bottle of wine?",
+        "haha how can i refuse. 440 and the wine",
+        "Deal! Saturday ok?",
+    )
+    assert judge(*window) == ("deal", 440.0)
+
+
+def test_why_not_before_a_price_refuses_nothing() -> None:
+    assert kinds("sure why not $455", 500) == [(455.0, "offer")]
+    assert kinds("460 is little low, we want 490", 500)[0] == (460.0, "refused")
+
+
+@pytest.mark.parametrize(
+    ("prior", "answer"),
+    [
+        ("hmm let me see if anyone else comes by at $460", "ok well hit me up, 430 still stands"),
+        ("I'll think about it and let you know", "ok"),
+        ("ok let me know, $430 is my max", "will do"),
+    ],
+)
+def test_an_ok_to_a_put_off_decision_accepts_nothing(prior: str, answer: str) -> None:
+    assert judge("$430?", prior, answer, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the frame is good for 5'10 and up",
+        "is it like 52 wide",
+        "is the place at 4410 Fremont Ave still open?",
+    ],
+)
+def test_heights_widths_and_street_numbers_are_no_prices(text: str) -> None:
+    assert kinds(text, 1200) == []
+
+
+def test_a_thousands_shorthand_before_ok_is_a_price() -> None:
+    assert kinds("19 ok bring the check", 19500) == [(19000.0, "offer")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["nah that's ok, i'll find one on ebay", "k guess not then", "ok bye"],
+)
+def test_declining_or_leaving_after_a_firm_price_takes_nothing(answer: str) -> None:
+    window = ("$450, that's the lowest", answer, "ok")
+    assert judge(*window)[0] != "deal"
+
+
+def test_an_hour_after_come_is_no_price() -> None:
+    assert kinds("ok i'll come at 7 with a friend to carry it", 80) == []
+
+
+@pytest.mark.parametrize(
+    ("offer", "commitment"),
+    [
+        ("ok, $430 if they come on the 12th, I'm away after that", "The 12th is fine, booked."),
+        ("$430 with delivery... fine, but it has to be friday", "friday works, thanks a lot!"),
+    ],
+)
+def test_a_commitment_to_a_day_the_other_side_named_closes(offer: str, commitment: str) -> None:
+    assert judge("Could you do $430?", offer, commitment, first="buyer") == ("deal", 430.0)
+
+
+def test_oh_then_praise_then_a_question_about_the_item_accepts_nothing() -> None:
+    window = ("yes $480 for the set", "oh that's a good price. any rust on the chain?")
+    assert judge(*window) == ("ongoing", None)

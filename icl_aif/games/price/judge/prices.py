@@ -222,7 +222,11 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
     r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
     r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
-    r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d)",
+    r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d|"
+    # a height or a size ("5'8", "48 wide"), a street address ("5390 Broadway", "14 Elm Ct")
+    r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|"
+    r"(?:[a-z]+ )?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|ct|court|pkwy)\b|"
+    r"broadway\b)",
     re.IGNORECASE,
 )
 # After a price: it is a difference, not a price ("fifty off", "$5 more", "$10 cheaper").
@@ -238,7 +242,7 @@ _DELTA_BEFORE_RE = re.compile(
 )
 # Before a bare hour: a visit, not a price ("I can be there at 7", "pick it up around 6").
 _TIME_BEFORE_RE = re.compile(
-    r"\b(?:be there|be over|come (?:by|over|get it)|meet|pick (?:it |them )?up|arrive|stop by|"
+    r"\b(?:be there|be over|come(?: by| over| get it)?|meet|pick (?:it |them )?up|arrive|stop by|"
     r"swing by|drop (?:it |them )?off|see you|tonight|tomorrow|today|morning|afternoon|evening|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|bring|work)"
     r"\b[^.!?$]{0,20}\b(?:at|around|by|after|before|like)\s+$",
@@ -248,7 +252,7 @@ _THOUSANDS_SHORTHAND_LOW = 0.02  # below this share of the price level, "14" mea
 # ... when the number ends its clause or a price phrase follows ("14?", "22 even", "14 and ...").
 _THOUSANDS_END_RE = re.compile(
     r"\s*(?:$|[?!.,;:)]|(?:and|even|then|cash|firm|obo|or|is|it|for|tops|max|final|work|works|"
-    r"deal|sounds|with|w|plus)\b)",
+    r"deal|sounds|with|w|plus|ok|okay|fine|done)\b)",
     re.IGNORECASE,
 )
 _SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
@@ -263,7 +267,8 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 # After the price, in the same clause: the speaker turns it down.
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
-    r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little )?(?:low|high)\b",
+    r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little |little |bit |"
+    r"a tad |too )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
     r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much|"
     r"a (?:stretch|reach))\b",
@@ -278,7 +283,9 @@ _REFUSED_AFTER = [
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
     r"(?:below|under|less than|above|over|more than) what (?:i|we)(?:'m|'re| am| are| was| were)? "
     r"(?:hoping|looking|expecting|wanting|willing|able|want|need|can|could|had in mind)",
-    r"(?:more|less) than i (?:can|want|'m willing|am willing|'d like|would like)",
+    # "$12,500 is more of a drop than I can take"
+    r"(?:more|less|lower|higher|further)(?: of a (?:drop|cut|discount|jump|loss|hit))? than i "
+    r"(?:can|could|want|'m willing|am willing|'d like|would like)",
     r"\b(?:unreasonable|ridiculous|insulting|absurd|laughable|a joke|a lowball|lowball|"
     r"a non-starter|non-starter|a no-go|no good|way off|off the table|a dealbreaker|robbery)\b",
     r"^\s*[?!.]*\s*(?:no way|no thanks|no chance|not a chance|not happening|forget it|"
@@ -306,7 +313,7 @@ _REFUSED_BEFORE = [
     r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|say no to|"
     r"can't agree to|won't agree to)\b[^$\d]*$",
     r"\bnowhere near\s*$",
-    r"\b(?:not|never|no)\s*$",
+    r"\b(?<!why )(?:not|never|no)\s*$",
 ]
 # Before the price: a limit ("I can't go lower than $15") is an offer, not a refusal.
 _LIMIT_BEFORE_RE = re.compile(

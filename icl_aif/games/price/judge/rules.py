@@ -442,11 +442,11 @@ CONTINUES_RE = re.compile(
     r"\b(?:but|however|(?<!even )though|although|except|unless|(?<!even )if|as long as|provided|"
     r"still|instead|meet me|"
     r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
-    r"higher|less|too (?:low|high|much|steep)|can't|cannot|won't|not quite|not yet|let me think|"
+    r"higher|less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
     r"sleep on it|consider|unfortunately|sadly|sorry|afraid|way above|above my|over my|out of my|"
-    r"beyond my|can't afford|cannot afford|too (?:expensive|far|pricey|rich)|wiggle room|any room|"
+    r"beyond my|can't afford|cant afford|cannot afford|too (?:expensive|far|pricey|rich)|wiggle room|any room|"
     r"budge)\b"
 )
 
@@ -458,12 +458,13 @@ _I_WILL = (
 )
 WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
-    r"(?:pass\b(?!\s+(?:by|it|along|through|the|me|you|" + PRICE + r"))|"
+    r"(?:pass\b(?!\s+(?:(?:by|it|along|through|the|me|you)\b|" + PRICE + r"))|"
     r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|on|in|"
     r"by|outside|for|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
-    r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online)|"
+    r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online|"
+    r"(?:on|from|off|at) (?:amazon|ebay|craigslist|walmart|target|best buy|ikea|marketplace))|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here|"
@@ -476,12 +477,16 @@ WALK_AWAY = [
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
     r"\b(?:not interested|no longer interested|no thanks|no thank you|thanks anyway|thx anyway|"
+    r"(?:thanks|thank you|thx|ty) (?:though|tho)|"
     r"appreciate your time|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
     r"that|about)\b)|nvm|forget it|forget about it)\b",
     r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
+    # "nah that's ok, i'll get one on amazon", "k guess not then"
+    r"^\W*(?:nah|nope|no)\W+(?:that's|it's|its|thats) (?:ok|okay|alright|fine)\b(?!\s+(?:with|by)\b)",
+    r"\b(?<!don't )(?<!dont )guess not\b",
     # "lol ok. pass", "pass then"
     r"^\W*(?:(?:ok|okay|lol|well|then|nah|i'll|gonna|going to)\W+)*pass(?: then| for now)?\W*$",
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
@@ -556,7 +561,7 @@ CONTRAST_RE = re.compile(r"\b(?:but|however|though|although|yet|anyway|still)\b"
 # The condition of a conditional acceptance ("Sure, if you pick it up today").
 _CONDITION_ONLY_RE = re.compile(
     r"\b(?:if|as long as|provided|so long as)\b|\bbut you(?:'ll| will)?(?: (?:need|have) to| must|"
-    r" gotta)? (?=\w)"
+    r" gotta)? (?=\w)|\bbut it (?:has to|must|needs to|'ll have to|will have to) be\b"
 )
 # After a weak acceptance, in its sentence or a later one: the "OK" acknowledged what was said and
 # the turn goes on to hesitate, plead its budget, ask to see the item or thank for the facts ("Ok
@@ -599,7 +604,8 @@ CLOSING_QUESTION_RE = re.compile(
 # morning ok?", "tmrw after school?" (not "Are you available today?")
 _WHEN_RE = re.compile(
     r"\b(?:(?:this|next) (?:week|weekend)|today|tonight|tomorrow|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|tmrw|tmr|tomorow|"
+    r"\d{1,2} ?(?:oclock|o.clock))\b"
 )
 _SHORT_WHEN_WORDS = 12
 
@@ -677,10 +683,12 @@ DEAL_QUESTION_RE = re.compile(
 # The errand a condition asks of the other side ("if you pick it up", "if you can pay cash") and
 # the words that commit to it ("I'll come get it tonight", "I can bring cash").
 CONDITION_RE = re.compile(
-    r"\bif you(?:'re| are| can| could| will| would| were)?(?: be)?(?: able to| willing to| just|"
-    r" please| ok with| okay with| fine with)* (\w+)|"
+    r"\bif (?:you|they)(?:'re| are| can| could| will| would| were)?(?: be)?(?: able to| willing to|"
+    r" just| please| ok with| okay with| fine with)* (\w+)|"
     # "Alright, $300 it is, but you need to bring people", "ok, but you pick it up"
-    r"\bbut you(?:'ll| will)?(?: (?:need|have) to| must| gotta)? (\w+)"
+    r"\bbut you(?:'ll| will)?(?: (?:need|have) to| must| gotta)? (\w+)|"
+    # "ok fine, but it has to be sunday"
+    r"\bbut it (?:has to|must|needs to|'ll have to|will have to) be (?:on |at |in the |this )?(\w+)"
 )
 ERRANDS = (
     frozenset(
@@ -1009,6 +1017,25 @@ def _that_price_named(text: str, price: float) -> str:
     return "".join(out) + text[last:]
 
 
+def _echoes_marked(text: str, other: Reading) -> str:
+    """``text``, a turn that names no price, with a bare number that repeats a price the other
+    side just put on the table marked as a price: "haha how can i say no. 260 and croissants" to
+    "$260 and I'll bring you croissants?" names $260."""
+    for amount in {m.amount for m in other.prices if m.kind in _TABLE_KINDS}:
+        if amount != int(amount) or amount < _ECHO_MINIMUM:
+            continue
+        digits = f"{int(amount):d}"
+        grouped = f"{int(amount):,d}"
+        pattern = rf"(?<![\w$.,]){re.escape(grouped)}(?![\w,]|\.\d)"
+        if grouped != digits:
+            pattern += rf"|(?<![\w$.,]){digits}(?![\w,]|\.\d)"
+        text = re.sub(pattern, lambda m: "$" + m.group(0), text)
+    return text
+
+
+_ECHO_MINIMUM = 10  # "5" repeated is more often a count or an hour than a price
+
+
 # A condition that may have been granted already: "if you're willing to take installments, ...".
 _CONDITION_CLAUSE_RE = re.compile(
     r"\b(?:if|as long as) (?P<terms>(?:(?!\b(?:i|ill|i'll|i'd|i'm|im|we|we'll|then)\b)[^,.;!?\d$]){3,80}?)"
@@ -1106,6 +1133,8 @@ class Context:
             price = readings[i - 1].table_offer()
             if price is not None and not readings[i].prices:
                 text = _that_price_named(text, price)
+            if not readings[i].prices:
+                text = _echoes_marked(text, readings[i - 1])
             if text != texts[i]:
                 readings[i] = read_turn(text, scale)
         return cls(window, readings, scenario)
@@ -1298,7 +1327,22 @@ def _counter_offer(ctx: Context, index: int) -> bool:
     table = ctx.table(index)
     if stated and not any(_same(s, t) for s in stated for t in table):
         return not _beyond_other_offer(ctx, index, stated[0])
+    if not stated and table and _own_conditional_price(ctx, index, table):
+        return True
     return _restates_own_price(ctx, index, table)
+
+
+def _own_conditional_price(ctx: Context, index: int, table: list[float]) -> bool:
+    """The accepting clause sets its own price on a condition, off the other side's table: "$25
+    and it's yours if you grab it today" to a $20 offer is a counter-offer."""
+    reading = ctx.readings[index]
+    return any(
+        m.kind == "conditional"
+        and ctx.plausible(m.amount)
+        and any(a <= m.start < b for a, b in reading.accept_regions)
+        and not any(_same(m.amount, t) for t in table)
+        for m in reading.prices
+    )
 
 
 def _restates_own_price(ctx: Context, index: int, table: list[float]) -> bool:
@@ -1405,6 +1449,11 @@ def _concedes_a_point(text: str, position: int) -> bool:
     return False
 
 
+# What may come before an acceptance that still opens the turn: "oh thats a good price. any
+# wobbles?"
+_OPENER_RE = re.compile(r"\W*(?:(?:oh|ah|ahh|wow|well|hmm+|cool|nice)\W+)*")
+
+
 def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     """A weak "OK." counts only if it answers a price or an acceptance, does not push back (the
     turn's first weak acceptance not pushed back after it is the one read: "It's a bit high. But
@@ -1431,13 +1480,17 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         if any(not any(_same(a, t) for t in table) for a in asked):
             return False
     if (
-        position == 0 and _asks_about_the_item(reading, position) and not _explicit(ctx, index)
+        _OPENER_RE.fullmatch(reading.text, 0, position) is not None
+        and _asks_about_the_item(reading, position)
+        and not _explicit(ctx, index)
     ) or _praises_own_price(ctx, index):
         return False
     previous = ctx.previous_other(index)
     if previous is None:
         return False
     prev = ctx.readings[previous]
+    if _acknowledges_a_delay(reading.text, prev.text):
+        return False
     if (
         prev.proposal(ctx.plausible) is not None
         or _asks_for_a_deal(prev)
@@ -1451,10 +1504,40 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if ctx.quoted(index):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
-    # near the park." -> "Great!" agrees to nothing.
-    if prev.accept is None or _depth >= len(ctx.window):
+    # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
+    if (
+        prev.accept is None
+        or _depth >= len(ctx.window)
+        or (prev.ending is not None and not prev.reopens)
+    ):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+# The other side puts the decision off: "idk man, let me see if anyone else bites at 180".
+_DEFERS_RE = re.compile(
+    r"\b(?:(?:let me|(?:i'll|i will|i need to|i have to|gotta)) (?:think|(?:see|check) (?:if|what|how|"
+    r"whether)|check|ask|sleep on|talk (?:to|with|it)|run (?:it|that|this) (?:by|past))|"
+    r"(?:i'll|i will) (?:let you know|get back)|idk|not sure yet)\b"
+)
+# ... or asks to hear back later: "ok well let me know, 265 is my max" -> "will do"
+_ASKS_TO_HEAR_RE = re.compile(
+    r"\b(?:let me know|keep me posted|hit me up|get back to me|text me|tell me)\b"
+)
+_PROMISE_RE = re.compile(
+    r"^\W*(?:(?:ok|okay|sure|yes|yeah|yep|k)\W+)?(?:will do|i will|sure will)\b"
+)
+
+
+def _acknowledges_a_delay(text: str, prior: str) -> bool:
+    """A weak "OK" that answers the other side putting off its decision ("let me see if anyone
+    else bites at $180" -> "ok well hit me up") or a promise to get back ("let me know" -> "will
+    do") agrees to nothing."""
+    spans = sentence_spans(prior)
+    last = prior[spans[-1][0] : spans[-1][1]] if spans else prior
+    if _DEFERS_RE.search(last):
+        return True
+    return bool(_ASKS_TO_HEAR_RE.search(last) and _PROMISE_RE.match(text))
 
 
 # Words that agree to a price in so many words (not "That's great", which may greet a fact).
@@ -1510,7 +1593,11 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     list_price = _list_price(ctx.scenario)
     # ... not a price the answering side had put on the table itself, echoed with a doubt ("22
     # maybe... any other perks?" to the seller's $22: "yea, it charges fast" answers the perks)
-    new_offer = offer is not None and (list_price is None or not _same(offer, list_price))
+    new_offer = (
+        offer is not None
+        and (list_price is None or not _same(offer, list_price))
+        and not any(_CLARIFYING_PRICE_RE.search(q) for q in questions)
+    )
     if offer is not None and new_offer and previous is not None and HESITATION_RE.search(prior):
         own = [
             m.amount for j in (index, *ctx.other_turns(previous)) for m in ctx.readings[j].prices
@@ -1552,8 +1639,12 @@ def _asks_to_agree(question: str) -> bool:
 # A question that checks what a price covers: "Is it $2800 for the whole unit?", "Is that $50
 # including shipping?"; a "yes" to it agrees to nothing.
 _CLARIFYING_PRICE_RE = re.compile(
-    r"\b(?:is|does) (?:it|that|this|the (?:price|rent)) " + PRICE + r" (?:for|including|include|"
-    r"with|per|a month|a week|monthly|total|plus|each|or)\b"
+    r"\b(?:(?:is|does) (?:it|that|this|the (?:price|rent|cost)|the)|(?:so )?(?:it's|that's)) "
+    + PRICE
+    + r"\s?(?:for|including|include|with|per|a month|a week|monthly|total|plus|each|or|/)(?!\w)|"
+    # "is $1588 the rent after the special?", "which phone is $150, the moto or the huawei"
+    r"\bis " + PRICE + r" (?:the|your) (?:rent|price|total|cost|monthly)\b|"
+    r"\bwhich (?:\w+ )?(?:is|are) " + PRICE
 )
 
 
@@ -1630,7 +1721,10 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
 
     if reading.ending is not None and not reading.reopens:
         if reading.farewell_only:
-            declines = DECLINING_FAREWELL_RE.search(reading.text) is not None
+            declines = (
+                DECLINING_FAREWELL_RE.search(reading.text) is not None
+                or _BARE_OK_BYE_RE.match(reading.text) is not None
+            )
             if accepts and (reading.strong_accept is not None or not declines):
                 return _deal(ctx, last)
             return _carry_over(ctx, last, default=PriceVerdict("no_deal", reason="walk_away"))
@@ -1684,6 +1778,14 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
 _CONTRAST_AFTER_PRICE_RE = re.compile(r"\b(?:but|however|though|although|instead|rather|prefer)\b")
 
 
+# Nothing but "ok" and a goodbye takes leave, it agrees to nothing: "the rent is 1795 we dont
+# negotiate" -> "ok bye".
+_BARE_OK_BYE_RE = re.compile(
+    r"^\W*(?:ok|okay|k|alright|all right|fine)\W+(?:bye|goodbye|good bye|cya|"
+    r"have a (?:good|nice|great) (?:day|one|night|evening))\W*$"
+)
+
+
 def _resists_after_price(reading: Reading, amount: float) -> bool:
     """After stating ``amount``, the turn pushes back ("Yes, I could pay $450 but I'd prefer
     $420."): stating the price there does not agree to it."""
@@ -1727,7 +1829,7 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         return None
     prev = ctx.readings[previous]
     condition = CONDITION_RE.search(prev.text)
-    if condition is None or (condition.group(1) or condition.group(2)) not in ERRAND_WORDS:
+    if condition is None or not _errand_or_time(next(g for g in condition.groups() if g)):
         return None
     clause = re.split(r"[.!?;,]| but | otherwise ", prev.text[condition.start() :])[0]
     asked = set(re.findall(r"[a-z]+", clause))
@@ -1770,6 +1872,11 @@ _PLAIN_YES_RE = re.compile(
     r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem|say less|bet|works)\b"
     r"(?!\s+not\b)"
 )
+
+
+def _errand_or_time(word: str) -> bool:
+    """The word a condition turns on is an errand ("pick", "pay") or a time ("sunday")."""
+    return word in ERRAND_WORDS or _WHEN_RE.fullmatch(word) is not None
 
 
 def _asks_beyond_closing(reading: Reading) -> bool:
@@ -1829,7 +1936,9 @@ _CONDITION_FILLER = frozenset(
     ]
 )
 # Assent to the condition itself: "Cash is fine.", "Pickup is no problem."
-_ASSENT_RE = re.compile(r"\b(?:is|are|works?|would be) (?:fine|ok|okay|no problem|good|perfect)\b")
+_ASSENT_RE = re.compile(
+    r"\b(?:is|are|works?|would be) (?:fine|ok|okay|no problem|good|perfect)\b|\bworks\b(?! for you)"
+)
 
 
 def _bare_condition(ctx: Context, index: int) -> bool:
