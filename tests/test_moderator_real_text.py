@@ -1144,3 +1144,126 @@ def test_a_commitment_to_a_day_the_other_side_named_closes(offer: str, commitmen
 def test_oh_then_praise_then_a_question_about_the_item_accepts_nothing() -> None:
     window = ("yes $480 for the set", "oh that's a good price. any rust on the chain?")
     assert judge(*window) == ("ongoing", None)
+
+
+# --- sixth pass, second round: subtle closings, rentals, cars and bundles -----------------------
+@pytest.mark.parametrize(
+    "question",
+    ["ok cool. any dents on the frame", "nice. is the $480 firm", "anything wrong with it"],
+)
+def test_a_question_typed_without_its_mark_after_ok_accepts_nothing(question: str) -> None:
+    assert judge("It's $480, barely ridden.", question)[0] == "ongoing"
+
+
+@pytest.mark.parametrize("answer", ["aight", "alrighty", "yessir", "can do", "that'll do.", "👍"])
+def test_chat_slang_answers_to_a_price_question_accept(answer: str) -> None:
+    assert judge("$430?", answer, first="buyer") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("is that both wheels for $120 or $120 each", "both wheels for $120 total"),
+        ("hi whats the $120 for? the wheels?", "the wheels are $120, the rack is separate"),
+        ("great. is $120 per month?", "yes per month"),
+        ("so the $120 is for a year", "yep that's correct"),
+        ("is $120 for both?", "yes for the pair"),
+        ("so i'd pay you $120 every month?", "first month $120 to me, then the gym directly"),
+    ],
+)
+def test_checking_what_a_price_covers_agrees_to_nothing(question: str, answer: str) -> None:
+    assert judge(question, answer, first="buyer", scenario={"list_price": 150}) == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "5k is way under what these sell for",
+        "sorry, $4,000 isn't realistic for this car",
+        "then we're done, not letting it go for $4,000",
+        "sorry man i'd keep it before selling for $4,000",
+    ],
+)
+def test_more_ways_to_turn_a_price_down(text: str) -> None:
+    assert [kind for _, kind in kinds(text, 6000)] == ["refused"]
+
+
+def test_land_on_names_a_price() -> None:
+    assert kinds("could we land on 250? i'll take the door off myself", 300) == [
+        (250.0, "question")
+    ]
+    window = ("I could do $270", "could we land on 250? i'll take the door off myself")
+    assert judge(*window) == ("ongoing", None)
+
+
+@pytest.mark.parametrize(
+    ("offer", "commitment", "price"),
+    [
+        (
+            "if you can sign the lease by friday i can do $2100",
+            "i'll have it signed thursday",
+            2100.0,
+        ),
+        (
+            "it's $50 but i'd take $45 if you can move it yourself",
+            "bet. got a dolly and a friend",
+            45.0,
+        ),
+    ],
+)
+def test_more_commitments_to_the_condition_close(offer: str, commitment: str, price: float) -> None:
+    assert judge("Would you take less?", offer, commitment, first="buyer") == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "expected"),
+    [
+        ("48 hundred cash saturday works", 5000, [(4800.0, "offer")]),
+        ("1,450 sq ft, 3 bed 2 bath", 3000, []),
+        ("ok $3100 with the $500 pet deposit, deal", 3000, [(3100.0, "offer")]),
+        ("$2200 with the $200 credit works", 2200, [(2200.0, "offer")]),
+        ("can i venmo you 50 now to hold it", 150, []),
+        ("9 flat works for me", 9500, [(9000.0, "offer")]),
+        ("ok fine 55 for the 3", 60, [(55.0, "offer")]),
+        ("ad says 8500 obo so whats your lowest?", 8500, [(8500.0, "reference")]),
+    ],
+)
+def test_amounts_that_are_or_are_not_the_price(text: str, scale: float, expected: list) -> None:
+    assert kinds(text, scale) == expected
+
+
+@pytest.mark.parametrize(
+    ("prior", "answer"),
+    [
+        ("Sorry, we just accepted an application yesterday.", "oh no. any other units?"),
+        ("The owner went with another applicant at $2400, sorry", "ok thanks for letting me know"),
+        ("$450 but you wire the deposit first", "yeah no. not sending money unseen"),
+    ],
+)
+def test_news_and_refusals_read_as_no_agreement(prior: str, answer: str) -> None:
+    assert judge("Would you do $400?", prior, answer, first="buyer")[0] != "deal"
+    assert judge("Would you do $400?", prior, first="buyer")[0] != "deal"
+
+
+def test_leaving_town_is_no_walk_away() -> None:
+    window = (
+        "$35?",
+        "ok $35 but you gotta get it by friday, i'm leaving town",
+        "i can do thursday",
+    )
+    assert judge(*window, first="buyer") == ("deal", 35.0)
+
+
+def test_a_price_plus_shipping_is_not_the_same_as_shipped() -> None:
+    assert judge("would you do $200 shipped?", "$200 plus $10 shipping", first="buyer") == (
+        "ongoing",
+        None,
+    )
+
+
+def test_a_yes_after_a_greeting_answers_the_question_about_facts() -> None:
+    window = (
+        "is the house pet friendly, and is the $2800 rent including utilities?",
+        "Hi, thanks for reaching out. Yes small dogs are fine. Water is included.",
+    )
+    assert judge(*window, first="buyer", scenario={"list_price": 2800}) == ("ongoing", None)

@@ -116,6 +116,7 @@ _DIGITS_RE = re.compile(
 _PREFIX_RE = re.compile(r"(?:US\s?\$|\$|USD|US dollars?)\s?$", re.IGNORECASE)
 _THOUSANDS_SUFFIX_RE = re.compile(r"[kK]\b")
 _GRAND_RE = re.compile(r"\s?grand\b", re.IGNORECASE)
+_HUNDRED_RE = re.compile(r"\s?hundred\b", re.IGNORECASE)
 _K_ABOVE_LEVEL = 3.0  # a "k" amount over three times the price level is no price
 # Before a bare number: an age ("my son is 7"), not a price.
 _AGE_BEFORE_RE = re.compile(
@@ -139,7 +140,7 @@ _BARE_CUE_RE = re.compile(
     r"\boffer(?:ing)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
-    r"\bdid|\bwould|\bmanage|\bswing|\bsettle(?:\s+(?:on|for|at))?|"
+    r"\bdid|\bwould|\bmanage|\bswing|\bsettle(?:\s+(?:on|for|at))?|\bland (?:on|at)|"
     r"\bsplit (?:it|the difference)(?:\s+at|,)?|\bmeet(?:\s+you)?(?:\s+(?:halfway|in the middle))?"
     r"(?:\s+at|,)?|\bits|"
     r"\bin the middle(?:\s+at|,)?|"
@@ -224,7 +225,7 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
     r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d|"
     # a height or a size ("5'8", "48 wide"), a street address ("5390 Broadway", "14 Elm Ct")
-    r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|"
+    r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|sq\.? ?f(?:ee)?t|sqft|square|sf\b|"
     r"(?:[a-z]+ )?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|ct|court|pkwy)\b|"
     r"broadway\b)",
     re.IGNORECASE,
@@ -232,7 +233,10 @@ _NOT_MONEY_AFTER_RE = re.compile(
 # After a price: it is a difference, not a price ("fifty off", "$5 more", "$10 cheaper").
 _DELTA_AFTER_RE = re.compile(
     r"\s*(?:off\b|discount|more\b|less\b|extra\b|cheaper|lower\b|higher\b|difference|apart|"
-    r"(?:for |in |of )?(?:shipping|delivery|postage|tax|fees?)\b)"
+    r"(?:for |in |of )?(?:shipping|delivery|postage|tax|fees?)\b|"
+    # "the 500 pet deposit", "the 200 credit", "venmo you 50 now to hold it"
+    r"(?:(?:pet|security|cleaning|move[- ]in|holding) )?(?:deposit|credit)\b|pet (?:rent|fee)\b|"
+    r"(?:now )?(?:to hold|as a (?:hold|deposit)|down\b|up ?front))"
 )
 # Before a price: it is an add-on or a difference ("plus $5", "knock off $10").
 _DELTA_BEFORE_RE = re.compile(
@@ -252,9 +256,11 @@ _THOUSANDS_SHORTHAND_LOW = 0.02  # below this share of the price level, "14" mea
 # ... when the number ends its clause or a price phrase follows ("14?", "22 even", "14 and ...").
 _THOUSANDS_END_RE = re.compile(
     r"\s*(?:$|[?!.,;:)]|(?:and|even|then|cash|firm|obo|or|is|it|for|tops|max|final|work|works|"
-    r"deal|sounds|with|w|plus|ok|okay|fine|done)\b)",
+    r"deal|sounds|with|w|plus|ok|okay|fine|done|flat)\b)",
     re.IGNORECASE,
 )
+_THE_BEFORE_RE = re.compile(r"\b(?:for|of|all) the\s+$", re.IGNORECASE)
+_COUNT_AFTER_THE_MAX = 10
 _SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
 _A_DOLLAR_RE = re.compile(r"\b(an?)\s+(?=(?:dollar|buck)\b)", re.IGNORECASE)
 # After "two dollars fifty": a unit means the second number is not cents ("2 dollars 30 items").
@@ -275,9 +281,11 @@ _REFUSED_AFTER = [
     r"(?:is|'s|would be)\s+not\s+(?:enough|acceptable|possible|doable|workable|happening|"
     r"an option)",
     r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"
-    r"cut it|do it|happen|fly|going to work|acceptable|possible|doable)",
+    r"cut it|do it|happen|fly|going to work|acceptable|possible|doable|realistic|reasonable|"
+    r"going to happen)",
     r"out of (?:the question|my (?:budget|range|price range))",
-    r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less)\b",
+    r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less|"
+    r"under|below|over|above|off)\b",
     r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
     r"paid|asking(?: price)?|list(?:ing|ed)? price)",
     r"(?:above|over|beyond|more than) (?:my|what i) (?:budget|limit|max|maximum|can|want|am|'m)",
@@ -308,7 +316,10 @@ _REFUSED_BEFORE = [
     r"\b(?:not|no)\s+(?:at|for|even|with)\s*$",
     r"\bnot interested (?:at|for|in)\s*$",
     r"\b(?:not|never)\s+(?:paying|spending|buying|selling|giving|accepting|taking|doing|"
-    r"going)\b[^$\d]*$",
+    r"going|letting|parting)\b[^$\d]*$",
+    # "i'd keep it before selling for 25"
+    r"\b(?:keep|hold) (?:it|them|onto it)\b[^$\d]{0,20}\b(?:before|than) (?:selling|letting it go|"
+    r"sell(?:ing)? it|i sell)(?: it)? (?:for|at)\s*$",
     r"\bno deal (?:at|for|with)\s*$",
     r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|say no to|"
     r"can't agree to|won't agree to)\b[^$\d]*$",
@@ -381,8 +392,8 @@ _REFERENCE_BEFORE = [
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
     r"\b(?:worth|valued at|value of|value is|appraised|estimate[sd]?)\b",
     # the listing quoted: "the listing says $6200", "listed at 690, any wiggle room?"
-    r"\b(?:the|your) (?:listing|ad|post|posting)(?: (?:says|said|shows|has it|price))?"
-    r"(?: (?:at|for|is|of))?\s*$|"
+    r"\b(?:(?:the|your) (?:listing|ad|post|posting)(?: (?:says|said|shows|has it|price))?|"
+    r"(?:listing|ad|post) (?:says|said|shows))(?: (?:at|for|is|of))?\s*$|"
     r"^\W*(?:it's |it is |its )?(?:listed|priced|advertised|posted) (?:at|for)\s*$",
     r"\b(?:alone|by itself|on its own) (?:is|was|costs?|runs?|goes for)\b",
     r"\b(?:new ones?|brand new|new price|new (?:it|they|these)|in stores?|online|elsewhere|"
@@ -680,6 +691,11 @@ def _money_value(
         # "13k", "12.5k": thousands of dollars, unless a unit follows ("5k miles")
         if not _NOT_MONEY_AFTER_RE.match(after) and not _K_UNIT_AFTER_RE.match(after):
             marked = True
+    if not number.is_word and number.value < 100 and (hundred := _HUNDRED_RE.match(after)):
+        value *= 100  # "48 hundred cash", "25 hundred a month"
+        end += hundred.end()
+        after = text[end:]
+        marked = True
     if (grand := _GRAND_RE.match(after)) is not None:  # "3 grand", "three grand"
         value *= 1000
         end += grand.end()
@@ -797,6 +813,8 @@ def _bare_value(number: _Number, text: str, scale: float | None = None) -> float
         return None
     if number.value <= 12 and _TIME_BEFORE_RE.search(text, 0, number.start):
         return None
+    if number.value < _COUNT_AFTER_THE_MAX and _THE_BEFORE_RE.search(text, 0, number.start):
+        return None  # "55 for the 3": a count of items
     if _AGE_BEFORE_RE.search(text, 0, number.start):
         return None
     if number.is_word and number.value < _SMALL_BARE_WORD_MINIMUM:

@@ -243,7 +243,8 @@ STRONG_ACCEPT = [
     r"\b(?:accepted|agreed)\b(?!\s+(?:on (?:the|a|it)\b|upon\b|between\b|to (?!(?:that|it|this|"
     + PRICE
     + r")(?!\w))|with\b|that\b|another\b|"
-    r"someone\b|an offer\b|a different\b|the other\b))",
+    r"someone\b|an offer\b|a different\b|the other\b|(?:an|another|their) (?:application|"
+    r"applicant)\b))",
     # "I'll accept.", "I can agree to that."
     r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
     r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
@@ -252,7 +253,8 @@ STRONG_ACCEPT = [
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|buy|grab|"
     r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|inspected)\b))"
     r" (?:it|that|them|"
-    r"this|the \w+)\b(?! (?:into|under|in mind))",
+    # not "I'll take the door off myself"
+    r"this|the \w+(?! (?:off|out|apart|down)\b))\b(?! (?:into|under|in mind))",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
     + PRICE
     + r")(?!\w)",
@@ -309,9 +311,9 @@ STRONG_ACCEPT = [
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
     r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
-    r"yah|yea|yeh|whatever|sure thing|very well|"
+    r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
-    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|condition|shape|quality|"
+    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|no(?! (?:problem|prob|worries|doubt))|nah|nope|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
     r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
     r"(?:good|great|fair|"
@@ -395,6 +397,9 @@ WEAK_ACCEPT = [
     r"(?:(?<=can't )|(?<=cannot )|(?<=won't )|(?<=couldn't ))(?:argue with|beat|say no to|refuse) "
     r"(?:that|it|this|" + PRICE + r")(?!\w)|"
     r"\bsolid offer\b",
+    # "that'll do.", "can do" to "12?", a thumbs-up
+    r"\bthat(?:'ll| will) do\b|^\W*(?:(?:yes|yeah|sure|ok|okay)\W+)?can do(?: that| it)?\W*$|"
+    r"(?:👍|👌|🤝)",
     r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it|"
     + PRICE
     + r"(?!\w))|"
@@ -471,7 +476,9 @@ WALK_AWAY = [
     r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
-    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))|"
+    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
+    r"(?! (?:town|the (?:country|state|area|city)|for|on|tomorrow|next|soon|in|friday|"
+    r"saturday|sunday|monday|tuesday|wednesday|thursday)\b)|"
     r"done here|moving on|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
@@ -629,6 +636,7 @@ FACTUAL_ANSWER_RE = re.compile(
     r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|did|have|know|see|saw|understand|"
     r"noticed|read)\b|i'm (?:interested|here|still)\b|that's what|(?:that's|that is|thats) "
     r"(?:right|correct|true)\b|good to know|nice to know|"
+    r"(?:thanks|thank you|thx|ty) for (?:letting me know|the (?:info|heads up|update|answer))|"
     r"(?:glad|good|sorry) to hear)"
 )
 # A question about the item or the listing, not about a price or a deal: a "yes" answers it.
@@ -710,6 +718,7 @@ ERRANDS = (
     frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
     frozenset({"deliver", "delivering", "bring", "drop", "ship", "send"}),
     frozenset({"meet", "meeting"}),
+    frozenset({"move", "haul", "load", "carry", "truck", "dolly", "van", "trailer"}),
     frozenset({"sign", "signing", "lease", "deposit"}),
 )
 ERRAND_WORDS = frozenset().union(*ERRANDS)
@@ -816,7 +825,22 @@ class Reading:
 
 
 def _is_question(sentence: str) -> bool:
-    return sentence.rstrip().rstrip("\"')").endswith(("?", "?!", "!?"))
+    """The sentence asks: it ends with "?", or, typed without one, it opens like a question and
+    ends with no stop at all ("any scratches on it", "ok. is the 2300 firm")."""
+    tail = sentence.rstrip().rstrip("\"')")
+    if tail.endswith(("?", "?!", "!?")):
+        return True
+    return bool(tail) and tail[-1].isalnum() and _BARE_QUESTION_RE.match(tail) is not None
+
+
+# How a question typed without its "?" opens: "any rust on it", "how old is it", "is the 2300 firm"
+_BARE_QUESTION_RE = re.compile(
+    r"^\W*(?:(?:ok|okay|k|so|and|also|oh|hey|hi|but|well|cool|nice|great|perfect|good|alright)\W+)*"
+    r"(?:any(?:thing|one|body)?(?! ?(?:time|way|day|how)\b)|how|what(?! an? )|when|where|which|who|"
+    r"why(?! (?:yes|not|sure|of course)\b)|(?:is|was) (?:it|there|the|that|this|he|she|\$)|"
+    r"are (?:there|they|you|the|those|these)|(?:does|did|do) (?:it|the|that|this|you|he|she|they)|"
+    r"(?:can|could|would|will) (?:you|u|i|we|\w+ be)|(?:have|has) (?:you|it|the|anyone))(?!\w)"
+)
 
 
 # Where a question about closing starts inside a run-on sentence typed without a full stop:
@@ -1603,13 +1627,25 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
             m.amount for j in (index, *ctx.other_turns(previous)) for m in ctx.readings[j].prices
         ]
         new_offer = not any(_same(offer, o) for o in own)
+    # ... the "yes" opens the turn, or its first sentence after a greeting ("Hi, thanks for
+    # reaching out. Yes small dogs are allowed ...")
+    opens = position == 0 or (
+        any(a == position for a, _ in sentence_spans(text))
+        and _GREETING_ONLY_RE.fullmatch(text, 0, position) is not None
+    )
     return (
         not new_offer
         and bool(questions)
-        and position == 0
-        and YES_OPENING_RE.match(text) is not None
+        and opens
+        and YES_OPENING_RE.match(text[position:]) is not None
         and not any(_asks_to_agree(q) for q in questions)
     )
+
+
+_GREETING_ONLY_RE = re.compile(
+    r"\W*(?:(?:hi|hello|hey|thanks|thank you|thx)(?: there)?(?: for (?:reaching out|your (?:message|"
+    r"interest|inquiry)|asking|writing))?\W*)+"
+)
 
 
 def _asks_to_agree_strictly(sentence: str) -> bool:
@@ -1641,10 +1677,27 @@ def _asks_to_agree(question: str) -> bool:
 _CLARIFYING_PRICE_RE = re.compile(
     r"\b(?:(?:is|does) (?:it|that|this|the (?:price|rent|cost)|the)|(?:so )?(?:it's|that's)) "
     + PRICE
-    + r"\s?(?:for|including|include|with|per|a month|a week|monthly|total|plus|each|or|/)(?!\w)|"
+    + r"\s?(?:(?:rent|price|a month|monthly) )?(?:for|including|include|with|per|a month|a week|"
+    r"monthly|total|plus|each|or|/)(?!\w)|"
     # "is $1588 the rent after the special?", "which phone is $150, the moto or the huawei"
     r"\bis " + PRICE + r" (?:the|your) (?:rent|price|total|cost|monthly)\b|"
-    r"\bwhich (?:\w+ )?(?:is|are) " + PRICE
+    r"\bwhich (?:\w+ )?(?:is|are) "
+    + PRICE
+    + r"|"
+    # "is that both tables for 100 or 100 each", "whats the 50 for?", "is 3500 per month?"
+    + PRICE
+    + r"(?: total)? or (?:"
+    + PRICE
+    + r" )?(?:each|apiece|per)\b|"
+    r"\bwhat(?:'s| is) (?:the )?" + PRICE + r" for\b|"
+    # "so the 1448 is for a year", "is 275 for both?", "so i'd pay you 39 every month?"
+    r"\bthe " + PRICE + r" (?:is )?(?:for|per|including|includes)\b|"
+    r"\bis " + PRICE + r" (?:for|per) (?:both|each|all|the (?:pair|set|lot)|one|two)\b|"
+    r"\bso (?:i|we)(?:'d| would)? (?:pay|owe)(?: you)? " + PRICE + r"|"
+    r"\bis "
+    + PRICE
+    + r"\s?(?:per \w+|a month|monthly|/\s?\w+)(?![^?]*\b(?:ok|okay|fine|good|alright|"
+    r"doable|possible|acceptable|work)\b)"
 )
 
 
@@ -1776,6 +1829,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
 
 
 _CONTRAST_AFTER_PRICE_RE = re.compile(r"\b(?:but|however|though|although|instead|rather|prefer)\b")
+_EXTRA_AFTER_PRICE_RE = re.compile(r"\s*(?:plus|\+)\s")  # "$200 plus $10 shipping"
 
 
 # Nothing but "ok" and a goodbye takes leave, it agrees to nothing: "the rent is 1795 we dont
@@ -1790,7 +1844,10 @@ def _resists_after_price(reading: Reading, amount: float) -> bool:
     """After stating ``amount``, the turn pushes back ("Yes, I could pay $450 but I'd prefer
     $420."): stating the price there does not agree to it."""
     ends = [m.end for m in reading.prices if _same(m.amount, amount)]
-    return bool(ends) and _CONTRAST_AFTER_PRICE_RE.search(reading.text, ends[-1]) is not None
+    return bool(ends) and (
+        _CONTRAST_AFTER_PRICE_RE.search(reading.text, ends[-1]) is not None
+        or _EXTRA_AFTER_PRICE_RE.match(reading.text, ends[-1]) is not None
+    )
 
 
 def _inside_condition(reading: Reading, amount: float) -> bool:
@@ -1847,6 +1904,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         price = bind_price(ctx, previous)
     elif _bare_condition(ctx, previous):
         price = next(iter(ctx.table(previous)), None)
+    elif (offer := _offer_after_condition(prev, condition.start())) is not None:
+        price = offer
     else:
         return None
     if price is None or not ctx.plausible(price):
@@ -1864,7 +1923,19 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     )
     if _PLAIN_YES_RE.match(reading.text):
         return price  # "of course, tomorrow?" to "ok, but you pick it up"
-    return price if commits and words & errand else None
+    if not commits:
+        return None
+    # the errand done ("signed" for "sign"), or a day named for a deadline ("by friday" ->
+    # "i can do thursday")
+    if {_stem(w) for w in words} & {_stem(w) for w in errand} or (
+        _names_a_time(asked) and _names_a_time(words)
+    ):
+        return price
+    return None
+
+
+def _names_a_time(words: set[str]) -> bool:
+    return any(_WHEN_RE.fullmatch(word) for word in words)
 
 
 # A plain yes to the condition: "Of course.", "for sure, tomorrow?"
@@ -1872,6 +1943,16 @@ _PLAIN_YES_RE = re.compile(
     r"^\W*(?:of course|for sure|definitely|absolutely|certainly|no problem|say less|bet|works)\b"
     r"(?!\s+not\b)"
 )
+
+
+def _offer_after_condition(reading: Reading, start: int) -> float | None:
+    """The firm price a turn states after its condition, in the same sentence: "if you can sign
+    the lease by friday i can do 2100"."""
+    for a, b in sentence_spans(reading.text):
+        if a <= start < b:
+            offers = [m.amount for m in reading.prices if m.kind == "offer" and start < m.start < b]
+            return offers[-1] if offers else None
+    return None
 
 
 def _errand_or_time(word: str) -> bool:
