@@ -1267,3 +1267,26 @@ def test_a_yes_after_a_greeting_answers_the_question_about_facts() -> None:
         "Hi, thanks for reaching out. Yes small dogs are fine. Water is included.",
     )
     assert judge(*window, first="buyer", scenario={"list_price": 2800}) == ("ongoing", None)
+
+
+def test_checking_the_price_back_is_not_stating_it() -> None:
+    window = ("6 months is $1300, 12 months is $1200", "oh so the $1200 is for a year")
+    assert judge(*window) == ("ongoing", None)
+    assert judge("is that both for $90 or 90 each", "both for $90 total", first="buyer") == (
+        "ongoing",
+        None,
+    )
+
+
+def test_ill_take_it_if_the_price_is_right_accepts_nothing() -> None:
+    window = ("It's $480, lightly used.", "great, i'll take it if the price is right. lowest?")
+    assert judge(*window) == ("ongoing", None)
+
+
+@pytest.mark.parametrize("text", ["so june 1 is fine", "month to month after the first 12 is fine"])
+def test_dates_and_counts_before_is_fine_are_no_prices(text: str) -> None:
+    assert kinds(text, 2000) == []
+
+
+def test_a_short_question_naming_an_hour_asks_about_closing() -> None:
+    assert judge("$10 and i'll grab it today", "done. after 3 ok?", first="buyer") == ("deal", 10.0)

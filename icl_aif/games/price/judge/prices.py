@@ -260,7 +260,13 @@ _THOUSANDS_END_RE = re.compile(
     re.IGNORECASE,
 )
 _THE_BEFORE_RE = re.compile(r"\b(?:for|of|all) the\s+$", re.IGNORECASE)
+_SPAN_BEFORE_RE = re.compile(r"\bthe (?:first|last|next)\s+$", re.IGNORECASE)
+_SPAN_MAX = 100
 _COUNT_AFTER_THE_MAX = 10
+_MONTH_BEFORE_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.IGNORECASE
+)
+_DAYS_IN_A_MONTH = 31
 _SMALL_BARE_WORD_MINIMUM = 5  # "I'll take two" is not a price; "how about fifteen?" is.
 _A_DOLLAR_RE = re.compile(r"\b(an?)\s+(?=(?:dollar|buck)\b)", re.IGNORECASE)
 # After "two dollars fifty": a unit means the second number is not cents ("2 dollars 30 items").
@@ -815,6 +821,10 @@ def _bare_value(number: _Number, text: str, scale: float | None = None) -> float
         return None
     if number.value < _COUNT_AFTER_THE_MAX and _THE_BEFORE_RE.search(text, 0, number.start):
         return None  # "55 for the 3": a count of items
+    if number.value < _SPAN_MAX and _SPAN_BEFORE_RE.search(text, 0, number.start):
+        return None  # "after the first 12": months or items
+    if number.value <= _DAYS_IN_A_MONTH and _MONTH_BEFORE_RE.search(text, 0, number.start):
+        return None  # "so june 1 is fine": a date
     if _AGE_BEFORE_RE.search(text, 0, number.start):
         return None
     if number.is_word and number.value < _SMALL_BARE_WORD_MINIMUM:

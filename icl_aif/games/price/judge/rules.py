@@ -436,6 +436,7 @@ NEGATORS_RE = re.compile(
 # Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
 # to pick it up"), so it is not yet a deal.
 TERMS_AFTER_RE = re.compile(
+    r"\s*if (?:the )?price(?:'s| is) right\b|"
     r"\W*(?:but|however|only|though|although)\b[^.!?]{0,60}?\b(?:you(?:'ll| will| would|'d)?"
     r"(?: probably| still| likely)?(?: will| would)? (?:have|need|must)|only if|if you|"
     r"i (?:can't|cannot|won't)|(?:would be|is|will be) (?:your|on you|up to you))"
@@ -622,10 +623,16 @@ def _closes(question: str) -> bool:
     if CLOSING_QUESTION_RE.search(question):
         return True
     return (
-        _WHEN_RE.search(question) is not None
+        (_WHEN_RE.search(question) is not None or _HOUR_RE.search(question) is not None)
         and len(question.split()) <= _SHORT_WHEN_WORDS
         and ITEM_QUESTION_RE.search(question) is None
     )
+
+
+# An hour to meet, in a short question: "starbucks on main at 6?", "after 3 ok?"
+_HOUR_RE = re.compile(
+    r"\b(?:at|after|before|around|by)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?\W*(?:ok|okay)?\W*$"
+)
 
 
 # Right after a weak "yes": the turn answers a question about facts ("Yes it is!", "Yeah, that's
@@ -1686,9 +1693,9 @@ _CLARIFYING_PRICE_RE = re.compile(
     + r"|"
     # "is that both tables for 100 or 100 each", "whats the 50 for?", "is 3500 per month?"
     + PRICE
-    + r"(?: total)? or (?:"
+    + r"(?: total)? or (?:(?:"
     + PRICE
-    + r" )?(?:each|apiece|per)\b|"
+    + r"|\d+) )?(?:each|apiece|per)\b|"
     r"\bwhat(?:'s| is) (?:the )?" + PRICE + r" for\b|"
     # "so the 1448 is for a year", "is 275 for both?", "so i'd pay you 39 every month?"
     r"\bthe " + PRICE + r" (?:is )?(?:for|per|including|includes)\b|"
@@ -1815,6 +1822,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and not _inside_condition(reading, firm)
         and not FINAL_OFFER_RE.search(reading.text)
         and not _resists_after_price(reading, firm)
+        and not _CLARIFYING_PRICE_RE.search(reading.text)
     ):
         other = ctx.readings[previous].standing_offer()
         asked_what_it_covers = _CLARIFYING_PRICE_RE.search(ctx.readings[previous].text)
