@@ -1290,3 +1290,64 @@ def test_dates_and_counts_before_is_fine_are_no_prices(text: str) -> None:
 
 def test_a_short_question_naming_an_hour_asks_about_closing() -> None:
     assert judge("$10 and i'll grab it today", "done. after 3 ok?", first="buyer") == ("deal", 10.0)
+
+
+# --- sixth pass, third round: chat-model dialogs, traps and typos -------------------------------
+@pytest.mark.parametrize(
+    ("offer", "answer"),
+    [
+        ("$85 and it's yours", "ok,meet u at 85"),
+        ("$85?", "alrigth 85, come by after 5"),
+        ("$85?", "defintely, 85 it is"),
+        ("$85?", "a lright 85, tomorow evening?"),
+    ],
+)
+def test_typing_slips_in_an_acceptance_still_accept(offer: str, answer: str) -> None:
+    assert judge(offer, answer, first="buyer" if offer.endswith("?") else "seller")[0] == "deal"
+
+
+def test_a_letter_o_for_a_zero_and_a_comma_without_a_space() -> None:
+    assert judge("$150?", "15o and its urs", first="buyer") == ("deal", 150.0)
+    assert judge("$90?", "ugh fine 90,its yours", first="buyer") == ("deal", 90.0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sorry, but $8 doesn't even cover my cost for the helium.",
+        "Saturday works for me, but $580 is still a bit low.",
+        "Sorry, I'll pass at $12.",
+        "I'd rather keep using it myself than sell it for $100.",
+    ],
+)
+def test_chat_model_refusals_refuse_the_price(text: str) -> None:
+    assert [kind for _, kind in kinds(text, 600 if "580" in text else 20)] == ["refused"]
+
+
+@pytest.mark.parametrize(
+    ("prior", "answer"),
+    [
+        ("I'm sorry, $17 is the lowest I can go.", "Okay, thank you. I'll leave it for now."),
+        ("Let me talk to my husband. He gets home around 7.", "Of course! Just let me know."),
+        ("If she does I might do $45. I'll message you tonight.", "Sure, no rush."),
+    ],
+)
+def test_leaving_for_now_and_putting_off_are_no_deal(prior: str, answer: str) -> None:
+    assert judge("Would you take $14?", prior, answer, first="buyer")[0] != "deal"
+
+
+def test_moving_on_a_day_is_no_walk_away() -> None:
+    window = ("$400 for a Sunday pickup?", "I'm moving on Monday, so Sunday it is. $400 works.")
+    assert judge(*window, first="buyer") == ("deal", 400.0)
+
+
+def test_confirmed_answers_a_confirmation_question() -> None:
+    window = ("Just to confirm, $950 including the case, and I pick it up?", "Confirmed!")
+    assert judge(*window, first="buyer") == ("deal", 950.0)
+
+
+def test_a_repeated_hour_and_gigabytes_are_no_prices() -> None:
+    window = ("$190 and i can pick up tonight at 8", "ok 190, 8 works")
+    assert judge(*window, first="buyer") == ("deal", 190.0)
+    assert kinds("nah thats too much for 64 gigs, good luck w it", 300) == []
+    assert kinds("is the 12 pro unlocked?", 400) == []

@@ -223,7 +223,8 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
     r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
     r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
-    r"left\b|others?\b|ones?\b|gb|tb|mb|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d|"
+    r"left\b|others?\b|ones?\b|gb|tb|mb|gigs?\b|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d|"
+    r"pro\b|mini\b|"
     # a height or a size ("5'8", "48 wide"), a street address ("5390 Broadway", "14 Elm Ct")
     r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|sq\.? ?f(?:ee)?t|sqft|square|sf\b|"
     r"(?:[a-z]+ )?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|ct|court|pkwy)\b|"
@@ -248,7 +249,7 @@ _DELTA_BEFORE_RE = re.compile(
 _TIME_BEFORE_RE = re.compile(
     r"\b(?:be there|be over|come(?: by| over| get it)?|meet|pick (?:it |them )?up|arrive|stop by|"
     r"swing by|drop (?:it |them )?off|see you|tonight|tomorrow|today|morning|afternoon|evening|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|bring|work)"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|bring|work|home|back|free)"
     r"\b[^.!?$]{0,20}\b(?:at|around|by|after|before|like)\s+$",
     re.IGNORECASE,
 )
@@ -279,8 +280,8 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 # After the price, in the same clause: the speaker turns it down.
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
-    r"^\s*(?:is|'s) (?:a bit |kinda |kind of |pretty |way |really |very |a little |little |bit |"
-    r"a tad |too )?(?:low|high)\b",
+    r"^\s*(?:is|'s) (?:still )?(?:a bit |kinda |kind of |pretty |way |really |very |a little |little |"
+    r"bit |a tad |too )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
     r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much|"
     r"a (?:stretch|reach))\b",
@@ -288,7 +289,7 @@ _REFUSED_AFTER = [
     r"an option)",
     r"(?:isn't|is not|ain't|won't|doesn't|does not|will not|wouldn't)\s+(?:\w+\s+)?(?:enough|work|"
     r"cut it|do it|happen|fly|going to work|acceptable|possible|doable|realistic|reasonable|"
-    r"going to happen)",
+    r"going to happen|cover)",
     r"out of (?:the question|my (?:budget|range|price range))",
     r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less|"
     r"under|below|over|above|off)\b",
@@ -327,6 +328,10 @@ _REFUSED_BEFORE = [
     r"\b(?:keep|hold) (?:it|them|onto it)\b[^$\d]{0,20}\b(?:before|than) (?:selling|letting it go|"
     r"sell(?:ing)? it|i sell)(?: it)? (?:for|at)\s*$",
     r"\bno deal (?:at|for|with)\s*$",
+    r"\bpass(?:ing)? (?:at|on)\s*$",
+    # "I'd rather keep using it myself than sell it for $100"
+    r"\b(?:rather|prefer to)\b[^$\d]{0,40}\b(?:than|before) (?:sell(?:ing)?|let(?:ting)? (?:it|them) go)"
+    r"(?: it| them)? (?:for|at)\s*$",
     r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|say no to|"
     r"can't agree to|won't agree to)\b[^$\d]*$",
     r"\bnowhere near\s*$",
@@ -1128,6 +1133,9 @@ def with_apostrophes(text: str) -> str:
         return _BARE_CONTRACTIONS[index][2]
 
     text = _ELONGATED_RE.sub(_shortened, text)
+    text = _MISSING_SPACE_RE.sub(", ", text)
+    text = _MISSPELLED_RE.sub(lambda m: _MISSPELLED[m.group(0).lower()], text)
+    text = _LETTER_O_ZERO_RE.sub("0", text)
     text = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower().rstrip()], text)
     return _BARE_CONTRACTION_RE.sub(restore, text)
 
@@ -1159,6 +1167,32 @@ _SHORTHAND_RE = re.compile(
 
 
 # Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt".
+# A comma typed without the space after it: "ok,meet u at 85", "90,its yours" (not "1,500").
+_MISSING_SPACE_RE = re.compile(r"(?<=[a-z]),(?=[a-z0-9])|(?<=[0-9]),(?=[a-z])", re.IGNORECASE)
+# Key words typed wrong, spelled right ("alrigth", "defintely"), and words run together.
+_MISSPELLED = {
+    **dict.fromkeys(["alrigth", "alrite", "alrght", "allright", "a lright", "alrigt"], "alright"),
+    **dict.fromkeys(
+        ["defintely", "definately", "definetly", "definitly", "defenitely"], "definitely"
+    ),
+    **dict.fromkeys(["absolutly", "absolutley", "absoloutely", "absoulutely"], "absolutely"),
+    **dict.fromkeys(["perfcet", "perfct", "perfec", "prefect"], "perfect"),
+    **dict.fromkeys(["thnaks", "thansk", "tahnks", "thnks"], "thanks"),
+    **dict.fromkeys(["agred", "agreeed"], "agreed"),
+    **dict.fromkeys(["aceptable", "acceptible", "acceptabel"], "acceptable"),
+    **dict.fromkeys(["tomorow", "tommorow", "tommorrow", "tomorrrow"], "tomorrow"),
+    **dict.fromkeys(["intrested", "interseted", "intersted"], "interested"),
+    "wiling": "willing",
+    "iwill": "i will",
+    "ithink": "i think",
+    "ill take": "i'll take",
+}
+_MISSPELLED_RE = re.compile(
+    r"\b(?:" + "|".join(sorted(map(re.escape, _MISSPELLED), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+# A letter "o" typed for a zero at the end of a number: "15o and its urs".
+_LETTER_O_ZERO_RE = re.compile(r"(?<=\b\d)o\b|(?<=\b\d\d)o\b|(?<=\b\d\d\d)o\b")
 _ELONGATED_RE = re.compile(
     r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+)\b",
     re.IGNORECASE,
@@ -1196,9 +1230,12 @@ def with_sentence_breaks(text: str) -> str:
 # A question typed without its question mark opens like this: "would you do 100", "ok. any
 # issues", "how old is it" (not "can do 150", "will do", "how nice", "what a deal").
 _UNMARKED_QUESTION_RE = re.compile(
-    r"\W*(?:(?:ok|okay|so|and|but|well|hmm+|alright|cool|great|nice|sure|yes|yeah|hi|hey|also|"
-    r"oh)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|u|ya|it|"
-    r"they|that|this|there|he|she|we|i)\b|do (?:you|u|ya|they|i|we)\b|any (?:issues|problems|"
+    r"\W*(?:(?:ok|okay|k|so|and|but|well|hmm+|alright|cool|great|nice|sure|yes|yeah|hi|hey|also|"
+    r"oh|perfect|good)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|u|ya|it|"
+    r"they|that|this|there|he|she|we|i|the|those|these|\$|\d)\b|(?:could|can|would|will) \w+ be\b|"
+    r"(?:do|does) (?:you|u|ya|they|i|we|it|the)\b|any(?:thing|one|body) (?!else\b)|"
+    r"any (?!(?:time|way|day|how|longer|more|less|further|lower|higher|offer)\b)[a-z]+ [a-z]+|"
+    r"any (?:issues|problems|"
     r"damage|scratches|dents|rust|stains|leaks|marks|wear|chance|way|room|flexibility|wiggle|"
     r"discount|pets|questions|other|more)\b|what(?!\s+(?:a|an)\b)|whats|what's|how(?!\s+(?:nice|"
     r"cool|great|sweet|awesome|lovely|fun|exciting|wonderful|kind|generous)\b)|hows|how's|"

@@ -157,6 +157,19 @@ paying in two parts is fine then ill do 450") conditions nothing (words compared
 urs" reads "it's yours"; "they're yours" closes like "it's yours"; "glad we reached an agreement"
 accepts; "if that's convenient" sets no terms.
 
+Sixth pass (issue 24), from chats written here from scratch in many registers (crowdworker chat,
+rentals, cars, bundles, subtle closings, traps, typos, chat-model dialogs): a "yes" to what a
+price covers ("is the $1800 per month?", "is $1588 the rent after the special?", "which one is
+$150", "is 275 for both?") takes no price, nor is it "both sides stated the price"; a question
+typed without its "?" is a question when it opens like one ("ok cool. any dents on the frame");
+"I'll pass then", "thanks though", "nah that's ok", "guess not" and "ok bye" walk away, and an
+"OK" after a walk-away confirms nothing; "$25 and it's yours if you grab it today" to $20
+counters; a bare number repeating the other side's price names it; an "OK" to a put-off decision
+("let me see if anyone else bites") or "will do" to "let me know" accepts nothing; conditions on
+"they" or a day ("but it has to be sunday") are committed to by naming the day or doing the
+errand in other words ("signed" for "sign", a dolly for moving it); chat answers accept ("aight",
+"can do", "that'll do", a thumbs-up); a short question naming an hour asks about closing.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -312,6 +325,7 @@ WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
     r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
     r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
+    r"confirmed|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
     r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|no(?! (?:problem|prob|worries|doubt))|nah|nope|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
@@ -466,7 +480,7 @@ WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
     r"(?:pass\b(?!\s+(?:(?:by|it|along|through|the|me|you)\b|" + PRICE + r"))|"
     r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|on|in|"
-    r"by|outside|for|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
+    r"by|outside|for(?! now)|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online|"
@@ -480,7 +494,7 @@ WALK_AWAY = [
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
     r"(?! (?:town|the (?:country|state|area|city)|for|on|tomorrow|next|soon|in|friday|"
     r"saturday|sunday|monday|tuesday|wednesday|thursday)\b)|"
-    r"done here|moving on|passing|"
+    r"done here|moving on(?! (?:the \d|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
     r"\b(?:walk(?:ing)? away|i'm walking|i walk)\b(?!\s+(?:happy|with|satisfied|feeling|"
     r"from a good))",
@@ -655,7 +669,7 @@ ITEM_QUESTION_RE = re.compile(
 # ... unless it also asks for an answer to a price: "Would you take $40? Is it still available?"
 CLOSING_ASK_RE = re.compile(
     r"\b(?:would you|will you|could you|can you|how about|what about|deal|work for you|works for "
-    r"you|sound|okay with|ok with|fine with|agree|take it|want it|buy it|acceptable)\b"
+    r"you|sound|okay with|ok with|fine with|agree|take it|want it|buy it|acceptable|to confirm)\b"
 )
 # A question that invites an offer or more questions, not an agreement: "Would you like to make
 # an offer?", "Do you have any questions?"
@@ -725,7 +739,9 @@ ERRANDS = (
     frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
     frozenset({"deliver", "delivering", "bring", "drop", "ship", "send"}),
     frozenset({"meet", "meeting"}),
-    frozenset({"move", "haul", "load", "carry", "truck", "dolly", "van", "trailer"}),
+    frozenset(
+        {"move", "haul", "load", "carry", "truck", "dolly", "van", "trailer", "bring", "help"}
+    ),
     frozenset({"sign", "signing", "lease", "deposit"}),
 )
 ERRAND_WORDS = frozenset().union(*ERRANDS)
@@ -832,22 +848,7 @@ class Reading:
 
 
 def _is_question(sentence: str) -> bool:
-    """The sentence asks: it ends with "?", or, typed without one, it opens like a question and
-    ends with no stop at all ("any scratches on it", "ok. is the 2300 firm")."""
-    tail = sentence.rstrip().rstrip("\"')")
-    if tail.endswith(("?", "?!", "!?")):
-        return True
-    return bool(tail) and tail[-1].isalnum() and _BARE_QUESTION_RE.match(tail) is not None
-
-
-# How a question typed without its "?" opens: "any rust on it", "how old is it", "is the 2300 firm"
-_BARE_QUESTION_RE = re.compile(
-    r"^\W*(?:(?:ok|okay|k|so|and|also|oh|hey|hi|but|well|cool|nice|great|perfect|good|alright)\W+)*"
-    r"(?:any(?:thing|one|body)?(?! ?(?:time|way|day|how)\b)|how|what(?! an? )|when|where|which|who|"
-    r"why(?! (?:yes|not|sure|of course)\b)|(?:is|was) (?:it|there|the|that|this|he|she|\$)|"
-    r"are (?:there|they|you|the|those|these)|(?:does|did|do) (?:it|the|that|this|you|he|she|they)|"
-    r"(?:can|could|would|will) (?:you|u|i|we|\w+ be)|(?:have|has) (?:you|it|the|anyone))(?!\w)"
-)
+    return sentence.rstrip().rstrip("\"')").endswith(("?", "?!", "!?"))
 
 
 # Where a question about closing starts inside a run-on sentence typed without a full stop:
@@ -1065,6 +1066,29 @@ def _echoes_marked(text: str, other: Reading) -> str:
 
 
 _ECHO_MINIMUM = 10  # "5" repeated is more often a count or an hour than a price
+_LAST_HOUR = 12
+_TIME_CUE_RE = re.compile(
+    r"\b(?:tonight|tomorrow|today|morning|afternoon|evening|pick(?:ing)? (?:it |them )?up|come|"
+    r"swing by|stop by|be there|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^.!?$\d]{0,20}$",
+    re.I,
+)
+_HOUR_NAMED_RE = re.compile(
+    r"\b(?:at|by|around|after|before|till|until)\s+(\d{1,2})(?::\d\d)?\s*(?:am|pm)?\b", re.I
+)
+
+
+def _hours_marked(text: str, other: str) -> str:
+    """``text`` with a bare number that repeats an hour the other side just named marked as an
+    hour: "I can pick up tonight at 8" -> "ok 190, 8 works" names no price of $8."""
+    hours = {
+        m.group(1)
+        for m in _HOUR_NAMED_RE.finditer(other)
+        if int(m.group(1)) <= _LAST_HOUR
+        and (m.group(0).endswith(("am", "pm")) or _TIME_CUE_RE.search(other, 0, m.start()))
+    }
+    for hour in hours:
+        text = re.sub(rf"(?<![\w$.,:]){hour}(?![\w,:]|\.\d|\s*(?:am|pm)\b)", hour + "pm", text)
+    return text
 
 
 # A condition that may have been granted already: "if you're willing to take installments, ...".
@@ -1166,6 +1190,7 @@ class Context:
                 text = _that_price_named(text, price)
             if not readings[i].prices:
                 text = _echoes_marked(text, readings[i - 1])
+            text = _hours_marked(text, texts[i - 1])
             if text != texts[i]:
                 readings[i] = read_turn(text, scale)
         return cls(window, readings, scenario)
@@ -1549,7 +1574,8 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
 _DEFERS_RE = re.compile(
     r"\b(?:(?:let me|(?:i'll|i will|i need to|i have to|gotta)) (?:think|(?:see|check) (?:if|what|how|"
     r"whether)|check|ask|sleep on|talk (?:to|with|it)|run (?:it|that|this) (?:by|past))|"
-    r"(?:i'll|i will) (?:let you know|get back)|idk|not sure yet)\b"
+    r"(?:i'll|i will) (?:let you know|get back|message you|text you|call you|email you)|idk|"
+    r"not sure yet)\b"
 )
 # ... or asks to hear back later: "ok well let me know, 265 is my max" -> "will do"
 _ASKS_TO_HEAR_RE = re.compile(
@@ -1566,8 +1592,12 @@ def _acknowledges_a_delay(text: str, prior: str) -> bool:
     do") agrees to nothing."""
     spans = sentence_spans(prior)
     last = prior[spans[-1][0] : spans[-1][1]] if spans else prior
-    if _DEFERS_RE.search(last):
-        return True
+    deferral = _DEFERS_RE.search(prior)
+    if deferral is not None:
+        # ... unless a later sentence makes a fresh offer ("let me think. ok $180 final")
+        end = next((b for a, b in spans if a <= deferral.start() < b), len(prior))
+        if not re.search(PRICE, prior[end:]):
+            return True
     return bool(_ASKS_TO_HEAR_RE.search(last) and _PROMISE_RE.match(text))
 
 
@@ -1701,6 +1731,8 @@ _CLARIFYING_PRICE_RE = re.compile(
     r"\bthe " + PRICE + r" (?:is )?(?:for|per|including|includes)\b|"
     r"\bis " + PRICE + r" (?:for|per) (?:both|each|all|the (?:pair|set|lot)|one|two)\b|"
     r"\bso (?:i|we)(?:'d| would)? (?:pay|owe)(?: you)? " + PRICE + r"|"
+    # "hi the 2br is 2100?"
+    r"\b(?:the|this|that) [\w ]{1,20}? is " + PRICE + r"\s*(?:/\s?\w+|a month|per \w+)?\s*\?|"
     r"\bis "
     + PRICE
     + r"\s?(?:per \w+|a month|monthly|/\s?\w+)(?![^?]*\b(?:ok|okay|fine|good|alright|"
