@@ -16,6 +16,8 @@ change made to every line:
 - ``ellipses``: a full stop written "...";
 - ``loud``: "!" and "?" written "!!!" and "???";
 - ``yeah_okay``: "ok" written "okay" and "yes" "yeah";
+- ``swapped_letters``: in about a third of the words of five letters or more, two neighbouring
+  letters swapped ("sounds" written "sonuds"), the same slips on every run;
 - ``split_turns``: a turn of several sentences sent as two messages, its first sentence and the
   rest (the moderator's window then holds fewer exchanges).
 
@@ -32,6 +34,7 @@ Run it on dialogs you may read (a development half), not on a held-out set.
 from __future__ import annotations
 
 import argparse
+import random
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -53,6 +56,25 @@ _SHORT = {
     "because": "bc",
     "tomorrow": "tmrw",
 }
+_SWAP_SHARE = 0.35
+_LONG_WORD_RE = re.compile(r"[A-Za-z]{5,}")
+
+
+def _swap_letters(text: str) -> str:
+    """``text`` with two neighbouring letters swapped in about a third of its long words, seeded
+    by the text so that every run makes the same slips."""
+    rng = random.Random(text)
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if rng.random() >= _SWAP_SHARE:
+            return word
+        i = rng.randrange(1, len(word) - 2)
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+    return _LONG_WORD_RE.sub(swap, text)
+
+
 VARIANTS: dict[str, Callable[[str], str]] = {
     "as_written": lambda text: text,
     "no_dollar": lambda text: re.sub(r"\$\s?(?=\d)", "", text),
@@ -82,6 +104,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
         text,
         flags=re.I,
     ),
+    "swapped_letters": _swap_letters,
 }
 SPLIT_TURNS = "split_turns"
 _FIRST_SENTENCE_RE = re.compile(r"^(.+?[.!?])\s+(\S.*)$", re.S)

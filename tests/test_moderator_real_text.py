@@ -1351,3 +1351,31 @@ def test_a_repeated_hour_and_gigabytes_are_no_prices() -> None:
     assert judge(*window, first="buyer") == ("deal", 190.0)
     assert kinds("nah thats too much for 64 gigs, good luck w it", 300) == []
     assert kinds("is the 12 pro unlocked?", 400) == []
+
+
+def test_assent_price_and_hand_over_declare_the_deal_when_the_ask_is_out_of_view() -> None:
+    window = (
+        "does it come with the remote?",
+        "yes, and the wall mount",
+        "will you drop it off?",
+        "sure, I can do that",
+        "Fine. $1,150. I'll send you my address, you can bring it over Sunday.",
+    )
+    assert judge(*window, first="buyer", scenario={"list_price": 1400}) == ("deal", 1150.0)
+    # with an offer of its own in view it stays an offer
+    assert judge("I want $1,300.", "Fine. $1,150. I'll be there at noon.", first="seller")[0] == (
+        "ongoing"
+    )
+
+
+@pytest.mark.parametrize(
+    "answer", ["That sonuds good to me.", "ok that wroks", "Pefrect.", "I wuold do that!"]
+)
+def test_key_words_with_two_letters_swapped_still_accept(answer: str) -> None:
+    assert judge("$430?", answer, first="buyer") == ("deal", 430.0)
+
+
+def test_english_words_are_not_read_as_slips() -> None:
+    text = "the form is from the office, a quiet trial, an oaky red"
+    assert with_apostrophes(text) == text
+    assert with_apostrophes("sonuds great, taht wroks") == "sounds great, taht works"

@@ -1135,6 +1135,7 @@ def with_apostrophes(text: str) -> str:
     text = _ELONGATED_RE.sub(_shortened, text)
     text = _MISSING_SPACE_RE.sub(", ", text)
     text = _MISSPELLED_RE.sub(lambda m: _MISSPELLED[m.group(0).lower()], text)
+    text = _SWAPPED_LETTERS_RE.sub(lambda m: _SWAPPED_LETTERS[m.group(0).lower()], text)
     text = _LETTER_O_ZERO_RE.sub("0", text)
     text = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower().rstrip()], text)
     return _BARE_CONTRACTION_RE.sub(restore, text)
@@ -1190,6 +1191,69 @@ _MISSPELLED = {
 _MISSPELLED_RE = re.compile(
     r"\b(?:" + "|".join(sorted(map(re.escape, _MISSPELLED), key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
+)
+# Key words typed with two neighbouring letters swapped ("sonuds good", "wolud work", "that
+# wroks", "pefrect", "acecpt"): each such slip of these words is read as the word. None of the
+# slips is an English word of its own.
+_SWAPPED_LETTERS_WORDS = frozenset(
+    {
+        "sounds",
+        "sound",
+        "would",
+        "works",
+        "perfect",
+        "great",
+        "awesome",
+        "accept",
+        "accepted",
+        "agreed",
+        "agree",
+        "alright",
+        "definitely",
+        "absolutely",
+        "certainly",
+        "excellent",
+        "fantastic",
+        "wonderful",
+        "thanks",
+        "thank",
+        "yours",
+        "yourself",
+        "offer",
+        "price",
+        "tomorrow",
+        "tonight",
+        "deliver",
+        "interested",
+        "reasonable",
+        "deal",
+        "sure",
+        "fine",
+        "okay",
+        "lowest",
+        "final",
+        "budget",
+        "cheaper",
+        "expensive",
+        "afford",
+        "elsewhere",
+        "willing",
+    }
+)
+
+
+def _swapped(word: str) -> set[str]:
+    return {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)} - {word}
+
+
+_SWAPPED_LETTERS = {
+    slip: word
+    for word in _SWAPPED_LETTERS_WORDS
+    for slip in _swapped(word)
+    if slip not in _SWAPPED_LETTERS_WORDS and slip not in {"oaky", "dela"}  # words of their own
+}
+_SWAPPED_LETTERS_RE = re.compile(
+    r"\b(?:" + "|".join(sorted(_SWAPPED_LETTERS, key=len, reverse=True)) + r")\b", re.IGNORECASE
 )
 # A letter "o" typed for a zero at the end of a number: "15o and its urs".
 _LETTER_O_ZERO_RE = re.compile(r"(?<=\b\d)o\b|(?<=\b\d\d)o\b|(?<=\b\d\d\d)o\b")

@@ -1833,6 +1833,9 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
     taken = _takes_closing_offer(ctx, last)
     if taken is not None:
         return PriceVerdict("deal", price=taken, reason="closing offer taken")
+    declared = _declares_with_hand_over(ctx, last)
+    if declared is not None:
+        return PriceVerdict("deal", price=declared, reason="acceptance")
 
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
@@ -2126,6 +2129,38 @@ def _takes_closing_offer(ctx: Context, index: int) -> float | None:
     if _TAKING_RE.match(text) or arranging or _accepts(ctx, index):
         return price
     return None
+
+
+_ASSENT_OPENING_RE = re.compile(r"^\W*(?:fine|ok|okay|alright|sure|deal)\W")
+_HAND_OVER_RE = re.compile(
+    r"\b(?:i(?:'ll| will) (?:give|send|text) you (?:the|my) address|you can (?:bring|drop|pick) (?:it|them)|"
+    r"i(?:'ll| will) (?:pick (?:it|them) up|come (?:by|get|pick)|be there)|see you (?:then|tomorrow|"
+    r"tonight|soon))\b"
+)
+
+
+def _declares_with_hand_over(ctx: Context, index: int) -> float | None:
+    """Turn ``index`` assents, names a price and arranges the hand-over, asking nothing, while
+    the other side's price is out of the window: "Fine. $1,800. I will give you the address. You
+    can bring it over tomorrow." declares the deal at $1,800."""
+    reading = ctx.readings[index]
+    if (
+        ctx.previous_other(index) is None
+        or ctx.table(index)
+        or reading.ending is not None
+        or reading.has_question
+        or not _ASSENT_OPENING_RE.match(reading.text)
+        or not _HAND_OVER_RE.search(reading.text)
+        or CONTINUES_RE.search(reading.text)
+    ):
+        return None
+    spans = sentence_spans(reading.text)
+    head = spans[1][1] if len(spans) > 1 else len(reading.text)
+    named = [m.amount for m in reading.prices if m.kind == "offer" and m.start < head]
+    others = {m.amount for m in reading.prices if ctx.plausible(m.amount)}
+    if len(named) != 1 or not ctx.plausible(named[0]) or len(others) > 1:
+        return None
+    return named[0]
 
 
 def _carry_over(
