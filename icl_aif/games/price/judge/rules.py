@@ -168,7 +168,9 @@ counters; a bare number repeating the other side's price names it; an "OK" to a 
 ("let me see if anyone else bites") or "will do" to "let me know" accepts nothing; conditions on
 "they" or a day ("but it has to be sunday") are committed to by naming the day or doing the
 errand in other words ("signed" for "sign", a dolly for moving it); chat answers accept ("aight",
-"can do", "that'll do", a thumbs-up); a short question naming an hour asks about closing.
+"can do", "that'll do", a thumbs-up); a short question naming an hour asks about closing; key
+words typed with slips ("alrigth", "sonuds good") read as meant; an assent, a price and the
+hand-over arranged declare a deal whose ask is out of the window (step 2).
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
