@@ -126,7 +126,8 @@ _AGE_BEFORE_RE = re.compile(
 )
 # After "5k": not money ("5k miles", "10k run", "4k video").
 _K_UNIT_AFTER_RE = re.compile(
-    r"\s*(?:(?:mostly|highway|city|original|total|actual|road)\s+)*(?:mi\b|miles?|km|kms|run|race|steps|views|followers|subscribers|resolution|video|"
+    r"\s*(?:(?:mostly|highway|city|original|total|actual|road)\s+)*(?:mi\b|miles?|km|kms|run|race|"
+    r"steps|views|followers|subscribers|resolution|video|"
     r"display|tv|monitor|screen|rpm)",
     re.IGNORECASE,
 )
@@ -152,14 +153,16 @@ _BARE_CUE_RE = re.compile(
     r"more than))"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
-    r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|at least|"
+    r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|"
+    r"at least|"
     r"your|even))*\s+$",
     re.IGNORECASE,
 )
 # An assent right before a bare number names the price it takes ("ugh fine, 260", "yeah ok 8400",
 # "you got it, 110", "then 400 is fine").
 _ASSENT_BEFORE_RE = re.compile(
-    r"\b(?:ok|okay|okie|okey|k|kk|fine|sure|alright|aight|yes|yep|yeah|ya|deal|done|sold|got it|fair|bet|"
+    r"\b(?:ok|okay|okie|okey|k|kk|fine|sure|alright|aight|yes|yep|yeah|ya|deal|done|sold|got it|"
+    r"fair|bet|"
     r"enough|agreed|perfect|great|cool|then)\W{0,4}$",
     re.IGNORECASE,
 )
@@ -196,15 +199,19 @@ _INTERJECTION_RE = re.compile(
 _BARE_AFTER_CUE_RE = re.compile(
     r"\s*(?:,?\s*and (?:it's|it is|its|we have|we've got|we got|you've got|you got|you have|you'll "
     r"have|we'll have|i'll|i will|we can|we're|we are|you can have|the \w+ is|it'?s? yours|"
-    r"call it|deal|(?:that's|thats|that is) (?:my|the|it|final|firm|as (?:low|high|far|much))\b)|then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
+    r"call it|deal|(?:that's|thats|that is) (?:my|the|it|final|firm|as (?:low|high|far|much))\b)|"
+    r"then\b(?!\s+(?:i|we|you|it|the|that)\b)|it is\b|it's a deal|(?:would|will|should|could) (?:work|be (?:fine|ok|okay|"
     r"good|great|perfect|acceptable|fair))|sounds (?:great|perfect|fine|reasonable|fantastic|ok|"
     r"okay|like a (?:deal|fair|good|great))|is (?:fine|good|great|ok|okay|perfect|a deal|doable|"
-    r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|is (?:my|"
+    r"reasonable|acceptable)|is (?:a bit |a little |way |much |still )?too (?:low|high|much)|"
+    r"is (?:my|"
     r"the|our) (?:final|best|last|lowest|bottom|floor|minimum|maximum|max|limit|offer|price|top|"
-    r"budget)|is as (?:low|high|far) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|fine|"
+    r"budget)|is as (?:low|high|far) as|works\b|work\b|is fine|be (?:all right|alright|ok|okay|"
+    r"fine|"
     r"good|acceptable)\b|,? (?:last|lowest|best|bottom|max)(?: price| offer| one)?\b|"
     r"is (?:really |actually |honestly |truly )?(?:the |my )?(?:most|max|highest|lowest|least|best)"
-    r"\b|(?:and )?(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly| literally)? "
+    r"\b|(?:and )?(?:fr |tbh |honestly |really )?(?:that's|thats|that is|is)(?: really| honestly|"
+    r" literally)? "
     r"all (?:i|we|i've)\b|is fair|sounds (?:good|fair)|,? final\b|"
     r",? firm\b|tops\b|or nothing|obo\b|and (?:(?:we're|we are|i'm|i am) )?(?:good|done|set)|"
     r"/\s?(?:mo|month|mth|wk|week)\b|for (?:the|it|this|"
@@ -223,7 +230,8 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"seconds?|secs?|times?|items?|pieces?|pcs|units?|of\b|people|miles?|km|inches|inch|"
     r"in\b(?! cash)|cm|mm|kg|lbs?|pounds?|feet|foot|ft|am\b|pm\b|a\.m|p\.m|o'clock|th\b|st\b|"
     r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
-    r"left\b|others?\b|ones?\b|gb|tb|mb|gigs?\b|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|:\d|"
+    r"left\b|others?\b|ones?\b|gb|tb|mb|gigs?\b|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|"
+    r":\d|"
     r"pro\b|mini\b|"
     # a height or a size ("5'8", "48 wide"), a street address ("5390 Broadway", "14 Elm Ct")
     r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|sq\.? ?f(?:ee)?t|sqft|square|sf\b|"
@@ -280,7 +288,8 @@ _UNIT_AFTER_RE = re.compile(r"\s*(?:[a-z]+s\b|%|\$|dollar|buck|cent)", re.IGNORE
 # After the price, in the same clause: the speaker turns it down.
 _REFUSED_AFTER = [
     r"too (?:low|high|much|little|steep|expensive|cheap|rich|pricey)",
-    r"^\s*(?:is|'s) (?:still )?(?:a bit |kinda |kind of |pretty |way |really |very |a little |little |"
+    r"^\s*(?:is|'s) (?:still )?(?:a bit |kinda |kind of |pretty |way |really |very |a little |"
+    r"little |"
     r"bit |a tad |too )?(?:low|high)\b",
     r"(?:is|'s|seems|sounds|feels|would be|was)\s+(?:\w+\s+){0,2}?(?:a lot|steep|pricey|"
     r"expensive|(?:a bit|a little|a tad|way|so|too|kinda|kind of|pretty|rather|quite) much|"
@@ -291,7 +300,8 @@ _REFUSED_AFTER = [
     r"cut it|do it|happen|fly|going to work|acceptable|possible|doable|realistic|reasonable|"
     r"going to happen|cover)",
     r"out of (?:the question|my (?:budget|range|price range))",
-    r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|less|"
+    r"(?:is|'s|seems|sounds)\s+(?:way|much|far|a lot|a bit|a little|too)\s+(?:higher|more|lower|"
+    r"less|"
     r"under|below|over|above|off)\b",
     r"(?:below|under|less than) (?:my|what i|what it|the) (?:cost|budget|minimum|floor|bottom|"
     r"paid|asking(?: price)?|list(?:ing|ed)? price)",
@@ -312,7 +322,8 @@ _REFUSED_AFTER = [
 ]
 # Before the price, in the same clause, ending right at it: the speaker turns it down.
 _REFUSED_BEFORE = [
-    r"\b(?:can't|cannot|can not|cant|won't|wont|wouldn't|wouldnt|couldn't|couldnt|will not|would not|"
+    r"\b(?:can't|cannot|can not|cant|won't|wont|wouldn't|wouldnt|couldn't|couldnt|will not|"
+    r"would not|"
     r"could not|unable to|"
     r"not able to|not willing to|not going to|not gonna|"
     r"(?:no way|no chance|not a chance)(?: that)? (?:i|we)(?:'d|'ll| would| will|"
@@ -330,7 +341,8 @@ _REFUSED_BEFORE = [
     r"\bno deal (?:at|for|with)\s*$",
     r"\bpass(?:ing)? (?:at|on)\s*$",
     # "I'd rather keep using it myself than sell it for $100"
-    r"\b(?:rather|prefer to)\b[^$\d]{0,40}\b(?:than|before) (?:sell(?:ing)?|let(?:ting)? (?:it|them) go)"
+    r"\b(?:rather|prefer to)\b[^$\d]{0,40}\b(?:than|before) (?:sell(?:ing)?|let(?:ting)? (?:it|"
+    r"them) go)"
     r"(?: it| them)? (?:for|at)\s*$",
     r"\b(?:reject|rejecting|decline|declining|turn down|turning down|pass on|passing on|say no to|"
     r"can't agree to|won't agree to)\b[^$\d]*$",
@@ -397,7 +409,8 @@ _REFERENCE_BEFORE = [
     r"\b(?:sells|goes for|going for|going rate|market (?:price|value|rate)|lists? for|charges?|"
     r"charging|asks|asking for them)\b",
     r"\b(?:they|these|those|people|others|folks|stores?|shops?|retailers?|dealers?|sellers?|"
-    r"vendors?|someone|somebody|anyone|anybody|everyone|everybody|amazon|ebay|craigslist|walmart|the guy|"
+    r"vendors?|someone|somebody|anyone|anybody|everyone|everybody|amazon|ebay|craigslist|walmart|"
+    r"the guy|"
     r"other sellers?|next door|across the street|down the (?:street|road))\b.*\b(?:sell|sells|"
     r"selling|sold|go|goes|going|went|cost|costs|list|listed|listing|charge|charges|charging|"
     r"price|priced|pricing|ask|asks|asking|offer|offers|offering|want|wants|were|was|had)\b",
@@ -1079,7 +1092,8 @@ _BARE_CONTRACTIONS: tuple[tuple[str, str, str], ...] = (
         # ("I'm ill", "ill health")
         r"(?<!\bam )(?<!\bim )(?<!\bi'm )(?<!\bfeel )(?<!\bfeeling )(?<!\bwas )(?<!\bbeen )"
         r"(?<!\bvery )(?<!\bfell )(?<!\bgot )ill",
-        r"(?=\s+(?!(?:health|will|fitting|effects?|feelings?|advised|repute|at ease|people|patients?|"
+        r"(?=\s+(?!(?:health|will|fitting|effects?|feelings?|advised|repute|at ease|people|"
+        r"patients?|"
         r"and|or|with|from|for|in|of|but|so|too|to|the|a|an)\b)[a-z])",
         "i'll",
     ),
@@ -1167,7 +1181,6 @@ _SHORTHAND_RE = re.compile(
 )
 
 
-# Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt".
 # A comma typed without the space after it: "ok,meet u at 85", "90,its yours" (not "1,500").
 _MISSING_SPACE_RE = re.compile(r"(?<=[a-z]),(?=[a-z0-9])|(?<=[0-9]),(?=[a-z])", re.IGNORECASE)
 # Key words typed wrong, spelled right ("alrigth", "defintely"), and words run together.
@@ -1186,15 +1199,14 @@ _MISSPELLED = {
     "wiling": "willing",
     "iwill": "i will",
     "ithink": "i think",
-    "ill take": "i'll take",
 }
 _MISSPELLED_RE = re.compile(
     r"\b(?:" + "|".join(sorted(map(re.escape, _MISSPELLED), key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 # Key words typed with two neighbouring letters swapped ("sonuds good", "wolud work", "that
-# wroks", "pefrect", "acecpt"): each such slip of these words is read as the word. None of the
-# slips is an English word of its own.
+# wroks", "pefrect", "acecpt"): each such slip of these words is read as the word, bar the slips
+# that are words of their own and could be meant ("oaky", "dela").
 _SWAPPED_LETTERS_WORDS = frozenset(
     {
         "sounds",
@@ -1253,10 +1265,12 @@ _SWAPPED_LETTERS = {
     if slip not in _SWAPPED_LETTERS_WORDS and slip not in {"oaky", "dela"}  # words of their own
 }
 _SWAPPED_LETTERS_RE = re.compile(
-    r"\b(?:" + "|".join(sorted(_SWAPPED_LETTERS, key=len, reverse=True)) + r")\b", re.IGNORECASE
+    r"\b(?:" + "|".join(sorted(_SWAPPED_LETTERS, key=lambda w: (-len(w), w))) + r")\b",
+    re.IGNORECASE,
 )
 # A letter "o" typed for a zero at the end of a number: "15o and its urs".
 _LETTER_O_ZERO_RE = re.compile(r"(?<=\b\d)o\b|(?<=\b\d\d)o\b|(?<=\b\d\d\d)o\b")
+# Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt".
 _ELONGATED_RE = re.compile(
     r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+)\b",
     re.IGNORECASE,
@@ -1295,7 +1309,8 @@ def with_sentence_breaks(text: str) -> str:
 # issues", "how old is it" (not "can do 150", "will do", "how nice", "what a deal").
 _UNMARKED_QUESTION_RE = re.compile(
     r"\W*(?:(?:ok|okay|k|so|and|but|well|hmm+|alright|cool|great|nice|sure|yes|yeah|hi|hey|also|"
-    r"oh|perfect|good)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|u|ya|it|"
+    r"oh|perfect|good)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|"
+    r"u|ya|it|"
     r"they|that|this|there|he|she|we|i|the|those|these|\$|\d)\b|(?:could|can|would|will) \w+ be\b|"
     r"(?:do|does) (?:you|u|ya|they|i|we|it|the)\b|any(?:thing|one|body) (?!else\b)|"
     r"any (?!(?:time|way|day|how|longer|more|less|further|lower|higher|offer)\b)[a-z]+ [a-z]+|"

@@ -265,8 +265,10 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
     + PRICE
     + r")",
-    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|buy|grab|"
-    r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|inspected)\b))"
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|"
+    r"buy|grab|"
+    r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|"
+    r"inspected)\b))"
     r" (?:it|that|them|"
     # not "I'll take the door off myself"
     r"this|the \w+(?! (?:off|out|apart|down)\b))\b(?! (?:into|under|in mind))",
@@ -321,7 +323,8 @@ STRONG_ACCEPT = [
     r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
     # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
     r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your (?:offer|price|" + PRICE + r")",
-    r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|cash)\b",
+    r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|"
+    r"cash)\b",
 ]
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
@@ -329,14 +332,16 @@ WEAK_ACCEPT = [
     r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
     r"confirmed|"
     r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
-    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|no(?! (?:problem|prob|worries|doubt))|nah|nope|condition|shape|quality|"
+    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|no(?! (?:problem|prob|worries|"
+    r"doubt))|nah|nope|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
     r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
     r"(?:good|great|fair|"
     r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan|ideal|excellent|"
     r"wonderful|fantastic|lovely|terrific)\b(?! question| point)",
     # "That sounds like a fair price", "sounds like a great deal": an evaluation of the offer
-    r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|reasonable|"
+    r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|"
+    r"reasonable|"
     r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer)\b",
     r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
@@ -358,9 +363,8 @@ WEAK_ACCEPT = [
     r"(?:\b(?:i|we) |^\W*(?:(?:yes|yeah|ok|okay|sure)\W+)?)(?:can|could) (?:prob(?:ably)? )?make "
     r"(?:that|it|this|" + PRICE + r") (?:work|happen)\b",
     r"\b(?:happy|willing|glad|fine|ok|okay) to let (?:it|them) go (?:for|at) " + PRICE + r"(?!\w)",
-    r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|this|"
-    + PRICE
-    + r")(?!\w)",
+    r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|"
+    r"this|" + PRICE + r")(?!\w)",
     r"\b(?:good|fine|ok|okay|cool) (?:with|by) me\b",
     r"\b(?:that's|that is|thats) a (?:fair|good|reasonable|decent|great|solid) deal\b",
     r"\byou(?:'ve| have)? convinced me\b",
@@ -425,8 +429,10 @@ WEAK_ACCEPT = [
     # "I'm in!", not "I'm in Berkeley"
     r"\b(?:i'm|i am|we're|we are) in(?: (?:at|for) " + PRICE + r"(?!\w))?\W*$",
     r"\bi(?:'ll| will) take (?:you up on|that offer|your offer)\b",
-    r"\b(?:will do|i(?:'ll| will|'d| would| could| can)(?: only| probably| definitely)? (?:do|manage|"
-    r"swing|pay) (?:that|it)(?! for)|i(?:'ll| will| can| could|'d| would) go (?:that|so) (?:low|high)|"
+    r"\b(?:will do|i(?:'ll| will|'d| would| could| can)(?: only| probably| definitely)? (?:do|"
+    r"manage|"
+    r"swing|pay) (?:that|it)(?! for)|i(?:'ll| will| can| could|'d| would) go (?:that|so) (?:low|"
+    r"high)|"
     r"(?:that's|that is|it's|sounds) agreeable|agreeable to me|"
     r"i(?:'ll| will| can| could) make (?:that|it) work)\b",
     # CraigslistBargain chats close with an offer form: "I'll enter the offer", "submit your offer"
@@ -464,11 +470,13 @@ CONTINUES_RE = re.compile(
     r"\b(?:but|however|(?<!even )though|although|except|unless|(?<!even )if|as long as|provided|"
     r"still|instead|meet me|"
     r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
-    r"higher|less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|let me think|"
+    r"higher|less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|"
+    r"let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
     r"sleep on it|consider|unfortunately|sadly|sorry|afraid|way above|above my|over my|out of my|"
-    r"beyond my|can't afford|cant afford|cannot afford|too (?:expensive|far|pricey|rich)|wiggle room|any room|"
+    r"beyond my|can't afford|cant afford|cannot afford|too (?:expensive|far|pricey|rich)|"
+    r"wiggle room|any room|"
     r"budge)\b"
 )
 
@@ -481,8 +489,10 @@ _I_WILL = (
 WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
     r"(?:pass\b(?!\s+(?:(?:by|it|along|through|the|me|you)\b|" + PRICE + r"))|"
-    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|on|in|"
-    r"by|outside|for(?! now)|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|shop elsewhere|"
+    r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|"
+    r"on|in|"
+    r"by|outside|for(?! now)|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|"
+    r"shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online|"
@@ -490,7 +500,8 @@ WALK_AWAY = [
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
     r"go somewhere else|sell it (?:to someone else|elsewhere)|find another buyer|"
     r"wait for another buyer|bow out|back out|end (?:it|this|the negotiation) here|"
-    r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|couple)(?: of)? )?"
+    r"(?:look|search|shop|check) (?:for |at |around |around for |out )?(?:a (?:few|"
+    r"couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
@@ -505,17 +516,20 @@ WALK_AWAY = [
     r"appreciate your time|"
     r"thank you anyway|thanks for your time|thank you for your time|never ?mind\b(?!\s+(?:the|"
     r"that|about)\b)|nvm|forget it|forget about it)\b",
-    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
+    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|"
+    r"great) (?:day|one|"
     r"evening|night|weekend)|good luck (?:with|selling|finding|to you)|best of luck)\b",
     r"\b(?:we're|we are) done\b",
     # "nah that's ok, i'll get one on amazon", "k guess not then"
-    r"^\W*(?:nah|nope|no)\W+(?:that's|it's|its|thats) (?:ok|okay|alright|fine)\b(?!\s+(?:with|by)\b)",
+    r"^\W*(?:nah|nope|no)\W+(?:that's|it's|its|thats) (?:ok|okay|alright|fine)\b(?!\s+(?:with|"
+    r"by)\b)",
     r"\b(?<!don't )(?<!dont )guess not\b",
     # "lol ok. pass", "pass then"
     r"^\W*(?:(?:ok|okay|lol|well|then|nah|i'll|gonna|going to)\W+)*pass(?: then| for now)?\W*$",
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
     r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
-    r"\b(?:changed my mind|change of plans|(?<!so i )(?<!as i )(?<!since i )(?<!because i )(?:don't|no longer) need (?:it|one|a|the|this)\b"
+    r"\b(?:changed my mind|change of plans|"
+    r"(?<!so i )(?<!as i )(?<!since i )(?<!because i )(?:don't|no longer) need (?:it|one|a|the|this)\b"
     r"(?![^.!?]{0,20}\b(?:any ?more|now)\b)|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
@@ -527,7 +541,8 @@ REFUSAL = [
     r"we may as well|we might as well|let's just|we'll just|we should just) (?:leave it\b(?! at "
     + PRICE
     + r")(?! (?:on|in|by|outside|at|for|with|out) )|"
-    r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|part ways(?! with)|"
+    r"call it (?:a day|off|quits)|end (?:it|this|here|there)|stop (?:here|there)|"
+    r"part ways(?! with)|"
     r"agree to disagree)",
     r"\b(?:call it (?:a day|off|quits)|agree to disagree|part ways(?! with)|end (?:the|this|"
     r"our) (?:negotiation|conversation|discussion))\b",
@@ -563,7 +578,8 @@ THREAT_RE = re.compile(
 )
 # Farewells that close a round but do not by themselves refuse anything.
 FAREWELL_RE = re.compile(
-    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|great) (?:day|one|"
+    r"\b(?:goodbye|good bye|bye|farewell|(?<!^)good day(?! to you)|so long|have a (?:good|nice|"
+    r"great) (?:day|one|"
     r"evening|night|weekend)|(?<!no )thanks(?! anyway)|(?<!no )thank you(?! anyway)|see you|"
     r"take care|cheers|enjoy|good luck|best of luck|happy hunting|you too)\b"
 )
@@ -619,7 +635,8 @@ ACKNOWLEDGE_RE = re.compile(
 # A question after a weak "OK" that is about closing the deal, not about the item:
 # "OK, when can I pick it up?" accepts, "Ok, great. What colour is it?" does not.
 CLOSING_QUESTION_RE = re.compile(
-    r"\b(?:pick(?:ing|s)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|address|"
+    r"\b(?:pick(?:ing|s)? (?:it|them|up)|pickup|come (?:by|over|get|pick)|meet|send|pay|payment|"
+    r"address|"
     r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
     r"drop (?:it|them) off|deal|"
     r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come)\b"
@@ -655,8 +672,10 @@ _HOUR_RE = re.compile(
 # what the listing says", "Ok, good to know"), it agrees to no price.
 FACTUAL_ANSWER_RE = re.compile(
     r" (?:did|does|was|were|has|had)\W*(?:$|[.!,])|"
-    r"\W*(?:(?:it|they|there|this|that one)(?:'s| is| are| does| do| has| have| was| were)\b\W*(?:$|[.!]|"
-    r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|did|have|know|see|saw|understand|"
+    r"\W*(?:(?:it|they|there|this|that one)(?:'s| is| are| does| do| has| have| was|"
+    r" were)\b\W*(?:$|[.!]|"
+    r"(?:still )?(?:available|included|new|for sale)\b)|i (?:am|do|did|have|know|see|saw|"
+    r"understand|"
     r"noticed|read)\b|i'm (?:interested|here|still)\b|that's what|(?:that's|that is|thats) "
     r"(?:right|correct|true)\b|good to know|nice to know|"
     r"(?:thanks|thank you|thx|ty) for (?:letting me know|the (?:info|heads up|update|answer))|"
@@ -665,7 +684,8 @@ FACTUAL_ANSWER_RE = re.compile(
 # A question about the item or the listing, not about a price or a deal: a "yes" answers it.
 ITEM_QUESTION_RE = re.compile(
     r"\b(?:available|firm|negotiable|flexible|interested|any questions|questions|included|"
-    r"include|including|come with|comes with|condition|how old|original|still have|working|works fine|"
+    r"include|including|come with|comes with|condition|how old|original|still have|working|"
+    r"works fine|"
     r"in stock|for sale)\b"
 )
 # ... unless it also asks for an answer to a price: "Would you take $40? Is it still available?"
@@ -1095,7 +1115,8 @@ def _hours_marked(text: str, other: str) -> str:
 
 # A condition that may have been granted already: "if you're willing to take installments, ...".
 _CONDITION_CLAUSE_RE = re.compile(
-    r"\b(?:if|as long as) (?P<terms>(?:(?!\b(?:i|ill|i'll|i'd|i'm|im|we|we'll|then)\b)[^,.;!?\d$]){3,80}?)"
+    r"\b(?:if|as long as) (?P<terms>(?:(?!\b(?:i|ill|i'll|i'd|i'm|im|we|we'll|"
+    r"then)\b)[^,.;!?\d$]){3,80}?)"
     r"(?:,\s*|\s+then\s+)",
     re.IGNORECASE,
 )
@@ -1447,7 +1468,8 @@ _PUSHBACK_OPENING_RE = re.compile(
 
 # A later sentence that only offers something extra: "Actually, I have a spare cable too, want it?"
 _GIFT_RE = re.compile(
-    r"^\W*actually\W+(?:i (?:have|also have|can (?:throw in|include|add))|i'll (?:throw in|include|add)"
+    r"^\W*actually\W+(?:i (?:have|also have|can (?:throw in|include|add))|i'll (?:throw in|"
+    r"include|add)"
     r"|(?:you|u) can (?:have|keep))\b"
 )
 
@@ -1574,7 +1596,8 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
 
 # The other side puts the decision off: "idk man, let me see if anyone else bites at 180".
 _DEFERS_RE = re.compile(
-    r"\b(?:(?:let me|(?:i'll|i will|i need to|i have to|gotta)) (?:think|(?:see|check) (?:if|what|how|"
+    r"\b(?:(?:let me|(?:i'll|i will|i need to|i have to|gotta)) (?:think|(?:see|check) (?:if|what|"
+    r"how|"
     r"whether)|check|ask|sleep on|talk (?:to|with|it)|run (?:it|that|this) (?:by|past))|"
     r"(?:i'll|i will) (?:let you know|get back|message you|text you|call you|email you)|idk|"
     r"not sure yet)\b"
@@ -1682,7 +1705,8 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
 
 
 _GREETING_ONLY_RE = re.compile(
-    r"\W*(?:(?:hi|hello|hey|thanks|thank you|thx)(?: there)?(?: for (?:reaching out|your (?:message|"
+    r"\W*(?:(?:hi|hello|hey|thanks|thank you|thx)(?: there)?(?: for (?:reaching out|"
+    r"your (?:message|"
     r"interest|inquiry)|asking|writing))?\W*)+"
 )
 
@@ -2091,7 +2115,8 @@ _BARE_CONDITION_RE = re.compile(
 _CLOSING_OFFER_RE = re.compile(
     PRICE
     + r"[^.!?$]{0,16}?\band (?:(?:it's|its|it is|they're|they are|the \w+ (?:is|are)) (?:all )?yours|"
-    r"(?:it's|it is|that's) a deal|(?:we|you)(?:'ve| have)? (?:got |have )?(?:a|yourself a|ourselves "
+    r"(?:it's|it is|that's) a deal|(?:we|you)(?:'ve| have)? (?:got |have )?(?:a|yourself a|"
+    r"ourselves "
     r"a) deal|(?:we're|we are|were) (?:done|good|set)|you can have (?:it|them))\b"
 )
 # Taking it: thanks, joy or slang that says yes ("thank you!!", "yay", "say less"), or a
@@ -2135,8 +2160,10 @@ def _takes_closing_offer(ctx: Context, index: int) -> float | None:
 
 _ASSENT_OPENING_RE = re.compile(r"^\W*(?:fine|ok|okay|alright|sure|deal)\W")
 _HAND_OVER_RE = re.compile(
-    r"\b(?:i(?:'ll| will) (?:give|send|text) you (?:the|my) address|you can (?:bring|drop|pick) (?:it|them)|"
-    r"i(?:'ll| will) (?:pick (?:it|them) up|come (?:by|get|pick)|be there)|see you (?:then|tomorrow|"
+    r"\b(?:i(?:'ll| will) (?:give|send|text) you (?:the|my) address|you can (?:bring|drop|"
+    r"pick) (?:it|them)|"
+    r"i(?:'ll| will) (?:pick (?:it|them) up|come (?:by|get|pick)|be there)|see you (?:then|"
+    r"tomorrow|"
     r"tonight|soon))\b"
 )
 
