@@ -1071,7 +1071,7 @@ def test_an_own_price_on_a_condition_with_its_yours_counters() -> None:
     window = ("$380?", "$420 and it's yours if you take it today")
     assert judge(*window, first="buyer") == ("ongoing", None)
     # a later "ok" to the counter-offer closes at the seller's price
-    assert judge(*window, "ok $420, I'll be there at noon") == ("deal", 420.0)
+    assert judge(*window, "ok $420, I'll be there at noon", first="buyer") == ("deal", 420.0)
 
 
 def test_a_bare_number_repeating_the_other_sides_price_names_it() -> None:
