@@ -1071,6 +1071,7 @@ def _that_price_named(text: str, price: float) -> str:
     return "".join(out) + text[last:]
 
 
+@lru_cache(maxsize=READINGS_KEPT)
 def _echoes_marked(text: str, other: Reading) -> str:
     """``text``, a turn that names no price, with a bare number that repeats a price the other
     side just put on the table marked as a price: "haha how can i say no. 260 and croissants" to
@@ -1099,6 +1100,7 @@ _HOUR_NAMED_RE = re.compile(
 )
 
 
+@lru_cache(maxsize=READINGS_KEPT)
 def _hours_marked(text: str, other: str) -> str:
     """``text`` with a bare number that repeats an hour the other side just named marked as an
     hour: "I can pick up tonight at 8" -> "ok 190, 8 works" names no price of $8."""
