@@ -645,7 +645,7 @@ CLOSING_QUESTION_RE = re.compile(
 # morning ok?", "tmrw after school?" (not "Are you available today?")
 _WHEN_RE = re.compile(
     r"\b(?:(?:this|next) (?:week|weekend)|today|tonight|tomorrow|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|tmrw|tmr|tomorow|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"\d{1,2} ?(?:oclock|o.clock))\b"
 )
 _SHORT_WHEN_WORDS = 12
@@ -1090,6 +1090,7 @@ def _echoes_marked(text: str, other: Reading) -> str:
 
 _ECHO_MINIMUM = 10  # "5" repeated is more often a count or an hour than a price
 _LAST_HOUR = 12
+# Narrower than prices._TIME_BEFORE_RE on purpose: "meet me at 4 flat" names $4,000, not an hour.
 _TIME_CUE_RE = re.compile(
     r"\b(?:tonight|tomorrow|today|morning|afternoon|evening|pick(?:ing)? (?:it |them )?up|come|"
     r"swing by|stop by|be there|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b[^.!?$\d]{0,20}$",
