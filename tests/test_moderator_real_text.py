@@ -1379,3 +1379,138 @@ def test_english_words_are_not_read_as_slips() -> None:
     text = "the form is from the office, a quiet trial, an oaky red"
     assert with_apostrophes(text) == text
     assert with_apostrophes("sonuds great, taht wroks") == "sounds great, taht works"
+
+
+# --- seventh pass: probes written against the judge, one class each ------------------------------
+@pytest.mark.parametrize("answer", ["oh doh all right", "hmm ok fine", "uh... all right"])
+def test_an_interjection_or_a_hesitation_before_the_acceptance_still_accepts(answer: str) -> None:
+    assert judge("Would you take $420?", answer, first="buyer") == ("deal", 420.0)
+
+
+def test_a_hesitation_after_the_acceptance_still_doubts() -> None:
+    assert judge("Would you take $420?", "ok hmm let me think", first="buyer")[0] == "ongoing"
+
+
+def test_asking_whether_the_other_side_will_be_ready_arranges_the_hand_over() -> None:
+    window = ("Would you take $430?", "Oh yes. Will you be ready for it within the hour?")
+    assert judge(*window, first="buyer") == ("deal", 430.0)
+    asking = ("Would you take $430?", "Oh yes. Are the tires new?")
+    assert judge(*asking, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize("answer", ["ok what time?", "sure when can you come"])
+def test_an_answer_before_a_closing_question_needs_no_comma(answer: str) -> None:
+    assert judge("$430 and I come get it tonight", answer, first="buyer") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer", ["definitely", "for sure", "I'll let it go for that", "I can sell it to you for that"]
+)
+def test_more_ways_to_say_yes_to_a_price_question(answer: str) -> None:
+    assert judge("Can you do $430?", answer, first="buyer") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer"),
+    [("$430 cash?", "cash works"), ("$430 and I pick it up tonight", "tonight works")],
+)
+def test_granting_the_term_a_price_came_with_takes_the_price(offer: str, answer: str) -> None:
+    assert judge(offer, answer, first="buyer") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize("answer", ["sure", "I can do that"])
+def test_a_yes_to_an_extra_asked_as_a_condition_closes(answer: str) -> None:
+    window = ("Best I can do is $460.", "if you throw in the bottle cage I'll do it", answer)
+    assert judge(*window, first="seller") == ("deal", 460.0)
+
+
+def test_an_ok_after_the_term_asked_for_was_granted_closes_at_the_price() -> None:
+    window = ["Best I can do is $460.", "could you deliver it?", "yeah for sure", "perfect!"]
+    assert judge(*window, first="seller") == ("deal", 460.0)
+    window[1] = "would you include the pump?"
+    assert judge(*window, first="seller") == ("deal", 460.0)
+    window[3] = "ok, and would you do $440 then?"
+    assert judge(*window, first="seller")[0] == "ongoing"
+    # a question of fact answered is no term granted
+    facts = ("Best I can do is $460.", "how old are the tires?", "yes, a year or so", "ok")
+    assert judge(*facts, first="seller")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer", ["ok. what if I pay cash?", "ok, can I come look at it tomorrow?"]
+)
+def test_a_hypothetical_or_a_visit_to_look_is_no_closing_question(answer: str) -> None:
+    assert judge("I can do $460.", answer, first="seller")[0] == "ongoing"
+
+
+def test_a_visit_that_also_collects_closes() -> None:
+    answer = "ok, can I come see it and pick it up tomorrow?"
+    assert judge("I can do $460.", answer, first="seller") == ("deal", 460.0)
+
+
+@pytest.mark.parametrize("answer", ["ok we're getting closer", "ok i might take it"])
+def test_an_ok_that_goes_on_to_hedge_accepts_nothing(answer: str) -> None:
+    assert judge("How about $460?", answer, first="seller")[0] == "ongoing"
+
+
+def test_a_bare_ok_to_the_asking_price_notes_it() -> None:
+    assert judge("The bike is $500.", "ok", first="seller")[0] == "ongoing"
+    assert judge("The bike is $500, ok?", "ok", first="seller") == ("deal", 500.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "$420 might work",
+        "I might do $420",
+        "$420 is possible",
+        "$420 would be tough",
+        "for $420 you'd have to pick it up",
+    ],
+)
+def test_a_hedged_or_conditioned_price_is_no_agreement(answer: str) -> None:
+    assert judge("Would you take $420?", answer, first="buyer")[0] == "ongoing"
+
+
+def test_toughness_of_the_other_side_is_no_hedge() -> None:
+    state = judge("Would you take $420?", "man you're tough. $420.", first="buyer")
+    assert state == ("deal", 420.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "offer sent",
+        "I sent the offer",
+        "submitting now",
+        "sent!",
+        "I'll put it in now",
+        "go ahead and send it",
+        "please make the offer",
+        "I'll make it official",
+        "I'll hit accept",
+    ],
+)
+def test_the_offer_form_sent_or_asked_for_closes(answer: str) -> None:
+    assert judge("I can do $460.", answer, first="seller") == ("deal", 460.0)
+
+
+def test_an_invitation_to_make_an_offer_is_no_acceptance() -> None:
+    assert judge("What's your lowest?", "Just make me an offer.", first="buyer")[0] == "ongoing"
+    assert judge("I can do $460.", "please make an offer", first="seller")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "go ahead",
+        "all set",
+        "good for me",
+        "fair deal",
+        "sounds about right",
+        "i'll buy",
+        "i agree",
+    ],
+)
+def test_short_closings_accept(answer: str) -> None:
+    assert judge("I can do $460.", answer, first="seller") == ("deal", 460.0)

@@ -172,6 +172,16 @@ errand in other words ("signed" for "sign", a dolly for moving it); chat answers
 words typed with slips ("alrigth", "sonuds good") read as meant; an assent, a price and the
 hand-over arranged declare a deal whose ask is out of the window (step 2).
 
+Seventh pass (issue 24), from short windows written against the judge: a hesitation before the
+acceptance ("hmm ok fine") does not doubt it; "definitely", "I'll let it go for that", "go
+ahead", "all set", "good for me", "I agree", the price's own term granted ("cash works") and the
+offer form named ("offer sent", "submitting now", "I'll hit accept") close; an offer, a request
+for a term ("could you deliver?"), a plain yes and the asker's "perfect!" close at the offer; a
+yes to an extra asked as a condition closes; "what if I pay cash?" and "can I come look at it?"
+are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking price
+stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty for the
+other side ("for $150 you'd have to pick it up") agree to nothing.
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
@@ -327,13 +337,14 @@ STRONG_ACCEPT = [
     r"cash)\b",
 ]
 WEAK_ACCEPT = [
-    r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow)\W+)*"
+    r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow|doh|d.oh|"
+    r"hm+)\W+)*"
     r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
     r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
     r"confirmed|"
-    r"absolutely|perfect|great|excellent|wonderful|awesome|done|agreed|certainly|of course|"
-    r"why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|no(?! (?:problem|prob|worries|"
-    r"doubt))|nah|nope|condition|shape|quality|"
+    r"absolutely|definitely|for sure|perfect|great|excellent|wonderful|awesome|done|agreed|"
+    r"certainly|of course|why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|"
+    r"no(?! (?:problem|prob|worries|doubt))|nah|nope|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
     r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
     r"(?:good|great|fair|"
@@ -348,6 +359,11 @@ WEAK_ACCEPT = [
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
     # "That'll work.", "That could work."
     r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
+    # "go ahead", "all set", "good for me", "cool deal", "sounds about right", "I'll buy", "I agree"
+    r"^\W*(?:(?:ok|okay|sure|yes|yeah|then)\W+)?(?:go (?:ahead|for it)|(?:we're |we are )?all set|"
+    r"(?:cool|good|fair|great|sweet) deal|i(?:'ll| will) buy|"
+    r"i(?:'ll| will| can)? agree(?: to (?:that|it|this|" + PRICE + r"))?)\W*$",
+    r"\b(?:good|fine|ok|okay) for me\b|\bsounds about right\b",
     # a one-word answer: "Good.", "Fair.", "Bet."; "I suppose.", "I guess so."
     r"^\W*(?:good|fair|bet|works)\W*$",
     r"^\W*(?:(?:ok|okay|well|fine)\W+)?i (?:suppose|guess)(?: so)?\W*$",
@@ -363,6 +379,13 @@ WEAK_ACCEPT = [
     r"(?:\b(?:i|we) |^\W*(?:(?:yes|yeah|ok|okay|sure)\W+)?)(?:can|could) (?:prob(?:ably)? )?make "
     r"(?:that|it|this|" + PRICE + r") (?:work|happen)\b",
     r"\b(?:happy|willing|glad|fine|ok|okay) to let (?:it|them) go (?:for|at) " + PRICE + r"(?!\w)",
+    # "I'll let it go for that.", "I can sell it to you for that"
+    r"\bi(?:'ll| will| can| could) (?:let (?:it|them) go|sell (?:it|them)(?: to you)?) (?:for|at) "
+    r"(?:that|this|" + PRICE + r")(?!\w)",
+    # the term the price came with, granted: "150 cash?" -> "cash works", "tonight works"
+    r"^\W*(?:(?:ok|okay|yes|yeah|yep|sure)\W+)?(?:cash|venmo|paypal|zelle|today|tonight|tomorrow|"
+    r"(?:this |next )?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)|pick ?up|delivery) "
+    r"(?:works|is (?:fine|good|ok|okay|great|perfect)|sounds good|would work|will work)\b",
     r"\b(?:i'm|i am|i'd be|i would be|i feel) (?:comfortable|okay|ok|fine|good) with (?:that|it|"
     r"this|" + PRICE + r")(?!\w)",
     r"\b(?:good|fine|ok|okay|cool) (?:with|by) me\b",
@@ -443,6 +466,20 @@ WEAK_ACCEPT = [
     # "ok sending offer now", "let me send you the offer": the form that closes the deal
     r"\b(?:submit|enter|send|put in|place)(?:ing)? (?:you |it |in |over )?(?:the |your |my |an |a |"
     r"that |this )?(?:final )?offer\b",
+    # ... the form sent or about to be: "offer sent", "I sent the offer", "submitting now", "sent!",
+    # "I'll put it in now", "go ahead and send it", "I'll make it official", "I'll hit accept"
+    r"\boffer(?: is| has been)? (?:sent|submitted|entered|made|in)\W*$|"
+    r"\bi (?:just )?(?:sent|submitted|entered|put in|made) (?:the|my|an?|that|your) offer\b",
+    r"^\W*(?:(?:ok|okay|great|alright|sure|deal|perfect)\W+)?(?:submitting|sending|entering|"
+    r"offering|sent)(?: (?:it|that|the offer|now|in|over))*\W*$",
+    r"\b(?:i'll|i will|let me|i'm going to|i am going to) (?:put|send|enter|submit) "
+    r"(?:it|that|this) (?:in|over|through)\b(?! (?:the|my|your|a|an|his|her)\b)",
+    r"\b(?:go ahead and|please|pls|you can|just) (?:send|submit|enter|put in) (?:it|that|the offer|"
+    r"your offer|the deal)\b|\b(?:go ahead and|please|pls|you can) make (?:it|the offer|your "
+    r"offer)\b(?! (?:lower|higher|less|more|\$))",
+    r"\b(?:i'll|i will|let me|let's|lets) make it official\b|"
+    r"\bi(?:'ll| will|'m going to) (?:hit|click|press) accept\b|"
+    r"\bi(?:'ll| will) accept (?:it )?(?:when|once|after) you (?:send|submit|make|put)\b",
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
@@ -477,6 +514,8 @@ CONTINUES_RE = re.compile(
     r"sleep on it|consider|unfortunately|sadly|sorry|afraid|way above|above my|over my|out of my|"
     r"beyond my|can't afford|cant afford|cannot afford|too (?:expensive|far|pricey|rich)|"
     r"wiggle room|any room|"
+    # "ok we're getting closer", "ok i might take it"
+    r"getting (?:closer|there)|(?:i|we) might (?:take|buy|do|go for|want|be interested|consider)|"
     r"budge)\b"
 )
 
@@ -639,7 +678,9 @@ CLOSING_QUESTION_RE = re.compile(
     r"address|"
     r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
     r"drop (?:it|them) off|deal|"
-    r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come)\b"
+    r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come|"
+    # "Will you be ready for it in the next hour?"
+    r"(?:you|u)(?: be)? ready(?: for (?:it|them|me|pick ?up))?|(?:in|within) the (?:next )?hour)\b"
 )
 # A short question that names a day or a time proposes when to meet: "tomorrow?", "Saturday
 # morning ok?", "tmrw after school?" (not "Are you available today?")
@@ -651,8 +692,26 @@ _WHEN_RE = re.compile(
 _SHORT_WHEN_WORDS = 12
 
 
+# Not closing: a hypothetical that bargains ("what if I pay cash?") or a visit to see the item
+# first ("can I come look at it tomorrow?", unless it also collects or signs).
+_WHAT_IF_RE = re.compile(r"^\W*(?:(?:and|so|but|ok|okay|well)\W+)?what if\b")
+_VISIT_RE = re.compile(
+    r"\b(?:come|stop by|swing by|drop by)(?: and| to| over| over and| by and| by to)? (?:look|see|"
+    r"check (?:it|them) out|view|inspect|test|try)\b"
+)
+_COLLECTING_RE = re.compile(
+    r"\b(?:pick|pickup|pay|cash|deliver|address|grab|get (?:it|them)|sign|lease|apply|application|"
+    r"paperwork)"
+)
+
+
 def _closes(question: str) -> bool:
     """The question is about closing the deal ("When can I pick it up?", "tomorrow?")."""
+    visit = _VISIT_RE.search(question)
+    if _WHAT_IF_RE.search(question) or (
+        visit is not None and not _COLLECTING_RE.search(question, visit.end())
+    ):
+        return False
     if CLOSING_QUESTION_RE.search(question):
         return True
     return (
@@ -718,7 +777,9 @@ WISH_RE = re.compile(
 # A short answer set off before a question in the same sentence: "Sure, when can I pick it up?"
 _LEAD_ANSWER_RE = re.compile(
     r"^\W*(?:ok|okay|k|kk|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
-    r"that works|awesome|excellent|wonderful)\W*[,!.:;-]+\s*"
+    r"that works|awesome|excellent|wonderful)(?:\W*[,!.:;-]+\s*|"
+    # "ok what time?", "sure when can you come": no comma before the question word
+    r"\s+(?=(?:when|where|what time|what's (?:the|your) address|whats (?:the|your) address)\b))"
 )
 
 # A clause set off by a comma before a question in the same sentence: "alright you win, when
@@ -741,6 +802,8 @@ CONDITION_RE = re.compile(
     # "ok fine, but it has to be sunday"
     r"\bbut it (?:has to|must|needs to|'ll have to|will have to) be (?:on |at |in the |this )?(\w+)"
 )
+# An extra the other side adds: "if you throw in the leaf I'll do it" -> "sure".
+_EXTRAS = frozenset({"throw", "toss", "include", "add"})
 ERRANDS = (
     frozenset(
         {
@@ -765,6 +828,7 @@ ERRANDS = (
         {"move", "haul", "load", "carry", "truck", "dolly", "van", "trailer", "bring", "help"}
     ),
     frozenset({"sign", "signing", "lease", "deposit"}),
+    _EXTRAS,
 )
 ERRAND_WORDS = frozenset().union(*ERRANDS)
 COMMITMENT_RE = re.compile(
@@ -1487,11 +1551,17 @@ def _without_soft_ifs(text: str) -> str:
     return "".join(chars)
 
 
+_LEADING_HESITATION_RE = re.compile(r"\W*(?:(?:hmm+|uh+|um+|ugh|well|oh)\W+)+(?=\w)")
+
+
 def _resists(reading: Reading, position: int) -> bool:
     """After a weak acceptance, the turn pushes back: in the accepting sentence, or in a later
     sentence that names a price or opens with a contrast ("OK. But I need it delivered.").
     A later aside without either ("That works. I can't use it anyway!") does not."""
     text = _without_soft_ifs(reading.text)
+    # a hesitation the acceptance opens with is not a doubt after it: "hmm ok fine"
+    lead = _LEADING_HESITATION_RE.match(text, position)
+    position = lead.end() if lead is not None else position
     for start, end in sentence_spans(text):
         if end <= position:
             continue
@@ -1572,7 +1642,7 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if previous is None:
         return False
     prev = ctx.readings[previous]
-    if _acknowledges_a_delay(reading.text, prev.text):
+    if _acknowledges_a_delay(reading.text, prev.text) or _notes_the_asking_price(ctx, index):
         return False
     if (
         prev.proposal(ctx.plausible) is not None
@@ -1586,6 +1656,8 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     # "I saw your offer of $150 and I can't argue with that": it quotes what it accepts.
     if ctx.quoted(index):
         return True
+    if _term_granted(ctx, previous):
+        return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
     if (
@@ -1595,6 +1667,52 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     ):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+# A request for a term of the deal: "could you deliver?", "would you include the leaf?"
+_TERM_REQUEST_RE = re.compile(
+    r"\b(?:would|could|can|will) (?:you|u)\b[^?]*\b(?:include|throw (?:in|it in|them in)|toss in|"
+    r"add|leave)\b"
+)
+_YES_OPENING_RE = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|ya|sure|of course|definitely|absolutely|for sure|certainly|"
+    r"no problem|ok|okay)\b(?!\s+(?:not|but)\b)"
+)
+
+
+def _term_granted(ctx: Context, previous: int) -> bool:
+    """Turn ``previous`` grants, with a plain yes and no price, a term that the speaker asked for
+    after the price it offered: "best I can do is 160" -> "could you deliver?" -> "yeah for sure"
+    -> "perfect!". The speaker's OK that follows closes at that price."""
+    granted = ctx.readings[previous]
+    if (
+        granted.prices
+        or granted.ending is not None
+        or _YES_OPENING_RE.match(granted.text) is None
+        or _asks_beyond_closing(granted)
+        or any(_resists(granted, p) for p in (0, *granted.weak_accepts))
+    ):
+        return False
+    asking = ctx.previous_other(previous)
+    if asking is None or ctx.readings[asking].prices:
+        return False
+    text = ctx.readings[asking].text
+    requests = [
+        text[a:b]
+        for a, b in sentence_spans(text)
+        if _is_question(text[a:b])
+        and (
+            _TERM_REQUEST_RE.search(text[a:b])
+            or (_closes(text[a:b]) and ITEM_QUESTION_RE.search(text[a:b]) is None)
+        )
+    ]
+    offering = ctx.previous_other(asking)
+    return (
+        bool(requests)
+        and offering is not None
+        and offering != previous
+        and (ctx.readings[offering].proposal(ctx.plausible) is not None)
+    )
 
 
 # The other side puts the decision off: "idk man, let me see if anyone else bites at 180".
@@ -1612,6 +1730,25 @@ _ASKS_TO_HEAR_RE = re.compile(
 _PROMISE_RE = re.compile(
     r"^\W*(?:(?:ok|okay|sure|yes|yeah|yep|k)\W+)?(?:will do|i will|sure will)\b"
 )
+
+
+_BARE_OK_RE = re.compile(r"^\W*(?:ok|okay|k|kk|alright|all right|i see|got it)\W*$")
+
+
+def _notes_the_asking_price(ctx: Context, index: int) -> bool:
+    """A bare "ok" to the asking price stated as a fact, before anyone bargained ("The table is
+    $200." -> "ok") notes the price; it does not take it."""
+    if _BARE_OK_RE.match(ctx.readings[index].text) is None:
+        return False
+    list_price = _list_price(ctx.scenario)
+    previous = ctx.previous_other(index)
+    if list_price is None or previous is None:
+        return False
+    prev = ctx.readings[previous]
+    if prev.has_question or _asks_for_a_deal(prev):
+        return False
+    prices = [m.amount for j in range(index) for m in ctx.readings[j].prices]
+    return bool(prices) and all(_same(p, list_price) for p in prices)
 
 
 def _acknowledges_a_delay(text: str, prior: str) -> bool:
@@ -1835,6 +1972,16 @@ def _puts_price_on_table(reading: Reading) -> bool:
     return reading.standing_offer() is not None or reading.has_question
 
 
+# A price stated with a hedge or a duty for the other side is no commitment: "I might do $150",
+# "$150 is possible", "$150 would be tough", "for $150 you have to pick it up".
+_HEDGE_RE = re.compile(
+    r"\b(?:might|(?:i|we|it|that|this) may|may be|possibly|(?<!as soon as )possible|a stretch|"
+    r"pushing it|cutting it close|"
+    r"(?:be|is|'s|sounds|seems) (?:a (?:bit|little) |pretty |really |very |kinda |kind of )?"
+    r"(?:tough|hard|difficult)|you(?:'d|'ll| would| will)? (?:have|need) to|you must)\b"
+)
+
+
 def decide(ctx: Context, last: int) -> PriceVerdict:
     """The state after turn ``last`` of the context's window (steps 1-5 of the module doc)."""
     reading = ctx.readings[last]
@@ -1887,6 +2034,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         and not FINAL_OFFER_RE.search(reading.text)
         and not _resists_after_price(reading, firm)
         and not _CLARIFYING_PRICE_RE.search(reading.text)
+        and not _HEDGE_RE.search(reading.text)
     ):
         other = ctx.readings[previous].standing_offer()
         asked_what_it_covers = _CLARIFYING_PRICE_RE.search(ctx.readings[previous].text)
@@ -1997,6 +2145,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         return price  # "of course, tomorrow?" to "ok, but you pick it up"
     if not commits:
         return None
+    if errand & _EXTRAS:
+        return price  # adding the extra needs no errand done: "sure", "I can do that"
     # the errand done ("signed" for "sign"), or a day named for a deadline ("by friday" ->
     # "i can do thursday")
     if {_stem(w) for w in words} & {_stem(w) for w in errand} or (
