@@ -407,3 +407,21 @@ def test_a_full_disk_mid_run_stops_in_one_line_and_resumes(
     code, _ = main_cli(capsys, "run", "--resume", out)
     assert code == 0
     assert_same_run(out, reference)
+
+
+def test_an_interrupt_outside_the_games_still_marks_the_run_interrupted(tmp_path: Path) -> None:
+    """SIGTERM with Ctrl-C ignored (a background job) raises KeyboardInterrupt wherever the
+    event loop is, here while the summary is computed: the manifest must not stay "running"."""
+    from icl_aif.analysis.summary import summarize_run
+
+    def interrupted(*args: Any) -> Any:
+        raise KeyboardInterrupt
+
+    out = tmp_path / "run"
+    config = quickstart("runs=2", "rounds=1")
+    with pytest.raises(KeyboardInterrupt):
+        run(config, out, summarize=interrupted)
+    assert read_json(out / "manifest.json")["status"] == "interrupted"
+    assert lines(out / "games.jsonl") == 2
+    run(resume_config(out), out, resume=True, summarize=summarize_run)
+    assert read_json(out / "manifest.json")["status"] == "finished"

@@ -144,6 +144,12 @@ async def run_experiment(
             executor=executor,
             summarize=summarize,
         )
+    except KeyboardInterrupt:
+        # SIGTERM while Ctrl-C is ignored (a background job) raises wherever the loop was, not
+        # always as a cancellation the schedule sees: the run stops the same way and says so
+        if writer.manifest.get("status") in {"running", "resumed"}:
+            writer.stop("interrupted")
+        raise
     finally:
         writer.release()
 
