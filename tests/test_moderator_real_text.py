@@ -1514,3 +1514,63 @@ def test_an_invitation_to_make_an_offer_is_no_acceptance() -> None:
 )
 def test_short_closings_accept(answer: str) -> None:
     assert judge("I can do $460.", answer, first="seller") == ("deal", 460.0)
+
+
+@pytest.mark.parametrize(
+    "answer", ["ok fine", "sounds good", "fair point. ok", "fine, you can have it"]
+)
+def test_an_ok_after_the_other_side_argued_for_its_price_takes_it(answer: str) -> None:
+    window = ("I can only do $420.", "that's too low", "it's all I have right now", answer)
+    assert judge(*window, first="buyer") == ("deal", 420.0)
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        ("I can do $480.", "too steep for me", "then buy a new one", "lol ok"),
+        ("I can do $480.", "too steep for me", "up to you man", "yeah I'll just buy new. thanks"),
+        ("I can do $480.", "too steep for me", "feel free to reach out later", "will do, thanks"),
+        ("I can do $480.", "too steep for me", "no sorry, it's a great bike", "ok"),
+    ],
+)
+def test_an_ok_after_a_refusal_or_a_courtesy_takes_no_price(window: tuple[str, ...]) -> None:
+    assert judge(*window, first="seller")[0] != "deal"
+
+
+@pytest.mark.parametrize(
+    ("ask", "held", "answer"),
+    [
+        ("can you go any lower?", "sorry, that's the best I can do", "ok, fine"),
+        ("is that the lowest you can go?", "yes, that's my bottom line", "ok fine"),
+        ("any wiggle room?", "not really, sorry", "ok, that works"),
+        ("is that firm?", "yes", "ok sounds good"),
+        ("really?", "yes", "ok great!"),
+        ("you would do that?", "sure, I need the space", "awesome, thank you"),
+    ],
+)
+def test_an_ok_after_the_other_side_stood_firm_takes_its_price(
+    ask: str, held: str, answer: str
+) -> None:
+    assert judge("I can do $480.", ask, held, answer, first="seller") == ("deal", 480.0)
+
+
+@pytest.mark.parametrize("answer", ["ok", "ok thanks", "ok I understand, I'll pass"])
+def test_a_bare_ok_or_a_pass_after_the_other_side_stood_firm_takes_nothing(answer: str) -> None:
+    window = ("I can do $480.", "any wiggle room?", "not really, sorry", answer)
+    assert judge(*window, first="seller")[0] != "deal"
+
+
+@pytest.mark.parametrize("answer", ["great, on my way", "ok see you soon"])
+def test_coming_after_the_address_commits_to_a_condition_to_come(answer: str) -> None:
+    window = ("I could do $450 if you come today", "what's the address?", "12 Elm street", answer)
+    assert judge(*window, first="seller") == ("deal", 450.0)
+    # the condition asked something else: coming commits to nothing
+    other = ("I could do $450 if you pay cash", "what's the address?", "12 Elm street", answer)
+    assert judge(*other, first="seller")[0] == "ongoing"
+
+
+def test_a_time_given_for_the_pickup_then_an_ok_closes_at_the_price() -> None:
+    window = ["Best I can do is $460.", "when could I pick it up?", "anytime after 5", "great"]
+    assert judge(*window, first="seller") == ("deal", 460.0)
+    window[2] = "sorry, not before next month, and I'd still want more"
+    assert judge(*window, first="seller")[0] == "ongoing"

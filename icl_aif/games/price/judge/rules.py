@@ -177,7 +177,10 @@ acceptance ("hmm ok fine") does not doubt it; "definitely", "I'll let it go for 
 ahead", "all set", "good for me", "I agree", the price's own term granted ("cash works") and the
 offer form named ("offer sent", "submitting now", "I'll hit accept") close; an offer, a request
 for a term ("could you deliver?"), a plain yes and the asker's "perfect!" close at the offer; a
-yes to an extra asked as a condition closes; "what if I pay cash?" and "can I come look at it?"
+yes to an extra asked as a condition closes, as does "on my way" once the address was given for
+a condition to come; an OK closes at an offer the other side held, arguing for it after a
+pushback or standing firm when asked for less, unless it is a bare "ok", a "yes" or "will do",
+or follows a refusal; "what if I pay cash?" and "can I come look at it?"
 are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking price
 stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty for the
 other side ("for $150 you'd have to pick it up") agree to nothing.
@@ -1656,7 +1659,7 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     # "I saw your offer of $150 and I can't argue with that": it quotes what it accepts.
     if ctx.quoted(index):
         return True
-    if _term_granted(ctx, previous):
+    if _term_granted(ctx, previous) or _answers_a_plea(ctx, index):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
@@ -1680,23 +1683,31 @@ _YES_OPENING_RE = re.compile(
 )
 
 
+_WHEN_WHERE_RE = re.compile(r"\b(?:when|what time|how soon|where)\b")
+
+
 def _term_granted(ctx: Context, previous: int) -> bool:
-    """Turn ``previous`` grants, with a plain yes and no price, a term that the speaker asked for
-    after the price it offered: "best I can do is 160" -> "could you deliver?" -> "yeah for sure"
-    -> "perfect!". The speaker's OK that follows closes at that price."""
+    """Turn ``previous`` grants, with a plain yes (or a time or place when asked when or where)
+    and no price, a term that the speaker asked for after the price it offered: "best I can do
+    is 160" -> "could you deliver?" -> "yeah for sure" -> "perfect!". The speaker's OK that
+    follows closes at that price."""
     granted = ctx.readings[previous]
-    if (
-        granted.prices
-        or granted.ending is not None
-        or _YES_OPENING_RE.match(granted.text) is None
-        or _asks_beyond_closing(granted)
-        or any(_resists(granted, p) for p in (0, *granted.weak_accepts))
-    ):
-        return False
     asking = ctx.previous_other(previous)
     if asking is None or ctx.readings[asking].prices:
         return False
     text = ctx.readings[asking].text
+    # "when can I pick it up?" is answered with a time, not a yes: "anytime after 5"
+    answered = _YES_OPENING_RE.match(granted.text) is not None or (
+        _WHEN_WHERE_RE.search(text) is not None and not _REFUSING_WORD_RE.search(granted.text)
+    )
+    if (
+        granted.prices
+        or granted.ending is not None
+        or not answered
+        or _asks_beyond_closing(granted)
+        or any(_resists(granted, p) for p in (0, *granted.weak_accepts))
+    ):
+        return False
     requests = [
         text[a:b]
         for a, b in sentence_spans(text)
@@ -1713,6 +1724,57 @@ def _term_granted(ctx: Context, previous: int) -> bool:
         and offering != previous
         and (ctx.readings[offering].proposal(ctx.plausible) is not None)
     )
+
+
+# A bare acknowledgement ("ok", "lol ok", "ok thanks") and the words of a refusal ("no sorry",
+# "cant", "then buy it new", "good luck") that no plea holds.
+_BARE_ACK_RE = re.compile(
+    r"^\W*(?:(?:lol|dang|oh|ah|well|hmm+)\W+)?(?:ok|okay|k|kk|alright|all right|sure|fine)"
+    r"(?:\W+(?:thanks|thank you|thx|ty|then|np))?\W*$"
+)
+# ... and a "yes" or "will do", which grant a point or promise, not a price
+_AGREES_WITH_A_POINT_RE = re.compile(r"^\W*(?:yes|yeah|yea|yep|yup|ya|will do)\b")
+_REFUSING_WORD_RE = re.compile(
+    r"\b(?:no|nope|nah|not|can't|cannot|cant|won't|wont|sorry|firm|lowest|then|good luck|hold out|"
+    r"elsewhere|pass|too)\b|n't\b"
+)
+
+
+def _answers_a_plea(ctx: Context, index: int) -> bool:
+    """The other side held to its price, naming no number and asking nothing, after the speaker
+    pushed back or asked for less: it argued for it ("I can only do $150" -> "that's too low" ->
+    "it's all I have" -> "ok fine") or stood firm ("I can do $160" -> "can you go any lower?" ->
+    "sorry, that's my best" -> "ok, that works"). The speaker's OK takes that price; a bare "ok",
+    a "yes" or "will do" grants a point, not the price."""
+    previous = ctx.previous_other(index)
+    text = ctx.readings[index].text
+    if previous is None or _BARE_ACK_RE.match(text) or _AGREES_WITH_A_POINT_RE.match(text):
+        return False
+    held = ctx.readings[previous]
+    if held.prices or held.has_question or held.ending is not None:
+        return False
+    own = ctx.previous_other(previous)
+    if own is None or own == index:
+        return False
+    pushback = ctx.readings[own]
+    if pushback.prices or pushback.accept is not None or pushback.ending is not None:
+        return False
+    if pushback.has_question:
+        # asked for less: "can you go any lower?", "is that firm?"
+        if not _ASKS_FOR_LESS_RE.search(pushback.text):
+            return False
+    elif held.accept is not None or _REFUSING_WORD_RE.search(held.text):
+        return False  # after a pushback, an argument for the price, not a refusal
+    offering = ctx.previous_other(own)
+    return offering is not None and ctx.readings[offering].proposal(ctx.plausible) is not None
+
+
+_ASKS_FOR_LESS_RE = re.compile(
+    r"\b(?:lower|lowest|less|firm|best|budge|wiggle|flexible|negotiable|room|discount|"
+    r"come down|go down|do better|any better|"
+    # ... or checks the offer stands: "really?", "you would do that?"
+    r"really|seriously|for real|(?:are )?you sure|is that right|you(?:'d| would| will) do that)\b"
+)
 
 
 # The other side puts the decision off: "idk man, let me see if anyone else bites at 180".
@@ -2094,6 +2156,32 @@ def _only_actions(text: str) -> bool:
     return ACTION_RE.search(text) is not None and not ACTION_RE.sub(" ", text).strip(" \t\n.,;:!-")
 
 
+_ON_THE_WAY_RE = re.compile(
+    r"\b(?:on my way|omw|heading (?:over|out|there)|leaving now|be there|"
+    r"see you (?:soon|then|there|today|tonight|tomorrow|in a bit))\b"
+)
+
+
+def _past_a_closing_answer(ctx: Context, previous: int) -> int:
+    """The other side's conditional offer behind its plain answer to the speaker's question about
+    closing ("$150 if you come today" -> "what's the address?" -> "12 Elm street"): the turn
+    whose condition a commitment now answers; else ``previous`` itself."""
+    answer = ctx.readings[previous]
+    if answer.prices or answer.has_question or answer.ending is not None:
+        return previous
+    asking = ctx.previous_other(previous)
+    if asking is None or ctx.readings[asking].prices:
+        return previous
+    text = ctx.readings[asking].text
+    spans = sentence_spans(text)
+    if not spans or not all(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in spans):
+        return previous
+    offering = ctx.previous_other(asking)
+    if offering is None or CONDITION_RE.search(ctx.readings[offering].text) is None:
+        return previous
+    return offering
+
+
 def _commits_to_condition(ctx: Context, index: int) -> float | None:
     """The price turn ``index`` closes by committing to the condition of the other side's latest
     turn: "I can do $30 if you come get it today." (or "I'll go that low if you pick it up." to a
@@ -2104,6 +2192,7 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     previous = ctx.previous_other(index)
     if previous is None or reading.ending is not None or _asks_beyond_closing(reading):
         return None
+    previous = _past_a_closing_answer(ctx, previous)
     prev = ctx.readings[previous]
     condition = CONDITION_RE.search(prev.text)
     if condition is None or not _errand_or_time(next(g for g in condition.groups() if g)):
@@ -2147,6 +2236,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
         return None
     if errand & _EXTRAS:
         return price  # adding the extra needs no errand done: "sure", "I can do that"
+    if errand & ERRANDS[0] and _ON_THE_WAY_RE.search(reading.text):
+        return price  # coming to collect: "great, on my way", "ok see you soon"
     # the errand done ("signed" for "sign"), or a day named for a deadline ("by friday" ->
     # "i can do thursday")
     if {_stem(w) for w in words} & {_stem(w) for w in errand} or (
