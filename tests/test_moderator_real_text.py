@@ -1574,3 +1574,40 @@ def test_a_time_given_for_the_pickup_then_an_ok_closes_at_the_price() -> None:
     assert judge(*window, first="seller") == ("deal", 460.0)
     window[2] = "sorry, not before next month, and I'd still want more"
     assert judge(*window, first="seller")[0] == "ongoing"
+
+
+@pytest.mark.parametrize("ask", ["how about we meet in the middle?", "split the difference?"])
+def test_splitting_the_difference_proposes_the_midpoint(ask: str) -> None:
+    window = ("would you take $440?", "I could do $460", ask, "ok fine")
+    assert judge(*window, first="buyer") == ("deal", 450.0)
+    refused = ("would you take $440?", "I could do $460", ask, "I won't split the difference")
+    assert judge(*refused, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("ask", "answer"),
+    [
+        ("can I pick it up tomorrow?", "sure"),
+        ("when can I pick it up?", "tomorrow after 5"),
+        ("could you deliver?", "yes I can"),
+    ],
+)
+def test_a_yes_to_the_takers_question_about_collecting_confirms_the_offer(
+    ask: str, answer: str
+) -> None:
+    assert judge("I can do $460.", ask, answer, first="seller") == ("deal", 460.0)
+
+
+@pytest.mark.parametrize(
+    ("ask", "answer"),
+    [
+        ("can I pick it up tomorrow?", "sure, but it's $470 if I hold it"),
+        ("could you deliver?", "yes, for $20 extra"),
+        ("can I come see it first?", "sure"),
+        ("are you able to pay a deposit and sign this week?", "yes"),
+    ],
+)
+def test_a_yes_that_changes_the_terms_or_answers_a_qualifying_question_closes_nothing(
+    ask: str, answer: str
+) -> None:
+    assert judge("I can do $460.", ask, answer, first="seller")[0] != "deal"

@@ -180,7 +180,9 @@ for a term ("could you deliver?"), a plain yes and the asker's "perfect!" close 
 yes to an extra asked as a condition closes, as does "on my way" once the address was given for
 a condition to come; an OK closes at an offer the other side held, arguing for it after a
 pushback or standing firm when asked for less, unless it is a bare "ok", a "yes" or "will do",
-or follows a refusal; "what if I pay cash?" and "can I come look at it?"
+or follows a refusal; a yes to the taker's question about collecting confirms the offer;
+"split the difference?" proposes the midpoint of the two sides' prices; "what if I pay cash?" and
+"can I come look at it?"
 are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking price
 stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty for the
 other side ("for $150 you'd have to pick it up") agree to nothing.
@@ -711,8 +713,10 @@ _COLLECTING_RE = re.compile(
 def _closes(question: str) -> bool:
     """The question is about closing the deal ("When can I pick it up?", "tomorrow?")."""
     visit = _VISIT_RE.search(question)
-    if _WHAT_IF_RE.search(question) or (
-        visit is not None and not _COLLECTING_RE.search(question, visit.end())
+    if (
+        _WHAT_IF_RE.search(question)
+        or _SPLIT_RE.search(question)
+        or (visit is not None and not _COLLECTING_RE.search(question, visit.end()))
     ):
         return False
     if CLOSING_QUESTION_RE.search(question):
@@ -1376,6 +1380,10 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         cut = _discounted(ctx, j)
         if cut is not None:
             return cut
+        # "split the difference?" -> "deal": the midpoint of the two sides' latest prices
+        middle = _split_difference(ctx, j)
+        if middle is not None:
+            return middle
         # The latest proposal wins, even one with terms: "Would you accept $132 if I pick it
         # up?" -> "Okay. That works." is a deal at $132, not at an older unconditional price.
         offer = ctx.readings[j].proposal(ctx.plausible)
@@ -1389,6 +1397,90 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
     if quoted:
         return quoted[-1]
     return _matching_firm_prices(ctx, index)
+
+
+# The asker arranges to receive the item ("can I pick it up tomorrow?", "could you deliver?",
+# "what's your address?"), not a question that qualifies the asker ("are you able to pay a
+# deposit?").
+_COLLECTS_RE = re.compile(
+    r"\b(?:can|could|may|should|when|where) (?:i|we)\b|"
+    r"\b(?:could|can|would|will) (?:you|u) (?:deliver|bring|drop|ship|hold)\b|\baddress\b|"
+    r"\bwhere (?:are you|do you live|is it)\b"
+)
+
+
+# A cost added in words, its number too small to be read as a price: "yes, for $20 extra"
+_EXTRA_COST_RE = re.compile(r"\b(?:extra|additional|more|fee|plus|surcharge|charge)\b")
+
+
+def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
+    """The other side asked only how to close after the speaker's offer ("I can do $160" ->
+    "can I pick it up tomorrow?") and the speaker says yes or names the time: a deal at the
+    offer."""
+    reading = ctx.readings[index]
+    previous = ctx.previous_other(index)
+    if previous is None or reading.prices or reading.ending is not None:
+        return None
+    asked = ctx.readings[previous]
+    text = asked.text
+    spans = sentence_spans(text)
+    if (
+        asked.prices
+        or not spans
+        or not all(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in spans)
+        or ITEM_QUESTION_RE.search(text)
+        or not _COLLECTS_RE.search(text)
+    ):
+        return None
+    answered = _YES_OPENING_RE.match(reading.text) is not None or (
+        _WHEN_WHERE_RE.search(text) is not None and not _REFUSING_WORD_RE.search(reading.text)
+    )
+    if (
+        not answered
+        or _asks_beyond_closing(reading)
+        or CONTINUES_RE.search(reading.text)
+        or _EXTRA_COST_RE.search(reading.text)
+    ):
+        return None
+    own = ctx.previous_other(previous)
+    if own is None or own == index:
+        return None
+    offer = ctx.readings[own].firm_offer()
+    return offer if offer is not None and ctx.plausible(offer) else None
+
+
+_SPLIT_RE = re.compile(
+    r"\b(?:split (?:it|the difference)|meet (?:you )?(?:halfway|half way|in the middle)|"
+    r"(?:go|come|settle) (?:halfway|half way|in the middle))\b"
+)
+_REFUSED_BEFORE_RE = re.compile(r"(?:\b(?:not|no|never|cannot|won't)\b|n't)[^.!?]{0,15}$")
+
+
+def _split_difference(ctx: Context, index: int) -> float | None:
+    """The price turn ``index`` proposes by splitting the difference, naming no number ("How
+    about we meet in the middle?" after $150 and $160 proposes $155): the midpoint of its side's
+    latest price and the other side's; None otherwise."""
+    reading = ctx.readings[index]
+    split = _SPLIT_RE.search(reading.text)
+    if (
+        split is None
+        or _REFUSED_BEFORE_RE.search(reading.text, 0, split.start())
+        or any(ctx.plausible(m.amount) for m in reading.prices)
+    ):
+        return None
+    speaker = ctx.window[index]["speaker"]
+    latest: dict[bool, float] = {}
+    for j in range(index - 1, -1, -1):
+        amounts = [
+            m.amount
+            for m in ctx.readings[j].prices
+            if m.kind in _TABLE_KINDS and ctx.plausible(m.amount)
+        ]
+        if amounts:
+            latest.setdefault(ctx.window[j]["speaker"] == speaker, amounts[-1])
+    if len(latest) < 2 or _same(latest[True], latest[False]):
+        return None
+    return round((latest[True] + latest[False]) / 2, 2)
 
 
 def _discounted(ctx: Context, index: int) -> float | None:
@@ -1651,6 +1743,7 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         prev.proposal(ctx.plausible) is not None
         or _asks_for_a_deal(prev)
         or _discounted(ctx, previous) is not None
+        or _split_difference(ctx, previous) is not None
     ):
         return True
     # "ok $65 sounds good": the turn names the price it agrees to, put on the table earlier.
@@ -1703,6 +1796,7 @@ def _term_granted(ctx: Context, previous: int) -> bool:
     if (
         granted.prices
         or granted.ending is not None
+        or _EXTRA_COST_RE.search(granted.text)
         or not answered
         or _asks_beyond_closing(granted)
         or any(_resists(granted, p) for p in (0, *granted.weak_accepts))
@@ -1865,8 +1959,10 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     prior = ctx.readings[previous].text if previous is not None else ""
     spans = sentence_spans(prior)
     asked = prior[spans[-1][0] : spans[-1][1]] if spans else ""  # its last sentence
-    if _asks_to_agree_strictly(asked):
-        return False  # "Is $200 a deal?" -> "Yes it is." agrees
+    if _asks_to_agree_strictly(asked) or (
+        previous is not None and _split_difference(ctx, previous) is not None
+    ):
+        return False  # "Is $200 a deal?" -> "Yes it is." agrees, as "Split the difference?" -> "ok"
     phrase = re.match(r"\W*\w+(?:\s+(?:thing|right))?", text[position:])
     if FACTUAL_ANSWER_RE.match(text, position + (phrase.end() if phrase else 0)):
         return True
@@ -2074,6 +2170,9 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
     declared = _declares_with_hand_over(ctx, last)
     if declared is not None:
         return PriceVerdict("deal", price=declared, reason="acceptance")
+    confirmed = _confirms_the_hand_over(ctx, last)
+    if confirmed is not None:
+        return PriceVerdict("deal", price=confirmed, reason="acceptance")
 
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
