@@ -1611,3 +1611,20 @@ def test_a_yes_that_changes_the_terms_or_answers_a_qualifying_question_closes_no
     ask: str, answer: str
 ) -> None:
     assert judge("I can do $460.", ask, answer, first="seller")[0] != "deal"
+
+
+@pytest.mark.parametrize("answer", ["no problem", "np", "I can deal with that"])
+def test_no_problem_answers_a_price_question(answer: str) -> None:
+    assert judge("Can you do $430?", answer, first="buyer") == ("deal", 430.0)
+
+
+def test_no_problem_to_thanks_accepts_nothing() -> None:
+    window = ("Thanks, I'll think about $430 and let you know.", "no problem")
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+def test_moving_the_day_of_a_same_day_condition_commits_to_nothing() -> None:
+    window = ["I can do $430 if you pick it up today", "I'll pick it up tomorrow, is that ok?"]
+    assert judge(*window, first="seller")[0] == "ongoing"
+    window[1] = "I'll pick it up this afternoon"
+    assert judge(*window, first="seller") == ("deal", 430.0)

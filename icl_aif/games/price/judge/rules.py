@@ -181,7 +181,8 @@ yes to an extra asked as a condition closes, as does "on my way" once the addres
 a condition to come; an OK closes at an offer the other side held, arguing for it after a
 pushback or standing firm when asked for less, unless it is a bare "ok", a "yes" or "will do",
 or follows a refusal; a yes to the taker's question about collecting confirms the offer;
-"split the difference?" proposes the midpoint of the two sides' prices; "what if I pay cash?" and
+"split the difference?" proposes the midpoint of the two sides' prices; a later day for a
+condition to be met today is new terms; "what if I pay cash?" and
 "can I come look at it?"
 are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking price
 stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty for the
@@ -341,6 +342,8 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|"
     r"cash)\b",
 ]
+_NO_PROBLEM = r"^\W*(?:no problem|no prob|np)\W*$"
+_NO_PROBLEM_RE = re.compile(_NO_PROBLEM)
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow|doh|d.oh|"
     r"hm+)\W+)*"
@@ -364,6 +367,8 @@ WEAK_ACCEPT = [
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
     # "That'll work.", "That could work."
     r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
+    # "no problem" or "np" alone: a yes only to a price asked about (see _weak_accept_counts)
+    _NO_PROBLEM,
     # "go ahead", "all set", "good for me", "cool deal", "sounds about right", "I'll buy", "I agree"
     r"^\W*(?:(?:ok|okay|sure|yes|yeah|then)\W+)?(?:go (?:ahead|for it)|(?:we're |we are )?all set|"
     r"(?:cool|good|fair|great|sweet) deal|i(?:'ll| will) buy|"
@@ -448,7 +453,7 @@ WEAK_ACCEPT = [
     # "that'll do.", "can do" to "12?", a thumbs-up
     r"\bthat(?:'ll| will) do\b|^\W*(?:(?:yes|yeah|sure|ok|okay)\W+)?can do(?: that| it)?\W*$|"
     r"(?:👍|👌|🤝)",
-    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|accept) (?:that|it|"
+    r"\b(?:fair enough|(?:i|we) can (?:do|live with|work with|deal with|accept) (?:that|it|"
     + PRICE
     + r"(?!\w))|"
     r"happy to|count me in|let's go)\b",
@@ -1737,8 +1742,14 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if previous is None:
         return False
     prev = ctx.readings[previous]
-    if _acknowledges_a_delay(reading.text, prev.text) or _notes_the_asking_price(ctx, index):
+    if (
+        _acknowledges_a_delay(reading.text, prev.text)
+        or _notes_the_asking_price(ctx, index)
+        or _moves_the_day(prev.text, reading.text)
+    ):
         return False
+    if _NO_PROBLEM_RE.match(reading.text) and not any(m.kind == "question" for m in prev.prices):
+        return False  # "no problem" to thanks or to news, not to "can you do $150?"
     if (
         prev.proposal(ctx.plausible) is not None
         or _asks_for_a_deal(prev)
@@ -2324,6 +2335,8 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     ):
         return None
     words = set(re.findall(r"[a-z]+", reading.text))
+    if _moves_the_day(prev.text, reading.text):
+        return None
     errand = errand | (asked - _CONDITION_FILLER)
     commits = any(
         COMMITMENT_RE.search(reading.text[start:end]) or _ASSENT_RE.search(reading.text[start:end])
@@ -2344,6 +2357,24 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     ):
         return price
     return None
+
+
+_SAME_DAY = frozenset({"today", "tonight", "now", "asap"})
+_LATER_DAY = frozenset(
+    {"tomorrow", "tmrw", "tmr", "weekend", "next", "monday", "tuesday", "wednesday", "thursday"}
+    | {"friday", "saturday", "sunday"}
+)
+
+
+def _moves_the_day(condition: str, text: str) -> bool:
+    """``text`` answers a condition to be met today (``condition``: "$430 if you pick it up
+    today") with a later day ("I'll pick it up tomorrow"): new terms, not the ones offered."""
+    found = CONDITION_RE.search(condition)
+    if found is None:
+        return False
+    asked = set(re.findall(r"[a-z]+", re.split(r"[.!?;]", condition[found.start() :])[0]))
+    words = set(re.findall(r"[a-z]+", text))
+    return bool(asked & _SAME_DAY and words & _LATER_DAY and not words & _SAME_DAY)
 
 
 def _names_a_time(words: set[str]) -> bool:
