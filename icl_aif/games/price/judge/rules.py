@@ -173,20 +173,19 @@ words typed with slips ("alrigth", "sonuds good") read as meant; an assent, a pr
 hand-over arranged declare a deal whose ask is out of the window (step 2).
 
 Seventh pass (issue 24), from short windows written against the judge: a hesitation before the
-acceptance ("hmm ok fine") does not doubt it; "definitely", "I'll let it go for that", "go
-ahead", "all set", "good for me", "I agree", the price's own term granted ("cash works") and the
-offer form named ("offer sent", "submitting now", "I'll hit accept") close; an offer, a request
-for a term ("could you deliver?"), a plain yes and the asker's "perfect!" close at the offer; a
-yes to an extra asked as a condition closes, as does "on my way" once the address was given for
-a condition to come; an OK closes at an offer the other side held, arguing for it after a
-pushback or standing firm when asked for less, unless it is a bare "ok", a "yes" or "will do",
-or follows a refusal; a yes to the taker's question about collecting confirms the offer;
-"split the difference?" proposes the midpoint of the two sides' prices; a later day for a
-condition to be met today is new terms; "what if I pay cash?" and
-"can I come look at it?"
-are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking price
-stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty for the
-other side ("for $150 you'd have to pick it up") agree to nothing.
+acceptance ("hmm ok fine") does not doubt it; "definitely", "I'll let it go for that", "go ahead",
+"all set", "good for me", "I agree", the price's own term granted ("cash works") and the offer form
+named ("offer sent", "submitting now", "I'll hit accept") close; an offer, a request for a term
+("could you deliver?"), a plain yes and the asker's "perfect!" close at the offer; a yes to an
+extra asked as a condition closes, as does "on my way" once the address was given for a condition
+to come; an OK closes at an offer the other side held, arguing for it after a pushback or standing
+firm when asked for less, unless it is a bare "ok", a "yes" or "will do", or follows a refusal; a
+yes to the taker's question about collecting confirms the offer; "split the difference?" proposes
+the midpoint of the two sides' prices; a later day for a condition to be met today is new terms;
+"what if I pay cash?" and "can I come look at it?" are no closing questions; "getting closer", "I
+might take it", a bare "ok" to the asking price stated as a fact, and a price with a hedge ("$150
+might work", "would be tough") or a duty for the other side ("for $150 you'd have to pick it up")
+agree to nothing.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
