@@ -1628,3 +1628,12 @@ def test_moving_the_day_of_a_same_day_condition_commits_to_nothing() -> None:
     assert judge(*window, first="seller")[0] == "ongoing"
     window[1] = "I'll pick it up this afternoon"
     assert judge(*window, first="seller") == ("deal", 430.0)
+
+
+def test_an_acceptance_with_a_new_term_after_it_waits_for_the_other_side() -> None:
+    window = ["I could accept $465.", "I'll accept $465, provided it includes the pump."]
+    assert judge(*window, first="seller")[0] == "ongoing"
+    assert judge(*window, "Certainly, consider it done.", first="seller") == ("deal", 465.0)
+    # a contingency on the speaker's own satisfaction asks nothing more of the other side
+    window[1] = "Deal at $465 as long as you're happy after the test ride."
+    assert judge(*window, first="seller") == ("deal", 465.0)

@@ -181,11 +181,11 @@ extra asked as a condition closes, as does "on my way" once the address was give
 to come; an OK closes at an offer the other side held, arguing for it after a pushback or standing
 firm when asked for less, unless it is a bare "ok", a "yes" or "will do", or follows a refusal; a
 yes to the taker's question about collecting confirms the offer; "split the difference?" proposes
-the midpoint of the two sides' prices; a later day for a condition to be met today is new terms;
-"what if I pay cash?" and "can I come look at it?" are no closing questions; "getting closer", "I
-might take it", a bare "ok" to the asking price stated as a fact, and a price with a hedge ("$150
-might work", "would be tough") or a duty for the other side ("for $150 you'd have to pick it up")
-agree to nothing.
+the midpoint of the two sides' prices; a later day for a condition to be met today is new terms, as
+is "I'll accept $165, provided it includes the chairs"; "what if I pay cash?" and "can I come look
+at it?" are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking
+price stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty
+for the other side ("for $150 you'd have to pick it up") agree to nothing.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -507,7 +507,12 @@ TERMS_AFTER_RE = re.compile(
     r"\s*if (?:the )?price(?:'s| is) right\b|"
     r"\W*(?:but|however|only|though|although)\b[^.!?]{0,60}?\b(?:you(?:'ll| will| would|'d)?"
     r"(?: probably| still| likely)?(?: will| would)? (?:have|need|must)|only if|if you|"
-    r"i (?:can't|cannot|won't)|(?:would be|is|will be) (?:your|on you|up to you))"
+    r"i (?:can't|cannot|won't)|(?:would be|is|will be) (?:your|on you|up to you))|"
+    # "I'll accept $165, provided it includes the chairs." ("deal at 560 as long as you're good
+    # after the test ride" asks nothing more of the other side)
+    r"[^.!?]{0,25}?\b(?:provided|providing|on (?:the )?condition)\b|"
+    r"[^.!?]{0,25}?\b(?:so|as) long as (?:you (?:can |will |would )?(?:include|deliver|throw|add|"
+    r"bring|pick|pay|drop|ship|cover)|it (?:includes|comes with))\b"
 )
 # Inside the acceptance sentence, before it: the acceptance hangs on a condition.
 CONDITIONAL_RE = re.compile(r"\b(?:if|unless|as long as|provided|only if|on condition|assuming)\b")
