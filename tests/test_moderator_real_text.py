@@ -1637,3 +1637,19 @@ def test_an_acceptance_with_a_new_term_after_it_waits_for_the_other_side() -> No
     # a contingency on the speaker's own satisfaction asks nothing more of the other side
     window[1] = "Deal at $465 as long as you're happy after the test ride."
     assert judge(*window, first="seller") == ("deal", 465.0)
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer"),
+    [
+        ("I can do $430 if you pay cash", "I have cash"),
+        ("$430 if you can pick it up", "I have a truck"),
+    ],
+)
+def test_having_the_means_for_the_errand_commits_to_it(offer: str, answer: str) -> None:
+    assert judge(offer, answer, first="seller") == ("deal", 430.0)
+
+
+def test_lacking_the_means_commits_to_nothing() -> None:
+    window = ("I'll give you $430 if you deliver", "I don't have a truck")
+    assert judge(*window, first="buyer")[0] == "ongoing"

@@ -835,6 +835,10 @@ ERRANDS = (
             "there",
             "here",
             "omw",
+            # the means to collect: "I have a truck"
+            "truck",
+            "van",
+            "trailer",
         }
     ),
     frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
@@ -850,7 +854,9 @@ ERRAND_WORDS = frozenset().union(*ERRANDS)
 COMMITMENT_RE = re.compile(
     r"\b(?:i|we)(?:'ll| will| can| could|'m able to| am able to| would be able to| definitely|"
     r" surely| sure)+\b|^\W*(?:yes|yeah|yep|sure|ok|okay|definitely|absolutely|of course|"
-    r"no problem)\b|\b(?:on my way|omw|leaving now|heading (?:over|out|there)|be there in)\b"
+    r"no problem)\b|\b(?:on my way|omw|leaving now|heading (?:over|out|there)|be there in)\b|"
+    # the means to do the errand: "I have cash", "I have a truck, no problem"
+    r"\bi(?:'ve| have)(?: got)? (?:the |a |my )?(?:cash|money|truck|van|trailer|dolly)\b"
 )
 # A price declared as the speaker's last word is an offer that waits for an answer, even when it
 # equals what the other side said it could pay ("My final offer is $120.").
