@@ -1437,7 +1437,8 @@ def test_an_ok_after_the_term_asked_for_was_granted_closes_at_the_price() -> Non
 
 
 @pytest.mark.parametrize(
-    "answer", ["ok. what if I pay cash?", "ok, can I come look at it tomorrow?"]
+    "answer",
+    ["ok. what if I pay cash?", "ok, can I come look at it tomorrow?", "great, how much to ship?"],
 )
 def test_a_hypothetical_or_a_visit_to_look_is_no_closing_question(answer: str) -> None:
     assert judge("I can do $460.", answer, first="seller")[0] == "ongoing"

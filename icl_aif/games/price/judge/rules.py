@@ -706,9 +706,14 @@ _WHEN_RE = re.compile(
 _SHORT_WHEN_WORDS = 12
 
 
-# Not closing: a hypothetical that bargains ("what if I pay cash?") or a visit to see the item
-# first ("can I come look at it tomorrow?", unless it also collects or signs).
-_WHAT_IF_RE = re.compile(r"^\W*(?:(?:and|so|but|ok|okay|well)\W+)?what if\b")
+# Not closing: a hypothetical that bargains ("what if I pay cash?"), the cost of a term ("how
+# much for delivery?") or a visit to see the item first ("can I come look at it tomorrow?",
+# unless it also collects or signs).
+_WHAT_IF_RE = re.compile(
+    r"^\W*(?:(?:and|so|but|ok|okay|well)\W+)?what if\b|"
+    # ... or what a term costs: "how much for delivery?"
+    r"\bhow much\b|\bwhat(?:'s| is| would be| will be) the (?:cost|fee|charge)\b"
+)
 _VISIT_RE = re.compile(
     r"\b(?:come|stop by|swing by|drop by)(?: and| to| over| over and| by and| by to)? (?:look|see|"
     r"check (?:it|them) out|view|inspect|test|try)\b"
