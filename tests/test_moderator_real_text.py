@@ -1467,10 +1467,24 @@ def test_a_bare_ok_to_the_asking_price_notes_it() -> None:
         "$420 is possible",
         "$420 would be tough",
         "for $420 you'd have to pick it up",
+        "$420 and you pick it up",
+        "$420 would barely cover what I paid",
+        "lol 420",
+        "I'd rather not go to $420",
+        "I already turned down $420",
+        "others have offered $420 already",
+        "I could think about $420",
     ],
 )
 def test_a_hedged_or_conditioned_price_is_no_agreement(answer: str) -> None:
     assert judge("Would you take $420?", answer, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer", ["Honestly, I'd rather just get it sold. $420 cash tomorrow.", "haha ok. 420"]
+)
+def test_a_concession_or_a_laugh_before_the_price_still_states_it(answer: str) -> None:
+    assert judge("Would you take $420?", answer, first="buyer") == ("deal", 420.0)
 
 
 def test_toughness_of_the_other_side_is_no_hedge() -> None:

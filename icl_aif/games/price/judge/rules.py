@@ -184,8 +184,9 @@ yes to the taker's question about collecting confirms the offer; "split the diff
 the midpoint of the two sides' prices; a later day for a condition to be met today is new terms, as
 is "I'll accept $165, provided it includes the chairs"; "what if I pay cash?" and "can I come look
 at it?" are no closing questions; "getting closer", "I might take it", a bare "ok" to the asking
-price stated as a fact, and a price with a hedge ("$150 might work", "would be tough") or a duty
-for the other side ("for $150 you'd have to pick it up") agree to nothing.
+price stated as a fact, and a price with a hedge ("$150 might work", "would be tough"), a duty for
+the other side ("for $150 you'd have to pick it up"), a scoff ("lol 150") or someone else's offer
+("I already turned down 150") agree to nothing.
 
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
@@ -2156,13 +2157,21 @@ def _puts_price_on_table(reading: Reading) -> bool:
     return reading.standing_offer() is not None or reading.has_question
 
 
-# A price stated with a hedge or a duty for the other side is no commitment: "I might do $150",
-# "$150 is possible", "$150 would be tough", "for $150 you have to pick it up".
+# A price stated with a hedge, a duty for the other side, a comparison, a scoff or someone
+# else's offer is no commitment: "I might do $150", "$150 is possible", "$150 would be tough",
+# "for $150 you have to pick it up", "$150 and you pick it up", "$150 would barely cover what I
+# paid", "lol 150", "I'd rather not go to 150", "I already turned down 150", "I could think about
+# 150".
 _HEDGE_RE = re.compile(
     r"\b(?:might|(?:i|we|it|that|this) may|may be|possibly|(?<!as soon as )possible|a stretch|"
     r"pushing it|cutting it close|"
     r"(?:be|is|'s|sounds|seems) (?:a (?:bit|little) |pretty |really |very |kinda |kind of )?"
-    r"(?:tough|hard|difficult)|you(?:'d|'ll| would| will)? (?:have|need) to|you must)\b"
+    r"(?:tough|hard|difficult)|you(?:'d|'ll| would| will)? (?:have|need) to|you must|"
+    r"and you(?:'ll| will)? (?:pick|come|get|grab|pay|bring|haul|deliver|move)|"
+    r"barely|hardly|huh|lol|lmao|seriously|"
+    r"rather not|prefer not|turned down|"
+    r"(?:others|someone|somebody|people|another buyer)(?: have| has| already)* offered|"
+    r"think about|thinking about)\b"
 )
 
 
