@@ -1668,3 +1668,20 @@ def test_having_the_means_for_the_errand_commits_to_it(offer: str, answer: str) 
 def test_lacking_the_means_commits_to_nothing() -> None:
     window = ("I'll give you $430 if you deliver", "I don't have a truck")
     assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "verdict"),
+    [
+        ("I can do $460, and delivery is $20", "I'll pass on the delivery, I can pick it up", None),
+        ("I can do $460.", "fine, I'll take it. I'll leave now to get it", ("deal", 460.0)),
+        ("I can do $460.", "I'm leaving work at 5, I can get it then", None),
+    ],
+)
+def test_passing_on_an_extra_or_leaving_to_collect_is_no_walk_away(
+    offer: str, answer: str, verdict: tuple[str, float] | None
+) -> None:
+    got = judge(offer, answer, first="seller")
+    assert got[0] != "no_deal"
+    if verdict is not None:
+        assert got == verdict

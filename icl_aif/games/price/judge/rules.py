@@ -540,12 +540,22 @@ _I_WILL = (
     r"'m afraid i'll have to| have to| must|'m going to have to| think i'll|'m gonna have to|"
     r"'ll just| guess i'll| guess i will| need to| should| better)"
 )
+# "I'll pass on the delivery": an extra declined, not the deal
+_EXTRA_PASSED = (
+    r"on (?:the |your )?(?:delivery|warranty|case|shipping|insurance|extras?|add-?ons?|"
+    r"accessories|mount|stand|cover|bag|helmet|lock|chairs?|pump|charger|cables?|lamp)\b"
+)
 WALK_AWAY = [
     _I_WILL + r" (?:respectfully |regretfully |politely |sadly |just |simply |probably |then )?"
-    r"(?:pass\b(?!\s+(?:(?:by|it|along|through|the|me|you)\b|" + PRICE + r"))|"
+    r"(?:pass\b(?!\s+(?:(?:by|it|along|through|the|me|you)\b|"
+    + PRICE
+    + r"|"
+    + _EXTRA_PASSED
+    + r"))|"
     r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|"
     r"on|in|"
-    r"by|outside|for(?! now)|there)|you|the|that|a |my|room))|decline|go elsewhere|look elsewhere|"
+    r"by|outside|for(?! now)|there)|you|the|that|a |my|room|work|home|(?:now |soon |in a \w+ )?"
+    r"to (?:come|get|pick|grab|meet)))|decline|go elsewhere|look elsewhere|"
     r"shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
@@ -559,7 +569,8 @@ WALK_AWAY = [
     r"(?:another|"
     r"a different|other|something else)\b)",
     r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
-    r"(?! (?:town|the (?:country|state|area|city)|for|on|tomorrow|next|soon|in|friday|"
+    r"(?! (?:town|the (?:country|state|area|city)|work|home|school|the office|my|for|on|tomorrow|"
+    r"next|soon|in|friday|"
     r"saturday|sunday|monday|tuesday|wednesday|thursday)\b)|"
     r"done here|moving on(?! (?:the \d|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)|passing|"
     r"not interested|no longer interested|gonna pass|going to pass|done negotiating|done haggling)",
