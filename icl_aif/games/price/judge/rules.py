@@ -2204,21 +2204,20 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         if strong is None or strong < reading.ending:
             return PriceVerdict("no_deal", reason=reading.ending_reason)
 
-    # A commitment to the other side's condition binds the price set on that condition, not its
-    # fallback: "$721 if you pick it up with cash tonight; after tonight $900." -> "OK, I will
-    # bring the cash now!" is a deal at $721.
-    committed = _commits_to_condition(ctx, last)
-    if committed is not None:
-        return PriceVerdict("deal", price=committed, reason="commitment to the condition")
-    taken = _takes_closing_offer(ctx, last)
-    if taken is not None:
-        return PriceVerdict("deal", price=taken, reason="closing offer taken")
-    declared = _declares_with_hand_over(ctx, last)
-    if declared is not None:
-        return PriceVerdict("deal", price=declared, reason="acceptance")
-    confirmed = _confirms_the_hand_over(ctx, last)
-    if confirmed is not None:
-        return PriceVerdict("deal", price=confirmed, reason="acceptance")
+    # Closings read from the turns before, in this order: a commitment to the other side's
+    # condition binds the price set on that condition, not its fallback ("$721 if you pick it up
+    # with cash tonight; after tonight $900." -> "OK, I will bring the cash now!" is a deal at
+    # $721); a closing offer taken; a deal declared with the hand-over; the hand-over confirmed.
+    closings: tuple[tuple[Callable[[Context, int], float | None], str], ...] = (
+        (_commits_to_condition, "commitment to the condition"),
+        (_takes_closing_offer, "closing offer taken"),
+        (_declares_with_hand_over, "acceptance"),
+        (_confirms_the_hand_over, "acceptance"),
+    )
+    for closing, why in closings:
+        price = closing(ctx, last)
+        if price is not None:
+            return PriceVerdict("deal", price=price, reason=why)
 
     if accepts:
         if _counter_offer(ctx, last) or _asks_again(ctx, last):
