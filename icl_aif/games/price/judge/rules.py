@@ -721,7 +721,7 @@ _SHORT_WHEN_WORDS = 12
 # Not closing: a hypothetical that bargains ("what if I pay cash?"), the cost of a term ("how
 # much for delivery?") or a visit to see the item first ("can I come look at it tomorrow?",
 # unless it also collects or signs).
-_WHAT_IF_RE = re.compile(
+_BARGAINING_QUESTION_RE = re.compile(
     r"^\W*(?:(?:and|so|but|ok|okay|well)\W+)?what if\b|"
     # ... or what a term costs: "how much for delivery?"
     r"\bhow much\b|\bwhat(?:'s| is| would be| will be) the (?:cost|fee|charge)\b"
@@ -740,7 +740,7 @@ def _closes(question: str) -> bool:
     """The question is about closing the deal ("When can I pick it up?", "tomorrow?")."""
     visit = _VISIT_RE.search(question)
     if (
-        _WHAT_IF_RE.search(question)
+        _BARGAINING_QUESTION_RE.search(question)
         or _SPLIT_RE.search(question)
         or (visit is not None and not _COLLECTING_RE.search(question, visit.end()))
     ):
@@ -1445,6 +1445,18 @@ _COLLECTS_RE = re.compile(
 _EXTRA_COST_RE = re.compile(r"\b(?:extra|additional|more|fee|plus|surcharge|charge)\b")
 
 
+def _only_asks_how_to_close(reading: Reading) -> bool:
+    """Every sentence of the turn is a question about closing, and it names no price ("what's
+    the address?", "can I pick it up tomorrow?")."""
+    text = reading.text
+    spans = sentence_spans(text)
+    return (
+        not reading.prices
+        and bool(spans)
+        and all(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in spans)
+    )
+
+
 def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
     """The other side asked only how to close after the speaker's offer ("I can do $160" ->
     "can I pick it up tomorrow?") and the speaker says yes or names the time: a deal at the
@@ -1453,13 +1465,9 @@ def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
     previous = ctx.previous_other(index)
     if previous is None or reading.prices or reading.ending is not None:
         return None
-    asked = ctx.readings[previous]
-    text = asked.text
-    spans = sentence_spans(text)
+    text = ctx.readings[previous].text
     if (
-        asked.prices
-        or not spans
-        or not all(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in spans)
+        not _only_asks_how_to_close(ctx.readings[previous])
         or ITEM_QUESTION_RE.search(text)
         or not _COLLECTS_RE.search(text)
     ):
@@ -2314,11 +2322,7 @@ def _past_a_closing_answer(ctx: Context, previous: int) -> int:
     if answer.prices or answer.has_question or answer.ending is not None:
         return previous
     asking = ctx.previous_other(previous)
-    if asking is None or ctx.readings[asking].prices:
-        return previous
-    text = ctx.readings[asking].text
-    spans = sentence_spans(text)
-    if not spans or not all(_is_question(text[a:b]) and _closes(text[a:b]) for a, b in spans):
+    if asking is None or not _only_asks_how_to_close(ctx.readings[asking]):
         return previous
     offering = ctx.previous_other(asking)
     if offering is None or CONDITION_RE.search(ctx.readings[offering].text) is None:
