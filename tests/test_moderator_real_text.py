@@ -1685,3 +1685,121 @@ def test_passing_on_an_extra_or_leaving_to_collect_is_no_walk_away(
     assert got[0] != "no_deal"
     if verdict is not None:
         assert got == verdict
+
+
+# --- eighth pass: a bare number after a money verb, near the price level ----------------------
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Honestly I can only afford 430.",
+        "I was thinking 430.",
+        "I'm thinking more like 430",
+        "I'd need 430 at least.",
+        "I only have 430 saved up.",
+        "All I could spend is maybe 430",
+    ],
+)
+def test_a_bare_number_after_a_money_verb_near_the_level_is_a_price(offer: str) -> None:
+    assert [amount for amount, _ in kinds(offer)] == [430.0]
+    assert judge("It's $500, barely used.", offer, "deal", first="seller") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need 2 days to get the money.",
+        "I have 3 kids so I need the room.",
+        "I was thinking 4 people could live there",
+        "I've got 9000 miles on my other bike",
+    ],
+)
+def test_a_number_after_a_money_verb_far_from_the_level_is_no_price(text: str) -> None:
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize("answer", ["acceptable", "reasonable.", "you bet", "right on!"])
+def test_one_word_assents_take_the_offer(answer: str) -> None:
+    assert judge("I can do $430.", answer, first="seller") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize("answer", ["I'm going to submit it now", "I'll submit that"])
+def test_submitting_it_closes_through_the_form(answer: str) -> None:
+    assert judge("I can do $430.", answer, first="seller") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Seems like we have a deal, then!",
+        "Well, I'd hoped for less. I'll go ahead and buy it.",
+        "We'll just take it, the kids love the color.",
+        "That seems more than reasonable to me.",
+        "Honestly that's perfectly fine.",
+        "Okay, I believe we can agree on that.",
+        "Thanks so much for meeting me halfway. I can be there by six.",
+        "Thank you for being so flexible, my truck is free on Sunday.",
+    ],
+)
+def test_wordy_acceptances_take_the_counter_offer(answer: str) -> None:
+    window = ("Would you consider $380? I'd pick it up.", "I can't go that low. How about $430?")
+    assert judge(*window, answer, first="buyer") == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Thanks for being flexible, but that's still more than I can spend.",
+        "Thank you for coming down. Could you do a little better though?",
+        "I think we can agree on a price once I've seen it.",
+    ],
+)
+def test_thanks_or_agreement_talk_that_holds_back_takes_nothing(answer: str) -> None:
+    window = ("Would you consider $380? I'd pick it up.", "I can't go that low. How about $430?")
+    assert judge(*window, answer, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer"),
+    [
+        ("Could you do $430?", "meh, fine, you can have it"),
+        ("Could you do $430?", "That's a fair compromise."),
+        ("Could you do $430?", "ok fiiine"),
+        ("Could you do $430?", "honestly I'd say yes"),
+        ("Could you do $430?", "I can take that. I'm around all evening."),
+        ("Could you do $430?", "It's yours at that price, just bring a friend to lift it."),
+        ("Could you do $430?", "Sounds fine. Let me know when you're on your way."),
+        ("Could you do $430?", "Great, see you at noon. I'll keep it off the market till then."),
+        ("Could you do $430?", "Less than I hoped for but fine, I'll take it."),
+        ("$430 and I can come right now.", "ok come on over"),
+        ("I can do $430.", "alright, that works. could we meet at the DMV for the paperwork?"),
+    ],
+)
+def test_eighth_pass_acceptances(offer: str, answer: str) -> None:
+    first = "buyer" if offer.startswith(("Could", "$")) else "seller"
+    assert judge(offer, answer, first=first) == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "go a little lower and we have a deal",
+        "include the stand and it's a deal",
+        "come grab it yourself and I'll take $20 off",
+    ],
+)
+def test_terms_asked_before_a_deal_phrase_accept_nothing(answer: str) -> None:
+    assert judge("Could you do $430?", answer, first="buyer")[0] == "ongoing"
+
+
+def test_sending_the_money_commits_to_a_condition_to_pay() -> None:
+    window = ("I can do $430 if you pay a deposit today.", "sure, I'll send it tonight")
+    assert judge(*window, first="seller") == ("deal", 430.0)
+
+
+def test_coming_to_collect_after_an_answer_about_the_item_takes_the_offer() -> None:
+    window = ["I can do $430.", "Does it come with the stand?", "Yes, the stand is included."]
+    assert judge(*window, "nice, I'll come pick it up", first="seller") == ("deal", 430.0)
+    # ... but not on a condition, nor before any price is on the table
+    assert judge(*window, "nice, I'll come pick it up if you do $400", first="seller")[0] != "deal"
+    window[0] = "Hello, is the bike still for sale?"
+    assert judge(*window, "nice, I'll come pick it up", first="buyer")[0] == "ongoing"

@@ -158,6 +158,14 @@ _BARE_CUE_RE = re.compile(
     r"your|even))*\s+$",
     re.IGNORECASE,
 )
+# Words right before a bare number that make it a price when it is near the price level: "I can
+# only afford 170", "I was thinking 170", "I'd need 170 at least", "I only have 170" (not "I need
+# 2 days", "I have 3 kids").
+_LEVEL_CUE_RE = re.compile(
+    r"\b(?:afford|spend|need|thinking|thought|have|got|figured|expect(?:ing)?)"
+    r"(?:\s+(?:you|me|maybe|like|around|about|at least|only|just|even|more like|roughly))*\s+$",
+    re.IGNORECASE,
+)
 # An assent right before a bare number names the price it takes ("ugh fine, 260", "yeah ok 8400",
 # "you got it, 110", "then 400 is fine").
 _ASSENT_BEFORE_RE = re.compile(
@@ -807,12 +815,16 @@ def _ends_its_sentence(number: _Number, text: str) -> bool:
 def _opens_the_message(number: _Number, text: str, scale: float | None) -> bool:
     """A digit number that opens the message, near the price level: "40 my boss wants it gone"
     answers an offer with a price even when typed without a comma."""
+    return _near_the_level(number, scale) and bool(_INTERJECTION_RE.match(text[: number.start]))
+
+
+def _near_the_level(number: _Number, scale: float | None) -> bool:
+    """A digit number, no year, within the range of prices around the level ``scale``."""
     return (
         scale is not None
         and not number.is_word
         and not _YEAR_LOW <= number.value <= _YEAR_HIGH
         and _OPENING_LOW * scale <= number.value <= _OPENING_HIGH * scale
-        and bool(_INTERJECTION_RE.match(text[: number.start]))
     )
 
 
@@ -820,7 +832,11 @@ def _bare_value(number: _Number, text: str, scale: float | None = None) -> float
     """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
     a number said on its own, "1725", or one that opens the message near the price level)."""
     before = text[max(0, number.start - 40) : number.start]
-    cued = _BARE_CUE_RE.search(before) or _ASSENT_BEFORE_RE.search(before)
+    cued = (
+        _BARE_CUE_RE.search(before)
+        or _ASSENT_BEFORE_RE.search(before)
+        or (_LEVEL_CUE_RE.search(before) and _near_the_level(number, scale))
+    )
     separated = not number.is_word and bool(
         _THOUSANDS_SEPARATOR_RE.match(text[number.start : number.end])
     )
@@ -1270,16 +1286,16 @@ _SWAPPED_LETTERS_RE = re.compile(
 )
 # A letter "o" typed for a zero at the end of a number: "15o and its urs".
 _LETTER_O_ZERO_RE = re.compile(r"(?<=\b\d)o\b|(?<=\b\d\d)o\b|(?<=\b\d\d\d)o\b")
-# Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt".
+# Words stretched for feeling: "yesss", "okkk", "yeahhh", "sooo", "perfecttt", "fiiine".
 _ELONGATED_RE = re.compile(
-    r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+)\b",
+    r"\b(?:y+e+s+|o+k+|ye+a+h+|ya+y+|so{3,}|su+re+|no{3,}|pe+rfe+ct+|dea+l+|do+ne+|fi+ne+)\b",
     re.IGNORECASE,
 )
 _REPEATS_RE = re.compile(r"(.)\1+")
 # Each plain word under its letters said once each ("yes", "ok", "yeah", ... "perfect").
 _PLAIN_WORDS = {
     _REPEATS_RE.sub(r"\1", word): word
-    for word in ("yes", "ok", "yeah", "yay", "so", "sure", "no", "perfect", "deal", "done")
+    for word in ("yes", "ok", "yeah", "yay", "so", "sure", "no", "perfect", "deal", "done", "fine")
 }
 
 

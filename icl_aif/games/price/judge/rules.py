@@ -253,7 +253,7 @@ STRONG_ACCEPT = [
     r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*(?:great|perfect|fine)\W*[,;:!.-]\W*deal\b"
     r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
     r"\b(?:it's|it is|that's|that is|then it's|then) a deal\b(?!\s*-?breaker)",
-    r"\b(?:we|we've|we have|you've|you|looks like we|i think we|then we|"
+    r"\b(?:we|we've|we have|you've|you|(?:looks|sounds|seems) like we|i think we|then we|"
     r"so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+(?:ourselves |yourself |us )?(?:a )?deal\b",
     r"\b(?:we|looks like we|i think we|then we|so we)\s*(?:'ve)?\s*(?:got|have|'ve got)\s+an "
     r"agreement\b",
@@ -278,11 +278,15 @@ STRONG_ACCEPT = [
     r"applicant)\b))",
     # "I'll accept.", "I can agree to that."
     r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
+    # "I can take that.", "I can live with that" is weak
+    r"\bi can (?:take|accept) (?:that|this)\b(?! (?:if|off|out|apart|down|home)\b)",
+    # "I think we can agree on that"
+    r"\bwe (?:can|could) agree (?:on|to) (?:that|this)\b",
     r"\bi(?:'ll| will| can| could|'d| would)? agree to (?:that|it|this|your (?:offer|price)|"
     + PRICE
     + r")",
-    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) (?:take|"
-    r"buy|grab|"
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna|'re going to|'re gonna) "
+    r"(?:go ahead and |just )?(?:take|buy|grab|"
     r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|"
     r"inspected)\b))"
     r" (?:it|that|them|"
@@ -294,7 +298,9 @@ STRONG_ACCEPT = [
     # "It's yours!", "they're yours", not the offer "It's yours if you want it" or "It's yours for
     # $200"
     r"\b(?:it's|its|they're|theyre|they are) (?:all )?yours\b"
-    r"(?!\s+(?:if|for|at|when|once)\b)",
+    r"(?!\s+(?:if|when|once)\b|\s+(?:for|at)\b(?! that\b))",
+    # "ehh, okay, you can have it", not "you can have it for $370" (below) or "... if you ..."
+    r"\byou can have (?:it|them)\W*$",
     # "Alright, you can have it for $370." names its price: a deal if it is on the table, else
     # a counter-offer
     r"^\W*(?:(?:ok|okay|alright|all right|fine|sure|yes|yeah)\W+)?(?:you can have (?:it|them)|"
@@ -343,6 +349,12 @@ STRONG_ACCEPT = [
     r"cash)\b",
 ]
 _NO_PROBLEM = r"^\W*(?:no problem|no prob|np)\W*$"
+_COMES_TO_COLLECT = (
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna) (?:come|swing by|stop by|head over)"
+    r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|pick (?:it|them) up)\b"
+    r"(?![^.!?]*\bif\b)"
+)
+_COMES_TO_COLLECT_RE = re.compile(_COMES_TO_COLLECT)
 _NO_PROBLEM_RE = re.compile(_NO_PROBLEM)
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow|doh|d.oh|"
@@ -351,20 +363,33 @@ WEAK_ACCEPT = [
     r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
     r"confirmed|"
     r"absolutely|definitely|for sure|perfect|great|excellent|wonderful|awesome|done|agreed|"
-    r"certainly|of course|why not)\b(?!\s+(?:question|point|thing|idea|to|with the|not|"
+    r"certainly|of course|why not|acceptable|reasonable|you bet|right on)\b"
+    r"(?!\s+(?:question|point|thing|idea|to|with the|not|"
     r"no(?! (?:problem|prob|worries|doubt))|nah|nope|condition|shape|quality|"
     r"news|job|work|location|area|neighborhood|place)\b)",
-    r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally)? "
+    r"\b(?:sounds|that's|thats|that is|looks|seems)(?: actually| really| just| honestly| totally|"
+    r" more than| very| pretty| perfectly)? "
     r"(?:good|great|fair|"
     r"reasonable|fine|acceptable|perfect|ok|okay|alright|doable|like a plan|ideal|excellent|"
     r"wonderful|fantastic|lovely|terrific)\b(?! question| point)",
     # "That sounds like a fair price", "sounds like a great deal": an evaluation of the offer
     r"\b(?:sounds|seems|looks) like (?:a|an) (?:very |really |pretty )?(?:fair|good|great|"
     r"reasonable|"
-    r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number)\b",
-    r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer)\b",
+    r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number|compromise)\b",
+    r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer|compromise)\b",
     r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    # thanks for a concession: "Thank you so much for being flexible", "thanks for working with me"
+    r"\bthank(?:s| you)(?: so much| very much| again)? for (?:being (?:so )?(?:flexible|"
+    r"reasonable|understanding)|working with me|meeting me (?:halfway|in the middle|partway)|"
+    r"coming down|the discount|compromising)\b",
+    # coming to collect: "ok cool, I'll come get it", "come on over", "come grab it whenever"
+    _COMES_TO_COLLECT,
+    # (not "come grab it yourself and I'll knock $8 off": terms for a discount)
+    r"^\W*(?:(?:ok|okay|alright|sure|great|cool)\W+)?come (?:on over|over|by|get it|grab it|pick it up)"
+    r"\b(?![^.!?]*\b(?:if|and|yourself)\b)",
+    # "i say yes lol" to "what do you say to $30?"
+    r"\bi(?:'d| would)? say yes\b",
     # "That'll work.", "That could work."
     r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
     # "no problem" or "np" alone: a yes only to a price asked about (see _weak_accept_counts)
@@ -484,6 +509,8 @@ WEAK_ACCEPT = [
     r"offering|sent)(?: (?:it|that|the offer|now|in|over))*\W*$",
     r"\b(?:i'll|i will|let me|i'm going to|i am going to) (?:put|send|enter|submit) "
     r"(?:it|that|this) (?:in|over|through)\b(?! (?:the|my|your|a|an|his|her)\b)",
+    # "I'm going to submit it now": only the offer form is submitted
+    r"\b(?:i'll|i will|let me|i'm going to|i am going to|gonna) submit (?:it|that|this)\b",
     r"\b(?:go ahead and|please|pls|you can|just) (?:send|submit|enter|put in) (?:it|that|the offer|"
     r"your offer|the deal)\b|\b(?:go ahead and|please|pls|you can) make (?:it|the offer|your "
     r"offer)\b(?! (?:lower|higher|less|more|\$))",
@@ -495,11 +522,16 @@ WEAK_ACCEPT = [
 NEGATORS_RE = re.compile(
     r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|want|"
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
-    r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b[^.!?]{0,12}$|"
+    r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b"
+    # ... not across a "but": "lower than I wanted but ok, I'll take it"
+    r"(?:(?!\bbut\b)[^.!?]){0,12}$|"
     # "I don't think that's fair": the "n't" of a contraction has no word boundary before it
     r"n't\b[^.!?]{0,12}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$|"
     # "10% off and it's a deal": a discount offered, not an acceptance
-    r"\boff\s*,?\s*and\b[^.!?]{0,20}$"
+    r"\boff\s*,?\s*and\b[^.!?]{0,20}$|"
+    # "make it a bit lower and we have a deal": terms asked for, then the deal they would make
+    r"\b(?:lower|less|cheaper|higher|throw in|throw (?:it|them) in|include|deliver)\b[^.!?]{0,20}?"
+    r"\band\s+$"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
 )
 # Right after an acceptance phrase: it is made on new terms ("I can accept that, but you'll have
@@ -558,7 +590,7 @@ WALK_AWAY = [
     r"to (?:come|get|pick|grab|meet)))|decline|go elsewhere|look elsewhere|"
     r"shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
-    r"for you|until|at))|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
+    r"for you|until|at|off the market|aside|on hold)\b)|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online|"
     r"(?:on|from|off|at) (?:amazon|ebay|craigslist|walmart|target|best buy|ikea|marketplace))|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
@@ -705,6 +737,8 @@ CLOSING_QUESTION_RE = re.compile(
     r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
     r"drop (?:it|them) off|deal|"
     r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come|"
+    # "can we do the transfer at the DMV?"
+    r"(?:the )?(?:transfer|paperwork)|dmv|"
     # "Will you be ready for it in the next hour?"
     r"(?:you|u)(?: be)? ready(?: for (?:it|them|me|pick ?up))?|(?:in|within) the (?:next )?hour)\b"
 )
@@ -858,7 +892,7 @@ ERRANDS = (
             "trailer",
         }
     ),
-    frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle"}),
+    frozenset({"pay", "paying", "cash", "venmo", "paypal", "zelle", "send", "transfer"}),
     frozenset({"deliver", "delivering", "bring", "drop", "ship", "send"}),
     frozenset({"meet", "meeting"}),
     frozenset(
@@ -1664,7 +1698,9 @@ def _asks_again(ctx: Context, index: int) -> bool:
 # A later sentence that pushes back opens like this ("OK. But ...", "Sure. Hmm, ...").
 _PUSHBACK_OPENING_RE = re.compile(
     r"^\W*(?:but(?! (?:please|pls|just|remember|make sure|note)\b)|however|though|although|still|"
-    r"hmm+|let me|actually|wait|unless|if|except)\b"
+    # not "let me know when you're leaving", "let me send you the address"
+    r"hmm+|let me(?! know (?:when|what time|where|once|how soon)| (?:send|give|text) you)|actually|"
+    r"wait|unless|if|except)\b"
 )
 
 
@@ -1799,6 +1835,10 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     if ctx.quoted(index):
         return True
     if _term_granted(ctx, previous) or _answers_a_plea(ctx, index):
+        return True
+    # "is it still working?" -> "yes, works great" -> "ok cool, I'll come get it": coming to
+    # collect takes the other side's offer still on the table
+    if _COMES_TO_COLLECT_RE.search(reading.text) and ctx.table(index, _depth + 1):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
