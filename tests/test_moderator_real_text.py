@@ -1803,3 +1803,61 @@ def test_coming_to_collect_after_an_answer_about_the_item_takes_the_offer() -> N
     assert judge(*window, "nice, I'll come pick it up if you do $400", first="seller")[0] != "deal"
     window[0] = "Hello, is the bike still for sale?"
     assert judge(*window, "nice, I'll come pick it up", first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("window", "verdict"),
+    [
+        # the offering side hands the item over after thanks for its price
+        (("For you, $430.", "thanks so much, I appreciate it", "sure thing, enjoy it!"), 430.0),
+        (("Ok, $430 then.", "aww thank you", "np, let me know when you can swing by"), 430.0),
+        (
+            (
+                "$430 is my lowest.",
+                "thanks for letting me know",
+                "sure, let me know if you want it",
+            ),
+            None,
+        ),
+        # an answer to the speaker's question, then an assent that it settles
+        (
+            ("I can do $430.", "is the frame aluminum?", "yes, all of it", "in that case, yes"),
+            430.0,
+        ),
+        (("I can do $430.", "any rust?", "none at all", "ok done"), 430.0),
+        (("I can do $430.", "delivery too?", "sorry, no", "ok, I'll think it over then"), None),
+        # terms given with an agreement, then taken
+        (
+            ("Can you do $430?", "sure but you have to haul it yourself", "fine, I have a van"),
+            430.0,
+        ),
+        # commitments to collect or to pay
+        (("I'll do $430 if you come today.", "leaving now, be there soon"), 430.0),
+        (("I can do $430.", "great, I can bring the cash over tonight"), 430.0),
+    ],
+)
+def test_closings_spread_over_an_answer_or_thanks(
+    window: tuple[str, ...], verdict: float | None
+) -> None:
+    first = "buyer" if window[0].startswith("Can you") else "seller"
+    got = judge(*window, first=first)
+    assert got == ("deal", verdict) if verdict is not None else got[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "deal"),
+    [
+        ("Would you take $430?", "say less", True),
+        ("Would you take $430?", "take it, I need the room", True),
+        ("Would you take $430?", "take it or leave it, $450", False),
+        ("I can do $430.", "wow that's very generous of you", True),
+        ("I can do $430.", "bet, can you meet me at the gas station", True),
+    ],
+)
+def test_slang_and_unmarked_questions_after_an_assent(offer: str, answer: str, deal: bool) -> None:
+    first = "buyer" if offer.startswith("Would") else "seller"
+    assert (judge(offer, answer, first=first) == ("deal", 430.0)) is deal
+
+
+def test_wanting_to_get_a_deal_done_accepts_nothing() -> None:
+    assert judge("I'd love to get this deal done today.", first="buyer")[0] == "ongoing"

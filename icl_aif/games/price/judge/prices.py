@@ -1325,7 +1325,7 @@ def with_sentence_breaks(text: str) -> str:
 # issues", "how old is it" (not "can do 150", "will do", "how nice", "what a deal").
 _UNMARKED_QUESTION_RE = re.compile(
     r"\W*(?:(?:ok|okay|k|so|and|but|well|hmm+|alright|cool|great|nice|sure|yes|yeah|hi|hey|also|"
-    r"oh|perfect|good)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|"
+    r"oh|perfect|good|bet|deal|done|sweet|awesome|yep|yup|pls|please|thanks|thx)\W+)*(?:(?:would|could|can|will|is|are|was|were|does|did|have|has)\s+(?:you|"
     r"u|ya|it|"
     r"they|that|this|there|he|she|we|i|the|those|these|\$|\d)\b|(?:could|can|would|will) \w+ be\b|"
     r"(?:do|does) (?:you|u|ya|they|i|we|it|the)\b|any(?:thing|one|body) (?!else\b)|"

@@ -260,7 +260,8 @@ STRONG_ACCEPT = [
     r"(?<!good )(?<!great )(?<!fair )(?<!nice )(?<!sweet )(?<!real )(?<!steal )(?<!better )"
     r"(?<!best )(?<!amazing )(?<!excellent )(?<!fantastic )(?<!a )(?<!bargain )\bdeal at\b",
     r"\bdeal,? then\b",
-    r"\b(?:done deal|deal done|deal's done|deal is done)\b",
+    # not "I'd really like to get this deal done"
+    r"\b(?:done deal|(?<!get this )(?<!get the )deal done|deal's done|deal is done)\b",
     # "I accept.", "I agree", not "I accept cash only" or "I accept offers"
     r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)(?!\s+(?:cash|paypal|venmo|zelle|credit|"
     r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
@@ -350,6 +351,9 @@ STRONG_ACCEPT = [
 ]
 _NO_PROBLEM = r"^\W*(?:no problem|no prob|np)\W*$"
 _COMES_TO_COLLECT = (
+    # "I'll bring cash when I pick it up", "I can bring the deposit over this weekend"
+    r"\b(?:i|we)(?:'ll| will| can|'m going to| am going to|'m gonna) bring (?:the |a )?(?:cash|"
+    r"money|deposit|payment|check|cashier's check)\b(?![^.!?]*\bif\b)|"
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna) (?:come|swing by|stop by|head over)"
     r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|pick (?:it|them) up)\b"
     r"(?![^.!?]*\bif\b)"
@@ -388,6 +392,11 @@ WEAK_ACCEPT = [
     # (not "come grab it yourself and I'll knock $8 off": terms for a discount)
     r"^\W*(?:(?:ok|okay|alright|sure|great|cool)\W+)?come (?:on over|over|by|get it|grab it|pick it up)"
     r"\b(?![^.!?]*\b(?:if|and|yourself)\b)",
+    # "say less" (slang: no need to say more), "take it, I need the space"
+    r"^\W*say less\b|^\W*(?:just |ok |okay |fine\W+)?take (?:it|them)\b(?! or leave)(?!\s*\?)",
+    # "oh wow thank you, that's really generous!"
+    r"\b(?:that's|thats|that is|you're|youre|you are|so|very|really) (?:very |really |so )?"
+    r"generous\b",
     # "i say yes lol" to "what do you say to $30?"
     r"\bi(?:'d| would)? say yes\b",
     # "That'll work.", "That could work."
@@ -554,7 +563,7 @@ CONTINUES_RE = re.compile(
     r"\b(?:but|however|(?<!even )though|although|except|unless|(?<!even )if|as long as|provided|"
     r"still|instead|meet me|"
     r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
-    r"higher|less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|"
+    r"higher|(?<!say )less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|"
     r"let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
@@ -905,7 +914,8 @@ ERRAND_WORDS = frozenset().union(*ERRANDS)
 COMMITMENT_RE = re.compile(
     r"\b(?:i|we)(?:'ll| will| can| could|'m able to| am able to| would be able to| definitely|"
     r" surely| sure)+\b|^\W*(?:yes|yeah|yep|sure|ok|okay|definitely|absolutely|of course|"
-    r"no problem)\b|\b(?:on my way|omw|leaving now|heading (?:over|out|there)|be there in)\b|"
+    r"no problem)\b|\b(?:on my way|omw|leaving now|heading (?:over|out|there)|be there in|"
+    r"be there soon|be right there)\b|"
     # the means to do the errand: "I have cash", "I have a truck, no problem"
     r"\bi(?:'ve| have)(?: got)? (?:the |a |my )?(?:cash|money|truck|van|trailer|dolly)\b"
 )
@@ -1455,7 +1465,8 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         offer = ctx.readings[j].proposal(ctx.plausible)
         if offer is not None:
             return offer
-        if ctx.readings[j].accept is not None and _depth < len(ctx.window):
+        agreed = ctx.readings[j].accept is not None or ctx.readings[j].accepts_with_terms
+        if agreed and _depth < len(ctx.window):
             confirmed = bind_price(ctx, j, _depth + 1)
             if confirmed is not None:
                 return confirmed
@@ -1521,6 +1532,51 @@ def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
         return None
     offer = ctx.readings[own].firm_offer()
     return offer if offer is not None and ctx.plausible(offer) else None
+
+
+# Thanks for a price and nothing else: "thank you!! i really appreciate it", "aww thanks, that's
+# really nice of you" (not thanks for the facts or for the time: "thanks for letting me know").
+_THANKS_ONLY_RE = re.compile(
+    r"^\W*(?:(?:aww+|aw|oh|wow|haha|ha|omg|ok|okay|i know)\W+)*(?:thank you|thanks|thx|ty|"
+    r"i appreciate it)"
+    r"(?! for (?:the info|the information|letting me know|your time|the help|asking|answering|"
+    r"getting back))"
+    r"(?:\W+(?:so much|very much|a lot|a bunch|again|i (?:really )?appreciate (?:it|that)|"
+    r"(?:that's|thats|that is|you're|youre|you are) (?:really |very |so )?(?:nice|kind|sweet|"
+    r"generous|awesome|the best)(?: of you)?|i know|haha|lol))*\W*$"
+)
+# The offering side then hands the item over: "no problem, hope you enjoy the desk", "let me
+# know when you can come", "bring cash and the title is yours".
+_HANDS_OVER_RE = re.compile(
+    r"\b(?:enjoy (?:it|them|the \w+)|let me know when|when (?:can|do|would|will) you (?:come|pick|"
+    r"get|grab|swing)|come (?:by|get|grab|pick)|bring (?:the )?cash|(?:is|are) (?:all )?yours|"
+    r"(?:my|the) address|see you|pick (?:it|them) up)\b"
+)
+
+
+def _thanked_then_handed_over(ctx: Context, index: int) -> float | None:
+    """After the speaker's offer the other side only thanked for it ("for you, $130" -> "thank
+    you!! i really appreciate it") and the speaker now hands the item over ("no problem, hope you
+    enjoy the desk"): a deal at the offer."""
+    reading = ctx.readings[index]
+    previous = ctx.previous_other(index)
+    if previous is None or reading.ending is not None or reading.prices:
+        return None
+    thanks = ctx.readings[previous]
+    if thanks.prices or thanks.ending is not None or not _THANKS_ONLY_RE.match(thanks.text):
+        return None
+    own = ctx.previous_other(previous)
+    if own is None or own == index or ctx.readings[own].ending is not None:
+        return None
+    text = reading.text
+    asks_more = any(
+        _is_question(text[a:b]) and not _closes(text[a:b]) for a, b in sentence_spans(text)
+    )
+    pushes = CONTINUES_RE.search(re.sub(r"\blet me know when\b", " ", text))
+    if asks_more or not _HANDS_OVER_RE.search(text) or pushes:
+        return None
+    offer = ctx.readings[own].proposal(ctx.plausible)
+    return offer
 
 
 _SPLIT_RE = re.compile(
@@ -1755,6 +1811,7 @@ def _resists(reading: Reading, position: int) -> bool:
     return False
 
 
+_THEN_BEFORE_RE = re.compile(r"\b(?:then|in that case|if so)\W*$")
 # A clause of three words or more before a closing "yeah" (not "sure" or "ok": those agree).
 _POINT_BEFORE_RE = re.compile(r"\w+\W+\w+\W+\w+\W*$")
 _AFFIRMATION_LAST_RE = re.compile(r"(?:yeah|yea|yes|yep|yup|ya)\W*$")
@@ -1769,6 +1826,7 @@ def _concedes_a_point(text: str, position: int) -> bool:
             return (
                 _POINT_BEFORE_RE.search(text, start, position) is not None
                 and _AFFIRMATION_LAST_RE.fullmatch(text, position, end) is not None
+                and _THEN_BEFORE_RE.search(text, start, position) is None  # "oh nice, then yes"
             )
     return False
 
@@ -1788,7 +1846,11 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         (
             p
             for p in sorted(reading.weak_accepts)
-            if not _answers_a_fact(ctx, index, p)
+            if (
+                not _answers_a_fact(ctx, index, p)
+                or _accepts_once_answered(ctx, index, _depth)
+                or _grants_the_terms(ctx, index, _depth)
+            )
             and not _resists(reading, p)
             and not _concedes_a_point(reading.text, p)
         ),
@@ -1836,9 +1898,13 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         return True
     if _term_granted(ctx, previous) or _answers_a_plea(ctx, index):
         return True
+    if _accepts_once_answered(ctx, index, _depth):
+        return True
     # "is it still working?" -> "yes, works great" -> "ok cool, I'll come get it": coming to
     # collect takes the other side's offer still on the table
     if _COMES_TO_COLLECT_RE.search(reading.text) and ctx.table(index, _depth + 1):
+        return True
+    if _grants_the_terms(ctx, index, _depth):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
@@ -1849,6 +1915,48 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     ):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+def _grants_the_terms(ctx: Context, index: int, _depth: int = 0) -> bool:
+    """The other side agreed with terms ("I can do that but you'll have to carry it down") and
+    the speaker takes them ("that's fine, I have a friend to help"): a deal at the price agreed."""
+    previous = ctx.previous_other(index)
+    if previous is None or not ctx.readings[previous].accepts_with_terms:
+        return False
+    return bind_price(ctx, previous, _depth + 1) is not None
+
+
+_REFUSING_OPENING_RE = re.compile(r"^\W*(?:no|nope|nah|sorry|unfortunately)\b")
+# An acceptance that the answer just given settles: "ok then", "then yes", "in that case, deal",
+# or one that leaves no doubt: "done", "ok sold", "alright im in", "ok works", "oh nice deal".
+_SETTLED_RE = re.compile(r"\b(?:then|in that case|if so)\b")
+_EXPLICIT_ASSENT_RE = re.compile(
+    r"^\W*(?:(?:ok|okay|alright|oh|nice|cool|great|sweet|awesome|perfect)\W+)*(?:deal|done|sold|"
+    r"i'm in|im in|(?:that )?works(?: for me)?|i'm good with (?:that|it)|im good with (?:that|it)|"
+    r"sounds good|say less|bet)\b"
+)
+
+
+def _accepts_once_answered(ctx: Context, index: int, _depth: int = 0) -> bool:
+    """The speaker asked about the item or a term while the other side's price stood, got an
+    answer without a price, and now agrees "then" or without doubt: "I could do $95 for the
+    bundle" -> "does it include the games?" -> "yes, all of them" -> "oh nice, then yes" (or
+    "done") is a deal at $95."""
+    reading = ctx.readings[index]
+    settled = _SETTLED_RE.search(reading.text) or _EXPLICIT_ASSENT_RE.match(reading.text)
+    if not reading.weak_accepts or not settled:
+        return False
+    answer = ctx.previous_other(index)
+    if answer is None or ctx.readings[answer].prices or ctx.readings[answer].has_question:
+        return False
+    if _REFUSING_OPENING_RE.match(ctx.readings[answer].text):
+        return False  # "payment plan?" -> "no, cash only" -> "ok, I'll have to save up then"
+    asked = ctx.previous_other(answer)
+    if asked is None or asked == index or not ctx.readings[asked].has_question:
+        return False
+    if ctx.readings[asked].prices:
+        return False  # the speaker's own price question or counter
+    return bool(ctx.table(index, _depth + 1))
 
 
 # A request for a term of the deal: "could you deliver?", "would you include the leaf?"
@@ -2261,6 +2369,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         (_takes_closing_offer, "closing offer taken"),
         (_declares_with_hand_over, "acceptance"),
         (_confirms_the_hand_over, "acceptance"),
+        (_thanked_then_handed_over, "acceptance"),
     )
     for closing, why in closings:
         price = closing(ctx, last)
