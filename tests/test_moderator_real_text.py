@@ -1861,3 +1861,22 @@ def test_slang_and_unmarked_questions_after_an_assent(offer: str, answer: str, d
 
 def test_wanting_to_get_a_deal_done_accepts_nothing() -> None:
     assert judge("I'd love to get this deal done today.", first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("answer", "deal"),
+    [
+        ("Ok, I'll meet you at that price. Is the side door open?", True),
+        ("I'd be glad to pay that. Let me know a good time.", True),
+        ("No worries, I can do that, just text me first.", True),
+        ("I'm not going to argue, deal.", True),
+        ("Go ahead and take it, it's in the garage.", True),
+        ("Nice, but could you take a bit off if I come tonight?", False),
+        ("Thanks for coming down, I need some time to decide though.", False),
+        ("Ok thank you, I'll run it by my roommate.", False),
+        ("Yeah I don't think so, sorry.", False),
+        ("Come closer to my asking price and it's yours.", False),
+    ],
+)
+def test_eighth_pass_answers_to_a_price(answer: str, deal: bool) -> None:
+    assert (judge("Could you do $430?", answer, first="buyer") == ("deal", 430.0)) is deal

@@ -507,7 +507,8 @@ POSITIVE_NEGATION_RE = re.compile(
     r"(?:i )?(?:can't|cannot|couldn't|won't) (?:wait|complain|go wrong|beat (?:that|it|this)|"
     r"pass (?:it|that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
     r"argue with|say no to|refuse)|"
-    r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry)\b"
+    r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry|"
+    r"not (?:gonna|going to) argue)\b"
 )
 
 

@@ -279,6 +279,11 @@ STRONG_ACCEPT = [
     r"applicant)\b))",
     # "I'll accept.", "I can agree to that."
     r"\bi(?:'ll| will| can)? (?:gladly |happily )?accept\W*$|^\W*accept\W*$",
+    # "Sure, I'll meet you at that price", "I'd be happy to pay that", "go ahead and take it"
+    r"\bmeet you at that (?:price|number|amount)\b",
+    r"\bi(?:'d| would)? be (?:happy|glad|willing) to (?:pay|do|take|accept) (?:that|it|this)\b"
+    r"(?![^.!?]*\b(?:if|but)\b)",
+    r"\bgo ahead and take (?:it|them)\b",
     # "I can take that.", "I can live with that" is weak
     r"\bi can (?:take|accept) (?:that|this)\b(?! (?:if|off|out|apart|down|home)\b)",
     # "I think we can agree on that"
@@ -539,7 +544,8 @@ NEGATORS_RE = re.compile(
     # "10% off and it's a deal": a discount offered, not an acceptance
     r"\boff\s*,?\s*and\b[^.!?]{0,20}$|"
     # "make it a bit lower and we have a deal": terms asked for, then the deal they would make
-    r"\b(?:lower|less|cheaper|higher|throw in|throw (?:it|them) in|include|deliver)\b[^.!?]{0,20}?"
+    r"\b(?:lower|less|cheaper|higher|closer|throw in|throw (?:it|them) in|include|deliver)\b"
+    r"[^.!?]{0,20}?"
     r"\band\s+$"
     # "$38 and it's a deal", "Ten and it's yours": an offer, not an acceptance
 )
@@ -564,6 +570,7 @@ CONTINUES_RE = re.compile(
     r"still|instead|meet me|"
     r"meet in the middle|counter|can you|could you|would you|will you|how about|what about|lower|"
     r"higher|(?<!say )less|too (?:low|high|much|steep)|can't|cant|cannot|won't|not quite|not yet|"
+    r"don't think so|"
     r"let me think|"
     r"think about it|i'll think|i see|i hear you|i understand|understood|noted|hmm|let me|"
     r"need to (?:check|ask|think|talk)|check with|ask my|talk to|get back to you|think it over|"
@@ -696,7 +703,7 @@ FAREWELL_RE = re.compile(
 DECLINING_FAREWELL_RE = re.compile(
     r"\b(?:thanks|thank you|thx|ty) (?:anyway|for your time)|\bappreciate (?:your time|it anyway)|"
     r"\b(?:good|best of) luck\b|\bhappy hunting\b|"
-    r"\bno worries\b|"
+    r"\bno worries\b(?!\W+(?:i can|i'll|i will|we can|sure|deal|that works|it's yours|sounds)\b)|"
     r"\b(?:maybe|perhaps) (?:next time|another time)|\bsome other time\b"
 )
 
@@ -721,7 +728,7 @@ LATER_DOUBT_RE = re.compile(
     r"am able|'m able|am willing|'m willing)|(?:above|over|beyond|out of) (?:my|what i)|"
     r"(?:see|look at|check out|inspect|test) (?:it|them|the \w+)(?: out)? (?:first|before)|"
     r"tell me (?:more|about)|(?:thanks|thank you) for (?:the|that|all the) (?:info|information|"
-    r"details|answer|explanation))\b"
+    r"details|answer|explanation)|time to decide|run it by|let you know)\b"
 )
 # A turn that hesitates does not agree by repeating a price ("Hmm, $750... let me think.").
 HESITATION_RE = re.compile(
@@ -767,7 +774,10 @@ _SHORT_WHEN_WORDS = 12
 _BARGAINING_QUESTION_RE = re.compile(
     r"^\W*(?:(?:and|so|but|ok|okay|well)\W+)?what if\b|"
     # ... or what a term costs: "how much for delivery?"
-    r"\bhow much\b|\bwhat(?:'s| is| would be| will be) the (?:cost|fee|charge)\b"
+    r"\bhow much\b|\bwhat(?:'s| is| would be| will be) the (?:cost|fee|charge)\b|"
+    # ... or for less: "could you knock off a bit more if I pick it up today?"
+    r"\b(?:knock (?:off|down)|take (?:off|a bit)|(?:any|a (?:bit|little)) (?:lower|less|cheaper)|"
+    r"come down|go (?:any )?lower)\b"
 )
 _VISIT_RE = re.compile(
     r"\b(?:come|stop by|swing by|drop by)(?: and| to| over| over and| by and| by to)? (?:look|see|"
@@ -1755,7 +1765,8 @@ def _asks_again(ctx: Context, index: int) -> bool:
 _PUSHBACK_OPENING_RE = re.compile(
     r"^\W*(?:but(?! (?:please|pls|just|remember|make sure|note)\b)|however|though|although|still|"
     # not "let me know when you're leaving", "let me send you the address"
-    r"hmm+|let me(?! know (?:when|what time|where|once|how soon)| (?:send|give|text) you)|actually|"
+    r"hmm+|let me(?! know (?:when|what time|where|once|how soon|a good time|what works)|"
+    r" (?:send|give|text) you)|actually|"
     r"wait|unless|if|except)\b"
 )
 
