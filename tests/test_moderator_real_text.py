@@ -1880,3 +1880,10 @@ def test_wanting_to_get_a_deal_done_accepts_nothing() -> None:
 )
 def test_eighth_pass_answers_to_a_price(answer: str, deal: bool) -> None:
     assert (judge("Could you do $430?", answer, first="buyer") == ("deal", 430.0)) is deal
+
+
+def test_an_ok_that_repeats_the_price_with_its_bundle_takes_it() -> None:
+    window = ["They're $500 for the set of four.", "could we do 430?", "ok, 430 for the set."]
+    assert judge(*window, first="seller") == ("deal", 430.0)
+    window[2] = "ok, 430 if you collect them today."
+    assert judge(*window, first="seller")[0] == "ongoing"

@@ -1869,7 +1869,14 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     )
     if position is None or DECLINING_FAREWELL_RE.search(reading.text):
         return False
-    if any(m.kind in {"refused", "conditional"} for m in reading.prices):
+    if any(m.kind == "refused" for m in reading.prices):
+        return False
+    conditional = [m.amount for m in reading.prices if m.kind == "conditional"]
+    # a price with terms agrees only to the same price on the table: "could we do 65?" -> "ok,
+    # 65 for the pair."
+    if conditional and not all(
+        any(_same(c, t) for t in ctx.table(index, _depth + 1)) for c in conditional
+    ):
         return False
     asked = [m.amount for m in reading.prices if m.kind == "question" and m.start > position]
     if asked:  # a question may restate the price it agrees to: "Okay, for $470 can you ...?"
