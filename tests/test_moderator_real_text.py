@@ -1887,3 +1887,35 @@ def test_an_ok_that_repeats_the_price_with_its_bundle_takes_it() -> None:
     assert judge(*window, first="seller") == ("deal", 430.0)
     window[2] = "ok, 430 if you collect them today."
     assert judge(*window, first="seller")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "We talked it over and we'll accept your offer.",
+        "It's been sitting for weeks, so I'll let it go for that.",
+        "I'm comfortable with your price, let's move forward.",
+        "Honestly your offer is fine, I just want the space back.",
+        "Fewer miles would be nice, but ok, I'll go with your price.",
+        "A bit under what I hoped, but since I'm moving, you can have it for that.",
+        "It's less than I hoped, but it's fine. See you after work.",
+        "It's nearly new, but I'll take it.",
+        "Cash today is hard to turn down. Deal. Come early, I have to leave for work later.",
+        "Tomorrow suits me better since I'm out today, and I'm good with that price.",
+    ],
+)
+def test_long_messages_that_accept_mid_way(answer: str) -> None:
+    first = "seller" if "nearly new" in answer else "buyer"
+    offer = "I can do $430." if first == "seller" else "Would you take $430 cash today?"
+    assert judge(offer, answer, first=first) == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "My cousin is giving me his old one, so I'm going to go with that. Sorry!",
+        "Could you sell it without the case for less? That would work better for me.",
+    ],
+)
+def test_going_with_something_else_or_asking_for_less_accepts_nothing(answer: str) -> None:
+    assert judge("I can do $430.", answer, first="seller")[0] != "deal"

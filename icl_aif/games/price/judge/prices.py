@@ -508,7 +508,7 @@ POSITIVE_NEGATION_RE = re.compile(
     r"pass (?:it|that|this) up|pass up|turn (?:it|that|this) down|resist|ask for more|be happier|"
     r"argue with|say no to|refuse)|"
     r"(?:i )?won't regret|(?:doesn't|does not|won't|wouldn't|can't) hurt|(?:don't|do not) worry|"
-    r"not (?:gonna|going to) argue)\b"
+    r"not (?:gonna|going to) argue|hard to (?:turn down|pass up|say no to|refuse|beat))\b"
 )
 
 

@@ -265,7 +265,7 @@ STRONG_ACCEPT = [
     # "I accept.", "I agree", not "I accept cash only" or "I accept offers"
     r"\bi (?:accept|agree)\b(?! with| that)(?!,? but\b)(?!\s+(?:cash|paypal|venmo|zelle|credit|"
     r"cards?|checks?|cheques?|payments?|offers?|trades?|returns|bitcoin|only)\b)",
-    r"\bi(?:'ll| will| can| would|'d| do)? (?:be (?:happy|glad|willing|pleased) to )?"
+    r"\b(?:i|we)(?:'ll| will| can| would|'d| do)? (?:be (?:happy|glad|willing|pleased) to )?"
     r"(?:gladly |happily |definitely |certainly )?accept "
     r"(?:it|that|this|(?:that|this|the|your) (?:offer|price|counter|counteroffer|counter-offer|"
     r"deal|amount)|(?:your )?" + PRICE + r")(?!\w)",
@@ -298,6 +298,9 @@ STRONG_ACCEPT = [
     r" (?:it|that|them|"
     # not "I'll take the door off myself"
     r"this|the \w+(?! (?:off|out|apart|down)\b))\b(?! (?:into|under|in mind))",
+    # "I'll let them go for your offer", "happy to let it go for that", "I'll go with your price"
+    r"\blet (?:it|them) go for (?:your (?:offer|price)|that(?: price)?)\b(?! if)|"
+    r"\bgo with (?:your (?:offer|price)|that price)\b(?! if)",
     r"\bi(?:'ll| will) (?:take|accept|go with|settle for|settle on) (?:that|it|"
     + PRICE
     + r")(?!\w)",
@@ -306,7 +309,7 @@ STRONG_ACCEPT = [
     r"\b(?:it's|its|they're|theyre|they are) (?:all )?yours\b"
     r"(?!\s+(?:if|when|once)\b|\s+(?:for|at)\b(?! that\b))",
     # "ehh, okay, you can have it", not "you can have it for $370" (below) or "... if you ..."
-    r"\byou can have (?:it|them)\W*$",
+    r"\byou can have (?:it|them)(?: for that(?: price)?)?\W*$",
     # "Alright, you can have it for $370." names its price: a deal if it is on the table, else
     # a counter-offer
     r"^\W*(?:(?:ok|okay|alright|all right|fine|sure|yes|yeah)\W+)?(?:you can have (?:it|them)|"
@@ -388,6 +391,14 @@ WEAK_ACCEPT = [
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer|compromise)\b",
     r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    # "I'm comfortable with your price", "your offer is okay with me", "that price is fine"
+    r"\b(?:i'm|im|i am|we're|we are)(?: really| totally| perfectly| quite)? (?:ok|okay|fine|good|"
+    r"happy|comfortable|satisfied|content|cool) with (?:your (?:offer|price)|that(?: price| offer)?)"
+    r"\b",
+    r"\b(?:your|that|this|the) (?:offer|price) (?:is|sounds|seems)(?: totally| perfectly| really)? "
+    r"(?:ok|okay|fine|good|great|perfect|fair|acceptable)\b(?! for (?:a|an|the)\b)",
+    # "it's fine" after a "but" or an "ok": "less than I wanted, but it's fine"
+    r"\b(?:but|ok|okay|alright)\W+(?:it's|its|it is) (?:fine|ok|okay|alright)\b",
     # thanks for a concession: "Thank you so much for being flexible", "thanks for working with me"
     r"\bthank(?:s| you)(?: so much| very much| again)? for (?:being (?:so )?(?:flexible|"
     r"reasonable|understanding)|working with me|meeting me (?:halfway|in the middle|partway)|"
@@ -405,7 +416,7 @@ WEAK_ACCEPT = [
     # "i say yes lol" to "what do you say to $30?"
     r"\bi(?:'d| would)? say yes\b",
     # "That'll work.", "That could work."
-    r"\b(?:that|this|it)(?:'ll|'d| could) work\b",
+    r"\b(?:that|this|it)(?:'ll|'d| could) work\b(?! better)",
     # "no problem" or "np" alone: a yes only to a price asked about (see _weak_accept_counts)
     _NO_PROBLEM,
     # "go ahead", "all set", "good for me", "cool deal", "sounds about right", "I'll buy", "I agree"
@@ -478,7 +489,7 @@ WEAK_ACCEPT = [
     r"\W*$",
     r"^\W*(?:okay[a-z]|okey|okie|kk)\W*$",  # a lone "ok" typed fast: "okayc", "okie"
     r"\b(?:that|this|it|that price|that number) (?:works|will work|would work|should work|can work|"
-    r"is fine|is fair|is acceptable|sounds good|sounds fair|suits me)\b",
+    r"is fine|is fair|is acceptable|sounds good|sounds fair|suits me)\b(?! better)",
     # "$150 is fine" (no word boundary before the "$" of a masked price); "$14 is fair" is only an
     # opinion ("I still think $14 is fair, but ...")
     PRICE + r" (?:works|will work|would work|should work|can work|sounds good|suits me|"
@@ -534,7 +545,7 @@ WEAK_ACCEPT = [
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
-    r"\b(?:no|not|n't|never|cannot|nor|without|almost|nearly|close to|closer to|towards?|want|"
+    r"\b(?:no|not|n't|never|cannot|nor|without|almost(?! new)|nearly(?! new)|close to|closer to|towards?|want|"
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
     r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b"
     # ... not across a "but": "lower than I wanted but ok, I'll take it"
@@ -603,7 +614,10 @@ WALK_AWAY = [
     r"walk(?: away| out)?\b(?!\s+(?:you|through|over|around|by|it|back))|leave\b(?!\s+(?:it (?:at|"
     r"on|in|"
     r"by|outside|for(?! now)|there)|you|the|that|a |my|room|work|home|(?:now |soon |in a \w+ )?"
-    r"to (?:come|get|pick|grab|meet)))|decline|go elsewhere|look elsewhere|"
+    r"to (?:come|get|pick|grab|meet)|"
+    # a schedule, not a walk-away: "I have to leave for work later"
+    r"for (?:work|school|class|the airport|a trip)|later|early|tomorrow|tonight|at \d|by \d))|"
+    r"decline|go elsewhere|look elsewhere|"
     r"shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
     r"for you|until|at|off the market|aside|on hold)\b)|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
@@ -616,7 +630,7 @@ WALK_AWAY = [
     r"couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
-    r"\b(?:i'm|i am) (?:out\b(?! of)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
+    r"\b(?:i'm|i am) (?:out\b(?! of| today| tonight| tomorrow| until| till| this| right now| at)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
     r"(?! (?:town|the (?:country|state|area|city)|work|home|school|the office|my|for|on|tomorrow|"
     r"next|soon|in|friday|"
     r"saturday|sunday|monday|tuesday|wednesday|thursday)\b)|"
