@@ -1919,3 +1919,42 @@ def test_long_messages_that_accept_mid_way(answer: str) -> None:
 )
 def test_going_with_something_else_or_asking_for_less_accepts_nothing(answer: str) -> None:
     assert judge("I can do $430.", answer, first="seller")[0] != "deal"
+
+
+# --- eighth pass: a change said relative to the price on the table ----------------------------
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("could you do 15 less?", (15.0, False)),
+        ("knock off another 15 and I'll come now", (15.0, False)),
+        ("another $15 off?", (15.0, False)),
+        ("add 15 and it's yours", (-15.0, False)),
+        ("I can go 15 more", (-15.0, False)),
+        ("I could do 15 higher, that's it", (-15.0, False)),
+        ("I need 15 more minutes", None),
+        ("I won't take less than 15 under asking", None),
+        ("another 2 days is fine", None),
+    ],
+)
+def test_relative_changes_to_the_price_are_read(
+    text: str, change: tuple[float, bool] | None
+) -> None:
+    assert discount(text) == change
+
+
+@pytest.mark.parametrize(
+    ("window", "first", "price"),
+    [
+        (("It's $500.", "I can do $430.", "add 15 and you have a deal", "deal"), "seller", 445.0),
+        (
+            ("I'd like $500.", "$430?", "$470 is my lowest", "I can go 15 more", "ok"),
+            "seller",
+            445.0,
+        ),
+        (("I can do $460.", "how about 15 less?", "ok fine"), "seller", 445.0),
+    ],
+)
+def test_a_relative_offer_binds_the_price_it_makes(
+    window: tuple[str, ...], first: str, price: float
+) -> None:
+    assert judge(*window, first=first) == ("deal", price)

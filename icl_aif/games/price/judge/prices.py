@@ -1371,10 +1371,38 @@ _DISCOUNT_RE = re.compile(
 )
 
 
+# A change said relative to the price on the table: "can you do 20 less?", "knock off another 20"
+# lower it; "add 20 and it's yours", "20 more", "I can go 10 higher" raise it (not "20 more
+# minutes", "less than 20").
+_AMOUNT = r"(?:\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks)|\$)?)"
+_COUNTED_AFTER = (
+    r"(?:days?|hours?|minutes?|mins?|weeks?|months?|years?|people|miles?|pictures?|photos?|"
+    r"questions?|times?|items?|pieces?|pounds?|lbs?|inches|feet|%|percent)"
+)
+_LOWER_RE = re.compile(
+    r"(?P<amount>" + _AMOUNT + r")\s+(?:less|lower|cheaper)\b(?!\s+than)|"
+    r"\b(?:knock|take)(?:\s+off)?\s+another\s+(?P<another>" + _AMOUNT + r")|"
+    r"\banother\s+(?P<off>" + _AMOUNT + r")\s+off\b",
+    re.IGNORECASE,
+)
+_RAISE_RE = re.compile(
+    r"(?P<amount>"
+    + _AMOUNT
+    + r")\s+(?:more|higher|extra)\b(?!\s+than)(?!\s+"
+    + _COUNTED_AFTER
+    + r"\b)|"
+    r"\b(?:add|adding|another|additional)\s+(?P<added>" + _AMOUNT + r")\b(?!\s*(?:off\b|%|"
+    r"percent|" + _COUNTED_AFTER + r"\b))",
+    re.IGNORECASE,
+)
+
+
 def discount(text: str) -> tuple[float, bool] | None:
-    """The last discount ``text`` offers, as (amount, is a percentage): "I can take $5 off" is
-    (5.0, False), "20% off" (20.0, True); None without one."""
-    found: tuple[float, bool] | None = None
+    """The last change ``text`` makes to the price on the table, as (amount off, is a
+    percentage): "I can take $5 off" is (5.0, False), "20% off" (20.0, True), "can you do 20
+    less?" (20.0, False); a raise is an amount below zero ("add 20 and it's yours" is (-20.0,
+    False)). None without one."""
+    found: tuple[int, float, bool] | None = None  # (position, amount, percentage)
     for match in _DISCOUNT_RE.finditer(text):
         if match.group("before") is not None and not re.search(
             r"\boff\b|%|percent|discount|\bby\b", match.group(0), re.IGNORECASE
@@ -1382,8 +1410,19 @@ def discount(text: str) -> tuple[float, bool] | None:
             continue  # "take 50" is a price, not a discount
         raw = match.group("before") or match.group("after")
         amount = float(re.sub(r"[^\d.]", "", raw))
-        found = (amount, bool(match.group("percent") or match.group("percent2")))
-    return found
+        found = (match.start(), amount, bool(match.group("percent") or match.group("percent2")))
+    lowered: list[tuple[int, int]] = []
+    for pattern, sign in ((_LOWER_RE, 1.0), (_RAISE_RE, -1.0)):
+        for match in pattern.finditer(text):
+            if any(a <= match.start() < b for a, b in lowered):
+                continue  # the "another 20" of "knock off another 20"
+            if sign > 0:
+                lowered.append(match.span())
+            raw = next(g for g in match.groups() if g is not None)
+            amount = float(re.sub(r"[^\d.]", "", raw))
+            if amount > 0 and (found is None or match.start() > found[0]):
+                found = (match.start(), sign * amount, False)
+    return None if found is None else (found[1], found[2])
 
 
 def standing_offer(text: str) -> float | None:

@@ -1640,8 +1640,9 @@ def _split_difference(ctx: Context, index: int) -> float | None:
 def _discounted(ctx: Context, index: int) -> float | None:
     """The price turn ``index`` offers as a discount off the price on the table ("I can take $5
     off" after $50 is $45; "10% off" after $200 is $180): the turn's own price, else the latest
-    price of the window before it, else the list price, less the discount. None without a
-    discount, or when the turn names a new price of its own ("$45, that's $5 off" offers $45)."""
+    price of the window before it, else the list price, less the discount. A raise ("add 20 and
+    it's yours") is added to the buyer's latest price. None without a discount, or when the turn
+    names a new price of its own ("$45, that's $5 off" offers $45)."""
     cut = ctx.readings[index].discount
     if cut is None:
         return None
@@ -1653,10 +1654,20 @@ def _discounted(ctx: Context, index: int) -> float | None:
     known = earlier + ([list_price] if list_price is not None else [])
     if any(not any(_same(p, k) for k in known) for p in own):
         return None
-    bases = own or earlier or ([list_price] if list_price is not None else [])
+    amount, percent = cut
+    # a raise moves the buyer's price up ("add 20 and it's yours", "I can go 20 more"): it starts
+    # from the buyer's latest price, wherever the seller's stands
+    buyers = [
+        m.amount
+        for k in range(index)
+        if ctx.window[k]["speaker"] == "buyer"
+        for m in ctx.readings[k].prices
+        if ctx.plausible(m.amount)
+    ]
+    raised_from = buyers if amount < 0 else []
+    bases = own or raised_from or earlier or ([list_price] if list_price is not None else [])
     if not bases:
         return None
-    amount, percent = cut
     price = round(bases[-1] * (1 - amount / 100) if percent else bases[-1] - amount, 2)
     return price if price > 0 and ctx.plausible(price) else None
 
