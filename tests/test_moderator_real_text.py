@@ -1958,3 +1958,51 @@ def test_a_relative_offer_binds_the_price_it_makes(
     window: tuple[str, ...], first: str, price: float
 ) -> None:
     assert judge(*window, first=first) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("window", "first", "verdict"),
+    [
+        # checking the listing's price, or answering it, takes nothing
+        (("Hi, is the bike still $500?", "yes it is"), "buyer", None),
+        (("Asking price is $500?", "yep"), "buyer", None),
+        (("Is it available?", "Yes, $500.", "ok. could you help me load it?"), "buyer", None),
+        (("Is it available?", "Yes, $500.", "great, when is it available to see?"), "buyer", None),
+        # the item gone to someone else ends the round
+        (("Would you take $430?", "Sold! sorry, a guy just picked it up"), "buyer", "no_deal"),
+        (("Would you take $430?", "sorry, I'm taking the other offer"), "buyer", "no_deal"),
+        # a numbered option chosen is no acceptance
+        (("Rent is $500 a month.", "I'll take the 2br if you have one"), "seller", None),
+        # another length than the condition asked
+        (("$430 if you sign for 12 months.", "I can only do 6 months"), "seller", None),
+        (("$430 if you sign for 12 months.", "I can sign for 12 months"), "seller", 430.0),
+        # assents at the end of a turn or after a "but"
+        (("Could you do $430?", "I hoped for more, but fine."), "buyer", 430.0),
+        (("Could you do $430?", "I need it gone, so ok"), "buyer", 430.0),
+        (("Could you do $430 for a student?", "For a student, definitely."), "buyer", 430.0),
+        (("Ok, $430 then.", "thanks! my son is going to love it"), "seller", 430.0),
+        (("I can do $430.", "I'm glad to pay that, when are you home?"), "seller", 430.0),
+        (("I can do $430.", "done, can you help me lift it into the van"), "seller", 430.0),
+        (("I can do $430.", "yes please, thurs ok?"), "seller", 430.0),
+        (
+            ("Could you do $430?", "Ok we can do that. When are you hoping to pick up?"),
+            "buyer",
+            430.0,
+        ),
+    ],
+)
+def test_eighth_pass_traps_and_closings(
+    window: tuple[str, ...], first: str, verdict: float | str | None
+) -> None:
+    scenario = {"item": "Road bike", "list_price": 500}
+    got = judge(*window, first=first, scenario=scenario)
+    if verdict is None:
+        assert got[0] == "ongoing"
+    elif verdict == "no_deal":
+        assert got[0] == "no_deal"
+    else:
+        assert got == ("deal", verdict)
+
+
+def test_a_room_count_is_no_price() -> None:
+    assert kinds("is the 2br still available?") == []

@@ -240,7 +240,7 @@ _NOT_MONEY_AFTER_RE = re.compile(
     r"nd\b|rd\b|x\b|more\b|model\b|edition\b|version\b|-\d+(?:\s*mm|\s+lens)|"
     r"left\b|others?\b|ones?\b|gb|tb|mb|gigs?\b|hz|watts?|w\b|volts?|v\b|-year|-month|-day|-inch|"
     r":\d|"
-    r"pro\b|mini\b|"
+    r"pro\b|mini\b|br\b|bd\b|ba\b|bdrm\b|bed\b|bath\b|"
     # a height or a size ("5'8", "48 wide"), a street address ("5390 Broadway", "14 Elm Ct")
     r"['’]\s?\d|\"|wide\b|tall\b|long\b|deep\b|high\b|sq\.? ?f(?:ee)?t|sqft|square|sf\b|"
     r"(?:[a-z]+ )?(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|lane|ct|court|pkwy)\b|"
@@ -375,6 +375,12 @@ _CHECKED_BEFORE_RE = re.compile(
     r"\b(?:it's|its|it is|asking|listed at|price is|that's|that is)\s*$"
 )
 _CHECKED_AFTER_RE = re.compile(r"\s*,?\s*(?:right|correct)\s*\?")
+# A question that checks the listing's price, not one that proposes it: "is the iphone still
+# $400?", "asking price is $4200?", "is it still listed at 400?"
+_LISTING_CHECK_BEFORE_RE = re.compile(
+    r"\b(?:still(?: listed at| going for| selling for| for| at)?|asking price(?: is| of)?|"
+    r"list(?:ed)? price(?: is| of)?|price is still)\s*$"
+)
 # A price the speaker quotes from the other side ("you offered $12", "your $12").
 _QUOTED_BEFORE_RE = re.compile(
     r"\b(?:you|you've|you'd|you have|you're|youre|ur)\s+(?:\w+\s+){0,2}?(?:said|offered|asked|"
@@ -1032,6 +1038,8 @@ def _kind(
         return "refused"
     if _CHECKED_BEFORE_RE.search(before) and _CHECKED_AFTER_RE.match(after):
         return "reference"  # "it's $100 right?" checks the listing, it offers nothing
+    if is_question and _LISTING_CHECK_BEFORE_RE.search(before) and not after.strip(" ?!.,"):
+        return "reference"
     # reference
     if _QUOTED_BEFORE_RE.search(before):
         following = without_positive_negations(text[end : sentence[1]])

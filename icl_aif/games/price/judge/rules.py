@@ -296,8 +296,8 @@ STRONG_ACCEPT = [
     r"get(?! (?:it|them) (?:done|fixed|smogged|serviced|cleaned|checked|repaired|ready|"
     r"inspected)\b))"
     r" (?:it|that|them|"
-    # not "I'll take the door off myself"
-    r"this|the \w+(?! (?:off|out|apart|down)\b))\b(?! (?:into|under|in mind))",
+    # not "I'll take the door off myself", nor a numbered option chosen ("I'll take the 1br")
+    r"this|the (?!\d)\w+(?! (?:off|out|apart|down)\b))\b(?! (?:into|under|in mind))",
     # "I'll let them go for your offer", "happy to let it go for that", "I'll go with your price"
     r"\blet (?:it|them) go for (?:your (?:offer|price)|that(?: price)?)\b(?! if)|"
     r"\bgo with (?:your (?:offer|price)|that price)\b(?! if)",
@@ -391,6 +391,15 @@ WEAK_ACCEPT = [
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer|compromise)\b",
     r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
+    # "I was hoping for more but fine", "I need it gone, so ok", "for a long term tenant,
+    # absolutely."
+    r"\b(?:but|so)\W+(?:ok|okay|fine|alright|sure)\b(?=\W*$|\W*[,.!;])"
+    r"(?![,\s]+(?:but|if|discount)\b)",
+    r"[,;]\s*(?:absolutely|definitely|of course|sure|ok|okay|fine|alright)\W*$",
+    # anticipating the item at home: "my daughter is going to love it"
+    r"\b(?:is|are|'s|'re|will|gonna) (?:going to |gonna )?love (?:it|them)\b",
+    r"\b(?:i'm|im|i am) (?:happy|glad|willing) to (?:pay|do|take|accept) (?:that|it|this)\b"
+    r"(?![^.!?]*\b(?:if|but)\b)",
     # "I'm comfortable with your price", "your offer is okay with me", "that price is fine"
     r"\b(?:i'm|im|i am|we're|we are)(?: really| totally| perfectly| quite)? (?:ok|okay|fine|good|"
     r"happy|comfortable|satisfied|content|cool) with (?:your (?:offer|price)|that(?: price| offer)?)"
@@ -398,7 +407,8 @@ WEAK_ACCEPT = [
     r"\b(?:your|that|this|the) (?:offer|price) (?:is|sounds|seems)(?: totally| perfectly| really)? "
     r"(?:ok|okay|fine|good|great|perfect|fair|acceptable)\b(?! for (?:a|an|the)\b)",
     # "it's fine" after a "but" or an "ok": "less than I wanted, but it's fine"
-    r"\b(?:but|ok|okay|alright)\W+(?:it's|its|it is) (?:fine|ok|okay|alright)\b",
+    r"(?:(?<=\bbut )|(?<=\bbut, )|(?<=\bok )|(?<=\bok, )|(?<=\bokay, )|(?<=\balright, ))"
+    r"(?:it's|its|it is) (?:fine|ok|okay|alright)\b",
     # thanks for a concession: "Thank you so much for being flexible", "thanks for working with me"
     r"\bthank(?:s| you)(?: so much| very much| again)? for (?:being (?:so )?(?:flexible|"
     r"reasonable|understanding)|working with me|meeting me (?:halfway|in the middle|partway)|"
@@ -660,6 +670,12 @@ WALK_AWAY = [
     r"(?![^.!?]{0,20}\b(?:any ?more|now)\b)|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
+    # the item went to someone else: "Sold! sorry, someone just picked it up", "sold to him"
+    r"\b(?:someone|somebody|another buyer|a buyer|a (?:guy|lady|man|woman|person)|they|he|she) "
+    r"(?:just |already )?(?:bought|"
+    r"picked (?:it|them) up|paid (?:for it|full price|asking)|took (?:it|them))\b|"
+    r"\bsold (?:it |them )?to (?:someone|somebody|another|him|her|them)\b|\balready sold\b|"
+    r"\b(?:i'm|im|i am) taking (?:the|another|his|her|their) (?:\w+ )?offer\b",
 ]
 REFUSAL = [
     r"\bno deal\b(?!\s+(?:at|for|with|unless|if|yet|" + PRICE + r"))",
@@ -767,8 +783,8 @@ CLOSING_QUESTION_RE = re.compile(
     r"deliver|delivery|when|where|venmo|paypal|zelle|cash app|cashier's check|cash|bring|ship|"
     r"drop (?:it|them) off|deal|"
     r"get (?:it|them)|grab (?:it|them)|sign|move in|what time|what floor|(?:i|we) (?:can )?come|"
-    # "can we do the transfer at the DMV?"
-    r"(?:the )?(?:transfer|paperwork)|dmv|"
+    # "can we do the transfer at the DMV?", "can you help me carry it down?"
+    r"(?:the )?(?:transfer|paperwork)|dmv|help (?:me |us )?(?:carry|load|move|lift)|"
     # "Will you be ready for it in the next hour?"
     r"(?:you|u)(?: be)? ready(?: for (?:it|them|me|pick ?up))?|(?:in|within) the (?:next )?hour)\b"
 )
@@ -777,6 +793,9 @@ CLOSING_QUESTION_RE = re.compile(
 _WHEN_RE = re.compile(
     r"\b(?:(?:this|next) (?:week|weekend)|today|tonight|tomorrow|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    # a day typed short in a short question: "sat ok?", "thurs after work?"
+    r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?=\W+(?:ok|okay|good|fine|work|morning|"
+    r"afternoon|evening|night|after|before|at|around)\b|\W*\?)|"
     r"\d{1,2} ?(?:oclock|o.clock))\b"
 )
 _SHORT_WHEN_WORDS = 12
@@ -795,7 +814,15 @@ _BARGAINING_QUESTION_RE = re.compile(
 )
 _VISIT_RE = re.compile(
     r"\b(?:come|stop by|swing by|drop by)(?: and| to| over| over and| by and| by to)? (?:look|see|"
-    r"check (?:it|them) out|view|inspect|test|try)\b"
+    r"check (?:it|them) out|view|inspect|test|try)\b|"
+    # "can I bring my mechanic to look at it?"
+    r"\bbring (?:my|a) mechanic\b"
+)
+# A question about the item's dates, not about closing: "when is it available?", "when did you
+# buy it?"
+_ITEM_WHEN_RE = re.compile(
+    r"\bwhen (?:is|was|were|are) (?:it|they|the \w+) (?:available|free|built|bought|made|"
+    r"serviced|last)\b|\bwhen did you\b"
 )
 _COLLECTING_RE = re.compile(
     r"\b(?:pick|pickup|pay|cash|deliver|address|grab|get (?:it|them)|sign|lease|apply|application|"
@@ -808,6 +835,7 @@ def _closes(question: str) -> bool:
     visit = _VISIT_RE.search(question)
     if (
         _BARGAINING_QUESTION_RE.search(question)
+        or _ITEM_WHEN_RE.search(question)
         or _SPLIT_RE.search(question)
         or (visit is not None and not _COLLECTING_RE.search(question, visit.end()))
     ):
@@ -877,7 +905,8 @@ WISH_RE = re.compile(
 # A short answer set off before a question in the same sentence: "Sure, when can I pick it up?"
 _LEAD_ANSWER_RE = re.compile(
     r"^\W*(?:ok|okay|k|kk|sure|yes|yeah|yep|great|perfect|alright|all right|deal|sounds good|"
-    r"that works|awesome|excellent|wonderful)(?:\W*[,!.:;-]+\s*|"
+    r"that works|awesome|excellent|wonderful|bet|done)(?: (?:please|pls|thanks|thank you))?"
+    r"(?:\W*[,!.:;-]+\s*|"
     # "ok what time?", "sure when can you come": no comma before the question word
     r"\s+(?=(?:when|where|what time|what's (?:the|your) address|whats (?:the|your) address)\b))"
 )
@@ -2128,10 +2157,18 @@ _PROMISE_RE = re.compile(
 _BARE_OK_RE = re.compile(r"^\W*(?:ok|okay|k|kk|alright|all right|i see|got it)\W*$")
 
 
+_ASSENT_THEN_ASKS_RE = re.compile(
+    r"^\W*(?:ok|okay|k|great|cool|nice|alright|sounds good|perfect|good)\W+(?!deal\b)\w"
+)
+
+
 def _notes_the_asking_price(ctx: Context, index: int) -> bool:
     """A bare "ok" to the asking price stated as a fact, before anyone bargained ("The table is
-    $200." -> "ok") notes the price; it does not take it."""
-    if _BARE_OK_RE.match(ctx.readings[index].text) is None:
+    $200." -> "ok") notes the price; it does not take it, nor does an assent that goes on to ask
+    something ("yes, $200" -> "ok. can you help load it?")."""
+    reading = ctx.readings[index]
+    asks_on = reading.has_question and _ASSENT_THEN_ASKS_RE.match(reading.text) is not None
+    if _BARE_OK_RE.match(reading.text) is None and not asks_on:
         return False
     list_price = _list_price(ctx.scenario)
     previous = ctx.previous_other(index)
@@ -2189,8 +2226,9 @@ def _answers_a_fact(ctx: Context, index: int, position: int) -> bool:
     last sentence asked about the item or the listing ("Are you interested?", "Is the price
     firm?")."""
     text = ctx.readings[index].text
-    later = [start for start, _ in sentence_spans(text) if start > position]
-    if later and WISH_RE.search(text, later[0]):
+    later = [(a, b) for a, b in sentence_spans(text) if a > position]
+    # (a question about the other side's wishes wishes nothing: "when are you hoping to move in?")
+    if any(WISH_RE.search(text, a, b) and not _is_question(text[a:b]) for a, b in later):
         return True
     previous = ctx.previous_other(index)
     prior = ctx.readings[previous].text if previous is not None else ""
@@ -2565,7 +2603,7 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     ):
         return None
     words = set(re.findall(r"[a-z]+", reading.text))
-    if _moves_the_day(prev.text, reading.text):
+    if _moves_the_day(prev.text, reading.text) or _other_span(clause, reading.text):
         return None
     errand = errand | (asked - _CONDITION_FILLER)
     commits = any(
@@ -2587,6 +2625,16 @@ def _commits_to_condition(ctx: Context, index: int) -> float | None:
     ):
         return price
     return None
+
+
+_SPAN_RE = re.compile(r"\b(\d+)\s*(month|week|day|year)s?\b")
+
+
+def _other_span(condition: str, text: str) -> bool:
+    """The answer names another length than the condition asked: "if you sign for 18 months" ->
+    "I can only do 12 months"."""
+    asked = dict((unit, n) for n, unit in _SPAN_RE.findall(condition))
+    return any(unit in asked and asked[unit] != n for n, unit in _SPAN_RE.findall(text))
 
 
 _SAME_DAY = frozenset({"today", "tonight", "now", "asap"})
