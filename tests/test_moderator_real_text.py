@@ -2006,3 +2006,18 @@ def test_eighth_pass_traps_and_closings(
 
 def test_a_room_count_is_no_price() -> None:
     assert kinds("is the 2br still available?") == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "deal"),
+    [
+        ("cash tonight works, I'm home after six", True),
+        ("Pickup tomorrow is perfect.", True),
+        ("Totally fine, see you then.", True),
+        ("A deal would be great, but not at that price.", False),
+        ("Deal sounds tempting but I need more than that.", False),
+    ],
+)
+def test_terms_granted_or_a_deal_only_wished_for(answer: str, deal: bool) -> None:
+    window = ("Would you take $430 cash if I pick it up tomorrow?", answer)
+    assert (judge(*window, first="buyer") == ("deal", 430.0)) is deal

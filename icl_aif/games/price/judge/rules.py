@@ -248,7 +248,7 @@ _FILLER = (
 STRONG_ACCEPT = [
     # "Deal.", "Deal, $15.", "OK, deal!"
     r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*(?<!great )(?<!perfect )(?<!fine )deal\b"
-    r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
+    r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price|would|could|might|is|sounds)\b)",
     # "Great, deal!", "Perfect - deal." (an adjective right before "deal" describes it instead)
     r"(?:^|[,;:]|\bbut\b|\bso\b)\W*(?:" + _FILLER + r")*(?:great|perfect|fine)\W*[,;:!.-]\W*deal\b"
     r"(?!\s*-?(?:breaker|with|or|at|for|on|to|here|there|price)\b)",
@@ -357,7 +357,7 @@ STRONG_ACCEPT = [
     r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|"
     r"cash)\b",
 ]
-_NO_PROBLEM = r"^\W*(?:no problem|no prob|np)\W*$"
+_NO_PROBLEM = r"^\W*(?:no problem(?: at all)?|no prob|np)\W*$"
 _COMES_TO_COLLECT = (
     # "I'll bring cash when I pick it up", "I can bring the deposit over this weekend"
     r"\b(?:i|we)(?:'ll| will| can|'m going to| am going to|'m gonna) bring (?:the |a )?(?:cash|"
@@ -370,7 +370,7 @@ _COMES_TO_COLLECT_RE = re.compile(_COMES_TO_COLLECT)
 _NO_PROBLEM_RE = re.compile(_NO_PROBLEM)
 WEAK_ACCEPT = [
     r"^\W*(?:(?:but|so|well|oh|then|ha|haha|hah|lol|ugh|meh|eh|ahh?|aww+|man|dude|wow|doh|d.oh|"
-    r"hm+)\W+)*"
+    r"hm+|totally|perfectly|completely)\W+)*"
     r"(?:ok|okay|okie|okey|k|bet|fine|alright|all right|sure|yes|yeah|yep|yup|ya|"
     r"yah|yea|yeh|whatever|sure thing|very well|aight|ight|alrighty|yessir|yes sir|okey dokey|"
     r"confirmed|"
@@ -389,6 +389,10 @@ WEAK_ACCEPT = [
     r"reasonable|"
     r"nice|decent|ok|okay|acceptable)?\s?(?:deal|price|plan|offer|number|compromise)\b",
     r"\b(?:that's|thats|that is) a (?:fair|good|reasonable|decent) (?:price|offer|compromise)\b",
+    # a term of the offer granted: "cash today works", "pickup tomorrow is perfect"
+    r"^\W*(?:(?:ok|okay|sure|yes|yeah|cool|great|totally fine|fine)\W+)*(?:cash|pick ?up|venmo|"
+    r"paypal|zelle|today|tonight|tomorrow)(?: (?:today|tonight|tomorrow|is))? (?:works|is (?:fine|"
+    r"perfect|good|great|ok|okay))\b",
     r"^\W*(?:a )?(?:fair|good|reasonable|decent) (?:price|offer)\b(?! for)",  # "fair price. ..."
     r"\bthat(?: would| will|'d|'ll) be (?:great|perfect|fine|good|ok|okay|awesome|wonderful)\b",
     # "I was hoping for more but fine", "I need it gone, so ok", "for a long term tenant,
