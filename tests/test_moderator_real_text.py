@@ -2021,3 +2021,32 @@ def test_a_room_count_is_no_price() -> None:
 def test_terms_granted_or_a_deal_only_wished_for(answer: str, deal: bool) -> None:
     window = ("Would you take $430 cash if I pick it up tomorrow?", answer)
     assert (judge(*window, first="buyer") == ("deal", 430.0)) is deal
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("would you knock off fifty?", (50.0, False)),
+        ("I can do twenty-five less", (25.0, False)),
+        ("fifty bucks off and I'll come today", (50.0, False)),
+        ("another hundred and it's yours", (-100.0, False)),
+        ("I'll add fifty", (-50.0, False)),
+        ("could you do five percent off?", (5.0, True)),
+        ("5% less for a two-year lease?", (5.0, True)),
+        ("a full bath, one off the master bedroom", None),
+        ("one more thing, does it fold?", None),
+    ],
+)
+def test_relative_changes_in_words_and_percents(
+    text: str, change: tuple[float, bool] | None
+) -> None:
+    assert discount(text) == change
+
+
+def test_changes_add_up_from_the_right_side() -> None:
+    # a raise starts from the buyer's latest price, earlier raises included
+    window = ("My lowest is $500.", "$420?", "I'd need more.", "I'll add fifty.", "thirty more?")
+    assert judge(*window, "ok", first="seller") == ("deal", 500.0)
+    # a cut starts from the seller's price, not from the cut the buyer asked for
+    window = ("It's $450.", "would you knock off fifty?", "I can knock off thirty.", "ok deal")
+    assert judge(*window, first="seller") == ("deal", 420.0)

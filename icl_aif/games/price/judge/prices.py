@@ -1382,7 +1382,12 @@ _DISCOUNT_RE = re.compile(
 # A change said relative to the price on the table: "can you do 20 less?", "knock off another 20"
 # lower it; "add 20 and it's yours", "20 more", "I can go 10 higher" raise it (not "20 more
 # minutes", "less than 20").
-_AMOUNT = r"(?:\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks)|\$)?)"
+_AMOUNT = (
+    r"(?:\$\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?(?:dollars?|bucks)|\$)?|"
+    # "twenty", "twenty-five", "a hundred", "fifty bucks"
+    r"(?:an?\s+)?" + _WORD + r"(?:[\s-]+" + _WORD + r")*(?:\s(?:dollars?|bucks))?)"
+    r"(?:\s?(?:%|percent))?"
+)
 _COUNTED_AFTER = (
     r"(?:days?|hours?|minutes?|mins?|weeks?|months?|years?|people|miles?|pictures?|photos?|"
     r"questions?|times?|items?|pieces?|pounds?|lbs?|inches|feet|%|percent)"
@@ -1390,7 +1395,12 @@ _COUNTED_AFTER = (
 _LOWER_RE = re.compile(
     r"(?P<amount>" + _AMOUNT + r")\s+(?:less|lower|cheaper)\b(?!\s+than)|"
     r"\b(?:knock|take)(?:\s+off)?\s+another\s+(?P<another>" + _AMOUNT + r")|"
-    r"\banother\s+(?P<off>" + _AMOUNT + r")\s+off\b",
+    r"\banother\s+(?P<off>" + _AMOUNT + r")\s+off\b|"
+    # in words, as the digit discounts above: "knock off fifty", "fifty bucks off", "five percent
+    # off"
+    r"\b(?:knock|take|knocking|taking)\s+off\s+(?P<knocked>" + _AMOUNT + r")|"
+    r"\b(?P<words_off>(?:an?\s+)?" + _WORD + r"(?:[\s-]+" + _WORD + r")*(?:\s(?:dollars?|bucks))?"
+    r"(?:\s?(?:%|percent))?)\s+off\b",
     re.IGNORECASE,
 )
 _RAISE_RE = re.compile(
@@ -1403,6 +1413,33 @@ _RAISE_RE = re.compile(
     r"percent|" + _COUNTED_AFTER + r"\b))",
     re.IGNORECASE,
 )
+
+
+_SMALL_CHANGE_WORD_MINIMUM = 5
+
+
+def _amount_value(raw: str) -> tuple[float, bool] | None:
+    """The amount of a change written in digits or words, and whether it is a percentage
+    ("twenty-five" is (25.0, False), "5%" (5.0, True))."""
+    percent = bool(re.search(r"%|percent", raw, re.IGNORECASE))
+    digits = re.sub(r"[^\d.]", "", raw)
+    if digits:
+        try:
+            return float(digits), percent
+        except ValueError:
+            return None
+    words = [w.lower() for w in _TOKEN_RE.findall(raw) if w.lower() not in ("dollars", "dollar")]
+    words = [w for w in words if w not in ("bucks", "buck", "percent")]
+    if words and words[0] in ("a", "an"):
+        words[0] = "one"  # "a hundred"
+    elif words and words[0] in ("hundred", "thousand"):
+        words.insert(0, "one")  # "another hundred"
+    parsed = _parse_words(words, 0) if words else None
+    if parsed is None or parsed[1] != len(words):
+        return None
+    if parsed[0] < _SMALL_CHANGE_WORD_MINIMUM:
+        return None  # "one off the master bedroom", "one more thing"
+    return float(parsed[0]), percent
 
 
 def discount(text: str) -> tuple[float, bool] | None:
@@ -1427,9 +1464,12 @@ def discount(text: str) -> tuple[float, bool] | None:
             if sign > 0:
                 lowered.append(match.span())
             raw = next(g for g in match.groups() if g is not None)
-            amount = float(re.sub(r"[^\d.]", "", raw))
+            value = _amount_value(raw)
+            if value is None:
+                continue
+            amount, percent = value
             if amount > 0 and (found is None or match.start() > found[0]):
-                found = (match.start(), sign * amount, False)
+                found = (match.start(), sign * amount, percent)
     return None if found is None else (found[1], found[2])
 
 

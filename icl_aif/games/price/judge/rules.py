@@ -1671,38 +1671,43 @@ def _split_difference(ctx: Context, index: int) -> float | None:
 
 
 def _discounted(ctx: Context, index: int) -> float | None:
-    """The price turn ``index`` offers as a discount off the price on the table ("I can take $5
+    """The price turn ``index`` offers as a change to the price on the table ("I can take $5
     off" after $50 is $45; "10% off" after $200 is $180): the turn's own price, else the latest
-    price of the window before it, else the list price, less the discount. A raise ("add 20 and
-    it's yours") is added to the buyer's latest price. None without a discount, or when the turn
-    names a new price of its own ("$45, that's $5 off" offers $45)."""
+    price of the window before it, else the list price, less the discount. A cut starts from the
+    seller's latest price and a raise ("add 20 and it's yours", "I can go 20 more") from the
+    buyer's, earlier changes included ("I offered 420, I'll add 50" -> "add another 30" is 500).
+    None without a change, or when the turn names a new price of its own ("$45, that's $5 off"
+    offers $45)."""
     cut = ctx.readings[index].discount
     if cut is None:
         return None
     list_price = _list_price(ctx.scenario)
-    earlier = [
-        m.amount for k in range(index) for m in ctx.readings[k].prices if ctx.plausible(m.amount)
-    ]
+    earlier = [p for k in range(index) for p in _effective_prices(ctx, k)]
     own = [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
     known = earlier + ([list_price] if list_price is not None else [])
     if any(not any(_same(p, k) for k in known) for p in own):
         return None
     amount, percent = cut
-    # a raise moves the buyer's price up ("add 20 and it's yours", "I can go 20 more"): it starts
-    # from the buyer's latest price, wherever the seller's stands
-    buyers = [
-        m.amount
+    side = "buyer" if amount < 0 else "seller"
+    sides = [
+        p
         for k in range(index)
-        if ctx.window[k]["speaker"] == "buyer"
-        for m in ctx.readings[k].prices
-        if ctx.plausible(m.amount)
+        if ctx.window[k]["speaker"] == side
+        for p in _effective_prices(ctx, k)
     ]
-    raised_from = buyers if amount < 0 else []
-    bases = own or raised_from or earlier or ([list_price] if list_price is not None else [])
+    bases = own or sides or earlier or ([list_price] if list_price is not None else [])
     if not bases:
         return None
     price = round(bases[-1] * (1 - amount / 100) if percent else bases[-1] - amount, 2)
     return price if price > 0 and ctx.plausible(price) else None
+
+
+def _effective_prices(ctx: Context, index: int) -> list[float]:
+    """The prices turn ``index`` puts forward: the one its change to the price on the table
+    makes ("I offered 420. I'll add 50." puts forward 470), else those it names."""
+    named = [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
+    made = _discounted(ctx, index) if ctx.readings[index].discount is not None else None
+    return [made] if made is not None else named
 
 
 def _latest_firm(ctx: Context, upto: int, speaker: str) -> float | None:
