@@ -2050,3 +2050,51 @@ def test_changes_add_up_from_the_right_side() -> None:
     # a cut starts from the seller's price, not from the cut the buyer asked for
     window = ("It's $450.", "would you knock off fifty?", "I can knock off thirty.", "ok deal")
     assert judge(*window, first="seller") == ("deal", 420.0)
+
+
+@pytest.mark.parametrize(
+    ("window", "price"),
+    [
+        (
+            (
+                "I'll offer $380.",
+                "I'd need $460.",
+                "$420?",
+                "I'm moving, I'll take your original 380.",
+            ),
+            380.0,
+        ),
+        (
+            (
+                "Would you take $380?",
+                "I'd need $460.",
+                "$420?",
+                "Ok, I'll do your 380 from before.",
+            ),
+            380.0,
+        ),
+        (
+            (
+                "I'll take $430.",
+                "I can do $380.",
+                "Actually, $460.",
+                "You offered 430 earlier, I'll take that.",
+            ),
+            430.0,
+        ),
+        (
+            (
+                "Would you take $380?",
+                "I was thinking $480.",
+                "Meet me halfway?",
+                "Ok, halfway works.",
+            ),
+            430.0,
+        ),
+    ],
+)
+def test_an_earlier_price_quoted_or_the_midpoint_binds(
+    window: tuple[str, ...], price: float
+) -> None:
+    first = "seller" if window[0].startswith("I'll take") else "buyer"
+    assert judge(*window, first=first) == ("deal", price)

@@ -138,7 +138,7 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bhow (?:does|would|do you feel about)|\bsay|"
-    r"\boffer(?:ing)?(?:\s+of)?|"
+    r"\boffer(?:ing|ed)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
     r"\bdid|\bwould|\bmanage|\bswing|\bsettle(?:\s+(?:on|for|at))?|\bland (?:on|at)|"
@@ -155,7 +155,7 @@ _BARE_CUE_RE = re.compile(
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
     r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|"
     r"at least|"
-    r"your|even))*\s+$",
+    r"your|even|original|first|earlier|initial|last))*\s+$",
     re.IGNORECASE,
 )
 # Words right before a bare number that make it a price when it is near the price level: "I can

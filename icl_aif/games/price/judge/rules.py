@@ -353,7 +353,8 @@ STRONG_ACCEPT = [
     r"(?:come|came|reached|reach|got|have) (?:to )?(?:an agreement|"
     r"a deal|terms)|make (?:a deal|it work|this work)|agree)\b",
     # an acceptance that names the other side's offer: "I can do your $2000", "I'll take your offer"
-    r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your (?:offer|price|" + PRICE + r")",
+    r"\bi(?:'ll| will| can| could|'d)? (?:do|take|pay|accept) your "
+    r"(?:(?:original|first|earlier|initial|last) )?(?:offer|price|" + PRICE + r")",
     r"\bi(?:'ll| will|'m going to| am going to| can) send (?:you )?(?:the |my )?(?:money|payment|"
     r"cash)\b",
 ]
@@ -1507,6 +1508,12 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
                 return amount
         if not table or _beyond_other_offer(ctx, index, stated[0]):
             return stated[0]
+    # "Ok, I'll do your 475 from before": the other side's earlier price, quoted, wins over its
+    # latest one
+    earlier = [m.amount for j in ctx.other_turns(index) for m in ctx.readings[j].prices]
+    named = [q for q in ctx.quoted(index) if any(_same(q, e) for e in earlier)]
+    if named:
+        return named[-1]
     for j in ctx.other_turns(index):
         # A discount off the price on the table: "I can take $5 off." -> "You got it" is a deal
         # at that price less $5.
@@ -1637,7 +1644,7 @@ def _thanked_then_handed_over(ctx: Context, index: int) -> float | None:
 
 
 _SPLIT_RE = re.compile(
-    r"\b(?:split (?:it|the difference)|meet (?:you )?(?:halfway|half way|in the middle)|"
+    r"\b(?:split (?:it|the difference)|meet (?:you |me |us )?(?:halfway|half way|in the middle)|"
     r"(?:go|come|settle) (?:halfway|half way|in the middle))\b"
 )
 _REFUSED_BEFORE_RE = re.compile(r"(?:\b(?:not|no|never|cannot|won't)\b|n't)[^.!?]{0,15}$")
