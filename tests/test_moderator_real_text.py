@@ -2098,3 +2098,37 @@ def test_an_earlier_price_quoted_or_the_midpoint_binds(
 ) -> None:
     first = "seller" if window[0].startswith("I'll take") else "buyer"
     assert judge(*window, first=first) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    ("window", "first", "verdict"),
+    [
+        (
+            (
+                "How about $430?",
+                "a bit much",
+                "it's solid oak",
+                "fine",
+                "great, I'll send the offer",
+            ),
+            "seller",
+            430.0,
+        ),
+        (("Ok fine, $430.", "Thanks!", "Please send the offer."), "seller", 430.0),
+        (("Would you do $430?", "Hmm, I guess.", "Thanks! I'll make the offer."), "buyer", 430.0),
+        (
+            ("Would you do $430?", "sure, if you haul it", "my van is free", "then send it"),
+            "buyer",
+            430.0,
+        ),
+        # not after a refusal, nor something else to send, nor for a new price of its own
+        (("I can do $430.", "no, too much for me", "ok, sending it anyway"), "seller", None),
+        (("I can do $430.", "can you send me pics of the frame?", "sent"), "seller", None),
+        (("It's $500.", "I'm going to submit $430 as my final."), "seller", None),
+    ],
+)
+def test_talk_of_the_offer_form_closes_a_standing_price(
+    window: tuple[str, ...], first: str, verdict: float | None
+) -> None:
+    got = judge(*window, first=first)
+    assert got == ("deal", verdict) if verdict is not None else got[0] != "deal"

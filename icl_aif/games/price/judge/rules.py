@@ -1598,6 +1598,58 @@ def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
     return offer if offer is not None and ctx.plausible(offer) else None
 
 
+# Talk of the offer form that closes a CraigslistBargain chat: "send it", "please send the offer",
+# "sending now", "sent", "submit whenever", "waiting for it", "accepting when it arrives" (not
+# "make an offer", which invites one).
+_FORM_TALK_RE = re.compile(
+    r"\b(?:send|submit|enter|put in|place)(?:ing)? (?:it|that|the offer|your offer|my offer|the deal)"
+    r"\b|\b(?:send|submit)(?:ing)? (?:the |an |your |my )?offer\b|"
+    r"\b(?:i'll|i will|let me) make (?:the|my) offer\b|"
+    r"^\W*(?:(?:ok|okay|great|thanks|thank you|perfect|alright)\W+)*(?:sent|submitted|sending|"
+    r"submitting)(?: it| now| the offer)*\W*$|"
+    r"\b(?:sending|submitting) (?:it |the offer )?now\b|\bsubmit whenever\b|"
+    r"\bwaiting for (?:it|the offer|your offer)\b|"
+    r"\baccept(?:ing)? (?:it )?(?:when|once|after) (?:it|you)\b|^\W*accepted\b"
+)
+# Something else asked to be sent: "can you send pics of it", "send me the carfax"
+_SEND_ME_RE = re.compile(
+    r"\bsend (?:me|us|over)\b|\b(?:pics?|photos?|pictures?|video|carfax|link|address|number|"
+    r"info|details|specs)\b"
+)
+# What a turn must not say before the form closes a deal: a refusal or a push for other terms.
+_FORM_BLOCKERS_RE = re.compile(
+    r"\b(?:no|not|can't|cannot|won't|don't|unless|but|if|instead|lower|higher|less|more)\b|n't\b"
+)
+
+
+def _closes_through_the_form(ctx: Context, index: int) -> float | None:
+    """The turn talks of sending the offer form ("Great, I'll send the offer.", "Sending now.")
+    while a price stands, after the other side's last turn assented, thanked or answered without
+    a new price or a refusal: a deal at the latest price put forward in the window."""
+    reading = ctx.readings[index]
+    form = _FORM_TALK_RE.search(reading.text)
+    if form is None or reading.ending is not None:
+        return None
+    rest = reading.text[: form.start()] + " " + reading.text[form.end() :]
+    if _FORM_BLOCKERS_RE.search(rest) or any(ctx.plausible(m.amount) for m in reading.prices):
+        return None
+    previous = ctx.previous_other(index)
+    if previous is None or _SEND_ME_RE.search(ctx.readings[previous].text):
+        return None  # "could you send me the carfax?" -> "sure, I'll send it over"
+    if _FORM_BLOCKERS_RE.search(without_positive_negations(ctx.readings[previous].text)):
+        return None  # "no, too much for me" -> "ok, sending it anyway"
+    for j in range(index - 1, -1, -1):
+        turn = ctx.readings[j]
+        if turn.ending is not None and not turn.farewell_only:
+            return None
+        offer = turn.proposal(ctx.plausible)
+        if offer is not None:
+            return offer
+        if any(ctx.plausible(m.amount) for m in turn.prices):
+            return None
+    return None
+
+
 # Thanks for a price and nothing else: "thank you!! i really appreciate it", "aww thanks, that's
 # really nice of you" (not thanks for the facts or for the time: "thanks for letting me know").
 _THANKS_ONLY_RE = re.compile(
@@ -2467,6 +2519,7 @@ def decide(ctx: Context, last: int) -> PriceVerdict:
         (_declares_with_hand_over, "acceptance"),
         (_confirms_the_hand_over, "acceptance"),
         (_thanked_then_handed_over, "acceptance"),
+        (_closes_through_the_form, "acceptance"),
     )
     for closing, why in closings:
         price = closing(ctx, last)
