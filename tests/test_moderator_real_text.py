@@ -2132,3 +2132,22 @@ def test_talk_of_the_offer_form_closes_a_standing_price(
 ) -> None:
     got = judge(*window, first=first)
     assert got == ("deal", verdict) if verdict is not None else got[0] != "deal"
+
+
+@pytest.mark.parametrize(
+    ("window", "first", "price"),
+    [
+        (("$410?", "Twenty more and it's yours.", "Alright, fine."), "buyer", 430.0),
+        (("$330?", "Another hundred and it's yours.", "ok"), "buyer", 430.0),
+        (("I'd take $450.", "Take 5% off that and I'll buy it.", "Ok, done."), "seller", 427.5),
+        (
+            ("It's $500.", "20% off?", "10% off.", "14% off and I come today.", "ok"),
+            "seller",
+            430.0,
+        ),
+    ],
+)
+def test_changes_offered_with_a_deal_phrase_and_percents_off_the_named_price(
+    window: tuple[str, ...], first: str, price: float
+) -> None:
+    assert judge(*window, first=first) == ("deal", price)

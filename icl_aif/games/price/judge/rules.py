@@ -567,8 +567,10 @@ NEGATORS_RE = re.compile(
     r"(?:(?!\bbut\b)[^.!?]){0,12}$|"
     # "I don't think that's fair": the "n't" of a contraction has no word boundary before it
     r"n't\b[^.!?]{0,12}$|" + PRICE + r"\s*,?\s*and\b[^.!?]{0,20}$|"
-    # "10% off and it's a deal": a discount offered, not an acceptance
-    r"\boff\s*,?\s*and\b[^.!?]{0,20}$|"
+    # "10% off and it's a deal", "twenty more and it's yours", "another hundred and it's yours":
+    # a change offered, not an acceptance
+    r"\b(?:off(?: (?:that|it|the price))?|more|extra|higher|another \w+)\s*,?\s*and\b"
+    r"[^.!?]{0,20}$|"
     # "make it a bit lower and we have a deal": terms asked for, then the deal they would make
     r"\b(?:lower|less|cheaper|higher|closer|throw in|throw (?:it|them) in|include|deliver)\b"
     r"[^.!?]{0,20}?"
@@ -1748,6 +1750,19 @@ def _discounted(ctx: Context, index: int) -> float | None:
         return None
     amount, percent = cut
     side = "buyer" if amount < 0 else "seller"
+    if percent:  # "15% off" is off the price named, not off an earlier cut
+        named = [
+            m.amount
+            for k in range(index)
+            if ctx.window[k]["speaker"] == side
+            for m in ctx.readings[k].prices
+            if ctx.plausible(m.amount)
+        ]
+        bases = own or named or earlier or ([list_price] if list_price is not None else [])
+        if not bases:
+            return None
+        price = round(bases[-1] * (1 - amount / 100), 2)
+        return price if price > 0 and ctx.plausible(price) else None
     sides = [
         p
         for k in range(index)
@@ -2245,6 +2260,8 @@ def _notes_the_asking_price(ctx: Context, index: int) -> bool:
     prev = ctx.readings[previous]
     if prev.has_question or _asks_for_a_deal(prev):
         return False
+    if any(ctx.readings[j].discount is not None for j in range(index)):
+        return False  # "10% off?" bargains without naming a price
     prices = [m.amount for j in range(index) for m in ctx.readings[j].prices]
     return bool(prices) and all(_same(p, list_price) for p in prices)
 
