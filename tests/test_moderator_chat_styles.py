@@ -402,6 +402,19 @@ def test_rules_moderator_on_the_chats_written_from_scratch() -> None:
     assert report.price_accuracy >= 0.94, report.price_accuracy
 
 
+def test_rules_moderator_on_the_eighth_pass_chats() -> None:
+    """1700 chats and chat endings written here from scratch for the eighth pass
+    (docs/moderator.md, "Chat endings written from scratch"): endings after the last price, long
+    messages, rentals and cars, traps for early calls, prices to work out, the offer form, and
+    single replies to a counter-offer, labelled by their writers. Read while the eighth pass was
+    written, so a regression gate: 0.907 outcome / 0.854 price before it, 0.968 / 0.944 after."""
+    dialogs = load_dialogs(WRITTEN.with_name("moderator_chats_eighth.jsonl"))
+    assert len(dialogs) == 1700
+    report = evaluate_dialogs(PriceRulesJudge(), dialogs)
+    assert report.outcome_accuracy >= 0.96, report.outcome_accuracy
+    assert report.price_accuracy >= 0.93, report.price_accuracy
+
+
 # --- the last round: endings, hand-over details, more numbers ---------------------------------
 @pytest.mark.parametrize(
     "answer",

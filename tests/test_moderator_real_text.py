@@ -2151,3 +2151,15 @@ def test_changes_offered_with_a_deal_phrase_and_percents_off_the_named_price(
     window: tuple[str, ...], first: str, price: float
 ) -> None:
     assert judge(*window, first=first) == ("deal", price)
+
+
+def test_refusing_the_same_day_and_asking_for_another_commits_to_nothing() -> None:
+    window = ("I could do $430 if you come today.", "I can't make it today, tomorrow ok?")
+    assert judge(*window, first="seller")[0] == "ongoing"
+
+
+def test_an_absolute_bottom_is_a_price() -> None:
+    assert judge("430 is my absolute bottom.", "Okay, I'll take it.", first="seller") == (
+        "deal",
+        430.0,
+    )

@@ -2738,7 +2738,14 @@ def _moves_the_day(condition: str, text: str) -> bool:
         return False
     asked = set(re.findall(r"[a-z]+", re.split(r"[.!?;]", condition[found.start() :])[0]))
     words = set(re.findall(r"[a-z]+", text))
-    return bool(asked & _SAME_DAY and words & _LATER_DAY and not words & _SAME_DAY)
+    # "I can't come today, tomorrow ok?" names the same day only to refuse it
+    refused = _SAME_DAY_REFUSED_RE.search(text) is not None
+    return bool(asked & _SAME_DAY and words & _LATER_DAY and (refused or not words & _SAME_DAY))
+
+
+_SAME_DAY_REFUSED_RE = re.compile(
+    r"(?:\b(?:can't|cannot|cant|not|won't|unable)\b|n't\b)[^.!?]{0,30}\b(?:today|tonight|now)\b"
+)
 
 
 def _names_a_time(words: set[str]) -> bool:
