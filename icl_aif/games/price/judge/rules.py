@@ -188,6 +188,18 @@ price stated as a fact, and a price with a hedge ("$150 might work", "would be t
 the other side ("for $150 you'd have to pick it up"), a scoff ("lol 150") or someone else's offer
 ("I already turned down 150") agree to nothing.
 
+Eighth pass (issue 24), from chats and chat endings written from scratch: acceptances in long or
+slangy messages ("sounds like we have a deal", "I'll go ahead and take it", "you can have it",
+"but fine", "say less"), a negation that does not reach across "but"; the offering side handing the
+item over after thanks for its price; an assent settled by the answer to the speaker's question
+("then yes"); terms given with an agreement and then taken; coming to collect or to bring the
+money; talk of the offer form after the other side assented; changes relative to the price in
+digits, words or percents ("knock off fifty", "add 20 and it's yours"), a cut from the seller's
+price and a raise from the buyer's; an earlier price quoted and accepted ("your original 380").
+Not agreeing: a question that checks the listing's price, an assent to the asking price that goes
+on to ask, the item sold to someone else, a numbered option chosen ("I'll take the 2br"), the same
+day refused, terms asked before "and it's a deal".
+
 The optional ``scenario`` (``{"item", "list_price", "buyer_open"}``) is only a sanity check and a
 hint: with a ``list_price``, prices under 2 % or over 50 times of it are ignored when binding, and
 spoken pairs ("three seventy-five") are read at its price level.  Without a scenario the level is
