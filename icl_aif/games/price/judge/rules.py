@@ -376,7 +376,8 @@ _COMES_TO_COLLECT = (
     r"\b(?:i|we)(?:'ll| will| can|'m going to| am going to|'m gonna) bring (?:the |a )?(?:cash|"
     r"money|deposit|payment|check|cashier's check)\b(?![^.!?]*\bif\b)|"
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna) (?:come|swing by|stop by|head over)"
-    r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|pick (?:it|them) up)\b"
+    r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|pick (?:it|"
+    r"them) up)\b"
     r"(?![^.!?]*\bif\b)"
 )
 _COMES_TO_COLLECT_RE = re.compile(_COMES_TO_COLLECT)
@@ -419,7 +420,8 @@ WEAK_ACCEPT = [
     r"(?![^.!?]*\b(?:if|but)\b)",
     # "I'm comfortable with your price", "your offer is okay with me", "that price is fine"
     r"\b(?:i'm|im|i am|we're|we are)(?: really| totally| perfectly| quite)? (?:ok|okay|fine|good|"
-    r"happy|comfortable|satisfied|content|cool) with (?:your (?:offer|price)|that(?: price| offer)?)"
+    r"happy|comfortable|satisfied|content|cool) with (?:your (?:offer|price)|that(?: price|"
+    r" offer)?)"
     r"\b",
     r"\b(?:your|that|this|the) (?:offer|price) (?:is|sounds|seems)(?: totally| perfectly| really)? "
     r"(?:ok|okay|fine|good|great|perfect|fair|acceptable)\b(?! for (?:a|an|the)\b)",
@@ -433,7 +435,8 @@ WEAK_ACCEPT = [
     # coming to collect: "ok cool, I'll come get it", "come on over", "come grab it whenever"
     _COMES_TO_COLLECT,
     # (not "come grab it yourself and I'll knock $8 off": terms for a discount)
-    r"^\W*(?:(?:ok|okay|alright|sure|great|cool)\W+)?come (?:on over|over|by|get it|grab it|pick it up)"
+    r"^\W*(?:(?:ok|okay|alright|sure|great|cool)\W+)?come (?:on over|over|by|get it|grab it|"
+    r"pick it up)"
     r"\b(?![^.!?]*\b(?:if|and|yourself)\b)",
     # "say less" (slang: no need to say more), "take it, I need the space"
     r"^\W*say less\b|^\W*(?:just |ok |okay |fine\W+)?take (?:it|them)\b(?! or leave)(?!\s*\?)",
@@ -572,7 +575,8 @@ WEAK_ACCEPT = [
 ]
 # Words just before an acceptance phrase that cancel it.
 NEGATORS_RE = re.compile(
-    r"\b(?:no|not|n't|never|cannot|nor|without|almost(?! new)|nearly(?! new)|close to|closer to|towards?|want|"
+    r"\b(?:no|not|n't|never|cannot|nor|without|almost(?! new)|nearly(?! new)|close to|closer to|"
+    r"towards?|want|"
     r"wanted|hoping|hope|like|trying|try|make|reach|find|get to|want to|would|'d|could|might|may|"
     r"maybe|perhaps|if|unless|before|until|whether|or|get (?:me|you|him|her|us) to)\b"
     # ... not across a "but": "lower than I wanted but ok, I'll take it"
@@ -649,7 +653,8 @@ WALK_AWAY = [
     r"decline|go elsewhere|look elsewhere|"
     r"shop elsewhere|"
     r"shop around|keep looking|keep (?:it|the \w+)\b(?!\s+(?:in|simple|short|brief|clean|safe|"
-    r"for you|until|at|off the market|aside|on hold)\b)|hold (?:onto|on to) it|(?:find|buy|get|look for|try|order|"
+    r"for you|until|at|off the market|aside|on hold)\b)|hold (?:onto|on to) it|(?:find|buy|get|"
+    r"look for|try|order|"
     r"source) [\w\s'-]{0,25}?(?:elsewhere|somewhere else|another (?:seller|shop|store)|online|"
     r"(?:on|from|off|at) (?:amazon|ebay|craigslist|walmart|target|best buy|ikea|marketplace))|"
     r"take my business elsewhere|move on|keep my money|try elsewhere|look somewhere else|"
@@ -659,7 +664,8 @@ WALK_AWAY = [
     r"couple)(?: of)? )?"
     r"(?:another|"
     r"a different|other|something else)\b)",
-    r"\b(?:i'm|i am) (?:out\b(?! of| today| tonight| tomorrow| until| till| this| right now| at)|walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
+    r"\b(?:i'm|i am) (?:out\b(?! of| today| tonight| tomorrow| until| till| this| right now| at)|"
+    r"walking away|leaving\b(?!(?: now)? to (?:come|get|pick|grab))"
     r"(?! (?:town|the (?:country|state|area|city)|work|home|school|the office|my|for|on|tomorrow|"
     r"next|soon|in|friday|"
     r"saturday|sunday|monday|tuesday|wednesday|thursday)\b)|"
@@ -685,7 +691,8 @@ WALK_AWAY = [
     r"\bi(?:'ll| will)(?: just)? (?:skip|sit this one out|order|buy (?:one|it|that one) (?:online|"
     r"elsewhere)|get (?:one|it) (?:online|elsewhere)|go with the other)\b",
     r"\b(?:changed my mind|change of plans|"
-    r"(?<!so i )(?<!as i )(?<!since i )(?<!because i )(?:don't|no longer) need (?:it|one|a|the|this)\b"
+    r"(?<!so i )(?<!as i )(?<!since i )(?<!because i )(?:don't|no longer) need (?:it|one|a|the|"
+    r"this)\b"
     r"(?![^.!?]{0,20}\b(?:any ?more|now)\b)|"
     r"don't want (?:it|one|a|the|this) (?:anymore|after all)|not buying (?:it|anything))\b",
     r"\bpass(?:ing)? on (?:this|it|the (?:deal|offer|item)|that|the whole thing)\b",
@@ -1616,7 +1623,8 @@ def _confirms_the_hand_over(ctx: Context, index: int) -> float | None:
 # "sending now", "sent", "submit whenever", "waiting for it", "accepting when it arrives" (not
 # "make an offer", which invites one).
 _FORM_TALK_RE = re.compile(
-    r"\b(?:send|submit|enter|put in|place)(?:ing)? (?:it|that|the offer|your offer|my offer|the deal)"
+    r"\b(?:send|submit|enter|put in|place)(?:ing)? (?:it|that|the offer|your offer|my offer|"
+    r"the deal)"
     r"\b|\b(?:send|submit)(?:ing)? (?:the |an |your |my )?offer\b|"
     r"\b(?:i'll|i will|let me) make (?:the|my) offer\b|"
     r"^\W*(?:(?:ok|okay|great|thanks|thank you|perfect|alright)\W+)*(?:sent|submitted|sending|"
@@ -1705,8 +1713,7 @@ def _thanked_then_handed_over(ctx: Context, index: int) -> float | None:
     pushes = CONTINUES_RE.search(re.sub(r"\blet me know when\b", " ", text))
     if asks_more or not _HANDS_OVER_RE.search(text) or pushes:
         return None
-    offer = ctx.readings[own].proposal(ctx.plausible)
-    return offer
+    return ctx.readings[own].proposal(ctx.plausible)
 
 
 _SPLIT_RE = re.compile(
