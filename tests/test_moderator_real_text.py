@@ -2163,3 +2163,7 @@ def test_an_absolute_bottom_is_a_price() -> None:
         "deal",
         430.0,
     )
+
+
+def test_take_it_easy_is_a_farewell_not_a_yes() -> None:
+    assert judge("Would you take $430?", "take it easy, man", first="buyer")[0] != "deal"

@@ -376,9 +376,8 @@ _COMES_TO_COLLECT = (
     r"\b(?:i|we)(?:'ll| will| can|'m going to| am going to|'m gonna) bring (?:the |a )?(?:cash|"
     r"money|deposit|payment|check|cashier's check)\b(?![^.!?]*\bif\b)|"
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'m gonna) (?:come|swing by|stop by|head over)"
-    r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|pick (?:it|"
-    r"them) up)\b"
-    r"(?![^.!?]*\bif\b)"
+    r"(?: over| by)?(?: and| to)? (?:(?:get|grab|pick up|collect) (?:it|them)|"
+    r"pick (?:it|them) up)\b(?![^.!?]*\bif\b)"
 )
 _COMES_TO_COLLECT_RE = re.compile(_COMES_TO_COLLECT)
 _NO_PROBLEM_RE = re.compile(_NO_PROBLEM)
@@ -420,9 +419,8 @@ WEAK_ACCEPT = [
     r"(?![^.!?]*\b(?:if|but)\b)",
     # "I'm comfortable with your price", "your offer is okay with me", "that price is fine"
     r"\b(?:i'm|im|i am|we're|we are)(?: really| totally| perfectly| quite)? (?:ok|okay|fine|good|"
-    r"happy|comfortable|satisfied|content|cool) with (?:your (?:offer|price)|that(?: price|"
-    r" offer)?)"
-    r"\b",
+    r"happy|comfortable|satisfied|content|cool) with "
+    r"(?:your (?:offer|price)|that(?: price| offer)?)\b",
     r"\b(?:your|that|this|the) (?:offer|price) (?:is|sounds|seems)(?: totally| perfectly| really)? "
     r"(?:ok|okay|fine|good|great|perfect|fair|acceptable)\b(?! for (?:a|an|the)\b)",
     # "it's fine" after a "but" or an "ok": "less than I wanted, but it's fine"
@@ -436,10 +434,10 @@ WEAK_ACCEPT = [
     _COMES_TO_COLLECT,
     # (not "come grab it yourself and I'll knock $8 off": terms for a discount)
     r"^\W*(?:(?:ok|okay|alright|sure|great|cool)\W+)?come (?:on over|over|by|get it|grab it|"
-    r"pick it up)"
-    r"\b(?![^.!?]*\b(?:if|and|yourself)\b)",
+    r"pick it up)\b(?![^.!?]*\b(?:if|and|yourself)\b)",
     # "say less" (slang: no need to say more), "take it, I need the space"
-    r"^\W*say less\b|^\W*(?:just |ok |okay |fine\W+)?take (?:it|them)\b(?! or leave)(?!\s*\?)",
+    r"^\W*say less\b|^\W*(?:just |ok |okay |fine\W+)?take (?:it|them)\b(?! or leave| easy)"
+    r"(?!\s*\?)",
     # "oh wow thank you, that's really generous!"
     r"\b(?:that's|thats|that is|you're|youre|you are|so|very|really) (?:very |really |so )?"
     r"generous\b",
