@@ -1760,31 +1760,21 @@ def _discounted(ctx: Context, index: int) -> float | None:
     if cut is None:
         return None
     list_price = _list_price(ctx.scenario)
-    earlier = [p for k in range(index) for p in _effective_prices(ctx, k)]
-    own = [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
+    effective = [_effective_prices(ctx, k) for k in range(index)]
+    earlier = [p for prices in effective for p in prices]
+    own = _named_prices(ctx, index)
     known = earlier + ([list_price] if list_price is not None else [])
     if any(not any(_same(p, k) for k in known) for p in own):
         return None
     amount, percent = cut
+    # a cut starts from the seller's prices, a raise from the buyer's; a percentage comes off the
+    # price named ("15% off" is not off an earlier cut), an amount off the latest put forward
     side = "buyer" if amount < 0 else "seller"
-    if percent:  # "15% off" is off the price named, not off an earlier cut
-        named = [
-            m.amount
-            for k in range(index)
-            if ctx.window[k]["speaker"] == side
-            for m in ctx.readings[k].prices
-            if ctx.plausible(m.amount)
-        ]
-        bases = own or named or earlier or ([list_price] if list_price is not None else [])
-        if not bases:
-            return None
-        price = round(bases[-1] * (1 - amount / 100), 2)
-        return price if price > 0 and ctx.plausible(price) else None
     sides = [
         p
         for k in range(index)
         if ctx.window[k]["speaker"] == side
-        for p in _effective_prices(ctx, k)
+        for p in (_named_prices(ctx, k) if percent else effective[k])
     ]
     bases = own or sides or earlier or ([list_price] if list_price is not None else [])
     if not bases:
@@ -1793,12 +1783,16 @@ def _discounted(ctx: Context, index: int) -> float | None:
     return price if price > 0 and ctx.plausible(price) else None
 
 
+def _named_prices(ctx: Context, index: int) -> list[float]:
+    """The plausible prices turn ``index`` names."""
+    return [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
+
+
 def _effective_prices(ctx: Context, index: int) -> list[float]:
     """The prices turn ``index`` puts forward: the one its change to the price on the table
     makes ("I offered 420. I'll add 50." puts forward 470), else those it names."""
-    named = [m.amount for m in ctx.readings[index].prices if ctx.plausible(m.amount)]
     made = _discounted(ctx, index) if ctx.readings[index].discount is not None else None
-    return [made] if made is not None else named
+    return [made] if made is not None else _named_prices(ctx, index)
 
 
 def _latest_firm(ctx: Context, upto: int, speaker: str) -> float | None:
@@ -1976,7 +1970,9 @@ def _resists(reading: Reading, position: int) -> bool:
     return False
 
 
-_THEN_BEFORE_RE = re.compile(r"\b(?:then|in that case|if so)\W*$")
+# Words that make an assent follow from what was just said: "oh nice, then yes", "in that case, deal"
+_SETTLING = r"\b(?:then|in that case|if so)"
+_THEN_BEFORE_RE = re.compile(_SETTLING + r"\W*$")
 # A clause of three words or more before a closing "yeah" (not "sure" or "ok": those agree).
 _POINT_BEFORE_RE = re.compile(r"\w+\W+\w+\W+\w+\W*$")
 _AFFIRMATION_LAST_RE = re.compile(r"(?:yeah|yea|yes|yep|yup|ya)\W*$")
@@ -2011,11 +2007,7 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         (
             p
             for p in sorted(reading.weak_accepts)
-            if (
-                not _answers_a_fact(ctx, index, p)
-                or _accepts_once_answered(ctx, index, _depth)
-                or _grants_the_terms(ctx, index, _depth)
-            )
+            if (not _answers_a_fact(ctx, index, p) or _settled_by_an_answer(ctx, index, _depth))
             and not _resists(reading, p)
             and not _concedes_a_point(reading.text, p)
         ),
@@ -2070,13 +2062,11 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
         return True
     if _term_granted(ctx, previous) or _answers_a_plea(ctx, index):
         return True
-    if _accepts_once_answered(ctx, index, _depth):
+    if _settled_by_an_answer(ctx, index, _depth):
         return True
     # "is it still working?" -> "yes, works great" -> "ok cool, I'll come get it": coming to
     # collect takes the other side's offer still on the table
     if _COMES_TO_COLLECT_RE.search(reading.text) and ctx.table(index, _depth + 1):
-        return True
-    if _grants_the_terms(ctx, index, _depth):
         return True
     # "OK." after an acceptance confirms it, but only after one that itself counts: "Yes, it is
     # near the park." -> "Great!" agrees to nothing, nor does "ok" after "nah that's ok, bye".
@@ -2087,6 +2077,13 @@ def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     ):
         return False
     return _accepts(ctx, previous, _depth + 1) or _conditional_accept(ctx, previous)
+
+
+def _settled_by_an_answer(ctx: Context, index: int, _depth: int = 0) -> bool:
+    """The weak acceptance follows an answer that settles it: to the speaker's question ("then
+    yes") or to the terms the other side set with its agreement ("fine, I have a van"). Such an
+    acceptance counts even though it answers something other than a price."""
+    return _accepts_once_answered(ctx, index, _depth) or _grants_the_terms(ctx, index, _depth)
 
 
 def _grants_the_terms(ctx: Context, index: int, _depth: int = 0) -> bool:
@@ -2101,7 +2098,7 @@ def _grants_the_terms(ctx: Context, index: int, _depth: int = 0) -> bool:
 _REFUSING_OPENING_RE = re.compile(r"^\W*(?:no|nope|nah|sorry|unfortunately)\b")
 # An acceptance that the answer just given settles: "ok then", "then yes", "in that case, deal",
 # or one that leaves no doubt: "done", "ok sold", "alright im in", "ok works", "oh nice deal".
-_SETTLED_RE = re.compile(r"\b(?:then|in that case|if so)\b")
+_SETTLED_RE = re.compile(_SETTLING + r"\b")
 _EXPLICIT_ASSENT_RE = re.compile(
     r"^\W*(?:(?:ok|okay|alright|oh|nice|cool|great|sweet|awesome|perfect)\W+)*(?:deal|done|sold|"
     r"i'm in|im in|(?:that )?works(?: for me)?|i'm good with (?:that|it)|im good with (?:that|it)|"
