@@ -1970,7 +1970,8 @@ def _resists(reading: Reading, position: int) -> bool:
     return False
 
 
-# Words that make an assent follow from what was just said: "oh nice, then yes", "in that case, deal"
+# Words that make an assent follow from what was just said: "oh nice, then yes", "in that case,
+# deal"
 _SETTLING = r"\b(?:then|in that case|if so)"
 _THEN_BEFORE_RE = re.compile(_SETTLING + r"\W*$")
 # A clause of three words or more before a closing "yeah" (not "sure" or "ok": those agree).
