@@ -415,6 +415,42 @@ def test_rules_moderator_on_the_eighth_pass_chats() -> None:
     assert report.price_accuracy >= 0.93, report.price_accuracy
 
 
+def test_rules_moderator_on_the_ninth_pass_endings() -> None:
+    """520 chat endings written here from scratch for the ninth pass (docs/moderator.md,
+    "Assents with a rider"): a price, then an assent that goes on with "but", "if", a request or
+    a question, half of them agreements (the rider only arranges the hand-over) and half not
+    (it reopens the price or the items, or hesitates), labelled by their writers. The first 360
+    were read while the pass was written, the last 200 only scored; a regression gate: 0.702
+    outcome / 0.477 price before it, 0.829 / 0.727 after."""
+    dialogs = load_dialogs(WRITTEN.with_name("moderator_chats_ninth.jsonl"))
+    assert len(dialogs) == 520
+    report = evaluate_dialogs(PriceRulesJudge(), dialogs)
+    assert report.outcome_accuracy >= 0.82, report.outcome_accuracy
+    assert report.price_accuracy >= 0.72, report.price_accuracy
+
+
+def test_bare_numbers_written_for_the_ninth_pass() -> None:
+    """400 messages written here from scratch: 280 put a price forward as a bare number (no
+    currency sign or word), 120 hold numbers that are no price (times, counts, years, models,
+    miles). Each line: list price, the price or NONE, the message. A regression gate: 261 / 280
+    prices found and 111 / 120 clean before the ninth pass, 266 / 280 and 111 / 120 after."""
+    found = clean = priced = unpriced = 0
+    path = WRITTEN.with_name("moderator_bare_numbers.tsv")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        listed, price, message = line.split("\t")
+        scale = float(listed)
+        amounts = [m.amount for m in find_prices(message, scale)]
+        if price == "NONE":
+            unpriced += 1
+            clean += not any(0.3 * scale <= a <= 2 * scale for a in amounts)
+        else:
+            priced += 1
+            found += any(abs(a - float(price)) < 0.01 for a in amounts)
+    assert (priced, unpriced) == (280, 120)
+    assert found >= 264, found
+    assert clean >= 110, clean
+
+
 # --- the last round: endings, hand-over details, more numbers ---------------------------------
 @pytest.mark.parametrize(
     "answer",

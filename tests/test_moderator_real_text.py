@@ -2167,3 +2167,145 @@ def test_an_absolute_bottom_is_a_price() -> None:
 
 def test_take_it_easy_is_a_farewell_not_a_yes() -> None:
     assert judge("Would you take $430?", "take it easy, man", first="buyer")[0] != "deal"
+
+
+# --- ninth pass: riders after an assent, options, a price asked before the assent ---------------
+@pytest.mark.parametrize(
+    ("window", "first", "price"),
+    [
+        (
+            (
+                "Would you do 430 if I pick it up tomorrow morning?",
+                "ok but before 10, I work after",
+            ),
+            "buyer",
+            430.0,
+        ),
+        (("I'd let it go for 430.", "ok but i cant get there until 6"), "seller", 430.0),
+        (("430 cash tonight?", "yes but after 7, my kid has practice till then"), "buyer", 430.0),
+        (
+            ("430 if you come get it today.", "alright but I'll need a hand loading it"),
+            "seller",
+            430.0,
+        ),
+        (
+            (
+                "Could you do 430 if I come this weekend?",
+                "sure, if you can make it by saturday noon",
+            ),
+            "buyer",
+            430.0,
+        ),
+    ],
+)
+def test_an_assent_whose_rider_only_arranges_the_hand_over_agrees(
+    window: tuple[str, ...], first: str, price: float
+) -> None:
+    assert judge(*window, first=first) == ("deal", price)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ok but could you knock off 20 more",
+        "yes but let me ask my wife first",
+        "sure but that's still over my budget",
+        "ok but does that include the lights",
+        "ok but I need to see it before I pay",
+        "alright but I'll get back to you tonight",
+        "ok, that's out of my range then, good luck tonight",
+        "ok i understand, ill hold off then",
+    ],
+)
+def test_an_assent_whose_rider_reopens_the_deal_agrees_to_nothing(answer: str) -> None:
+    assert judge("I'd let it go for 430.", answer)[0] == "ongoing"
+
+
+def test_a_condition_set_on_a_plain_offer_still_waits_for_the_commitment() -> None:
+    window = ("Would you take 430?", "sure, if you can come tonight after 6")
+    assert judge(*window, first="buyer")[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ("how about 450? then we have a deal", None),
+        ("450? and you got a deal", None),
+        ("can you do 450? I'll accept that", None),
+        ("You mean 430? Deal.", 430.0),
+    ],
+)
+def test_a_price_asked_before_the_assent_is_a_counter_offer(
+    answer: str, verdict: float | None
+) -> None:
+    got = judge("I can offer 430 since it needs new tires.", answer, first="buyer")
+    assert got == ("deal", verdict) if verdict is not None else got[0] == "ongoing"
+
+
+@pytest.mark.parametrize(
+    ("offer", "answer", "price"),
+    [
+        ("$400 for the frame alone, $450 with the wheels.", "I'll take it with the wheels.", 450.0),
+        ("$430 if you pick it up, or $460 delivered.", "ok deal, delivered please", 460.0),
+        ("$430 if you pick it up, or $460 delivered.", "sounds good, I'll pick it up", 430.0),
+        ("400 for the frame alone, 450 with the wheels.", "ok, with the wheels then", 450.0),
+        ("$400 for the frame alone, $450 with the wheels.", "just the frame, deal", 400.0),
+        ("$460 delivered or $430 if you pick it up.", "ok, delivered works", 460.0),
+    ],
+)
+def test_of_two_options_the_answer_takes_the_one_whose_terms_it_repeats(
+    offer: str, answer: str, price: float
+) -> None:
+    assert judge(offer, answer) == ("deal", price)
+
+
+def test_an_option_named_in_a_refusal_is_not_taken() -> None:
+    offer = "$450 on its own. I'd do $430 if you also take the pump."
+    assert judge(offer, "I don't need the pump. Fine, I'll take it.") == ("deal", 450.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("how bout 430?", 430.0),
+        ("i can give u 430 today", 430.0),
+        ("ill bring 430 tomorrow", 430.0),
+        ("I was hoping 430", 430.0),
+        ("would u be cool w 430", 430.0),
+        ("try 430?", 430.0),
+        ("ill throw 430 at it", 430.0),
+        ("what abt 430", 430.0),
+    ],
+)
+def test_more_words_that_make_a_bare_number_a_price(text: str, amount: float) -> None:
+    assert [m.amount for m in find_prices(text, 500)] == [amount]
+
+
+def test_another_option_after_a_price_is_read() -> None:
+    assert [m.amount for m in find_prices("400 for the frame, 450 with the wheels", 500)] == [
+        400.0,
+        450.0,
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "sure could you bring a friend to lift it, its heavy",
+        "deal could you meet me at the library lot downtown",
+    ],
+)
+def test_an_assent_run_into_a_question_about_the_hand_over_agrees(answer: str) -> None:
+    assert judge("I'd let it go for 430.", answer) == ("deal", 430.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "ok would you pay the shipping too",
+        "sure could you deliver it, if not ill have to pass",
+        "ok is that the lowest youd go",
+    ],
+)
+def test_an_assent_run_into_a_question_that_reopens_agrees_to_nothing(answer: str) -> None:
+    assert judge("I'd let it go for 430.", answer)[0] == "ongoing"

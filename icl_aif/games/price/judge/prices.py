@@ -138,6 +138,9 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bhow (?:does|would|do you feel about)|\bsay|"
+    # typed short: "how bout 430?", "what abt 430", "would u be cool w 430"
+    r"\bhow ?bout|\bhow abt|\bwhat (?:abt|bout)|\bw/?|"
+    r"\bbring|\bhoping|\bwilling(?: to)?|\btry|\bthrow|"
     r"\boffer(?:ing|ed)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
@@ -153,7 +156,7 @@ _BARE_CUE_RE = re.compile(
     r"more than))"
     # human chat puts a word or two between the verb and the number: "pay you 35",
     # "pay the full 200", "take maybe 90", "do at least 933", "do your 2000"
-    r"(?:\s+(?:you|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|"
+    r"(?:\s+(?:you|u|ya|me|the|full|whole|maybe|like|roughly|approximately|only|just|around|about|"
     r"at least|"
     r"your|even|original|first|earlier|initial|last))*\s+$",
     re.IGNORECASE,
@@ -198,6 +201,8 @@ _OPENING_NUMBER_AFTER_RE = re.compile(
     r"from me\b|/\s?(?:mo|month|mth|wk|week)\b|\+|"
     r"and were (?:done|good|set)\b)"
 )
+# Before a second option's price: "250 for the desk, 300 with the chair", "90 or 100 delivered".
+_OPTION_BEFORE_RE = re.compile(r"(?:[,;]|\bor)\s*$")
 # What may come before a number that opens its sentence: "no, 5000 and you move it".
 _INTERJECTION_RE = re.compile(
     r"^\W*(?:(?:no|nope|nah|ok|okay|well|yes|yeah|sorry|hmm+|fine|alright|look)\W+)?$",
@@ -837,14 +842,23 @@ def _near_the_level(number: _Number, scale: float | None) -> bool:
     )
 
 
-def _bare_value(number: _Number, text: str, scale: float | None = None) -> float | None:
+def _bare_value(
+    number: _Number, text: str, scale: float | None = None, after_a_price: bool = False
+) -> float | None:
     """The value of an unmarked number that still reads as a price ("how about 15?", "13,500",
-    a number said on its own, "1725", or one that opens the message near the price level)."""
+    a number said on its own, "1725", one that opens the message near the price level, or,
+    after a price, another option near the level: "250 for the desk, 300 with the chair")."""
     before = text[max(0, number.start - 40) : number.start]
     cued = (
         _BARE_CUE_RE.search(before)
         or _ASSENT_BEFORE_RE.search(before)
         or (_LEVEL_CUE_RE.search(before) and _near_the_level(number, scale))
+        or (
+            after_a_price
+            and _near_the_level(number, scale)
+            and _OPTION_BEFORE_RE.search(before)
+            and _OPENING_NUMBER_AFTER_RE.match(text, number.end)
+        )
     )
     separated = not number.is_word and bool(
         _THOUSANDS_SEPARATOR_RE.match(text[number.start : number.end])
@@ -917,7 +931,7 @@ def _raw_prices(text: str, scale: float | None = None) -> list[tuple[float, int,
             number = _Number(chosen, number.start, number.end, True, pair=True)
         money = _money_value(number, text, numbers)
         if money is None:
-            bare = _bare_value(number, text, scale)
+            bare = _bare_value(number, text, scale, after_a_price=bool(found))
             if bare is None:
                 continue
             if _THOUSANDS_END_RE.match(text, number.end):

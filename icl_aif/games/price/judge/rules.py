@@ -932,7 +932,9 @@ _LEAD_ANSWER_RE = re.compile(
     r"that works|awesome|excellent|wonderful|bet|done)(?: (?:please|pls|thanks|thank you))?"
     r"(?:\W*[,!.:;-]+\s*|"
     # "ok what time?", "sure when can you come": no comma before the question word
-    r"\s+(?=(?:when|where|what time|what's (?:the|your) address|whats (?:the|your) address)\b))"
+    r"\s+(?=(?:when|where|what time|what's (?:the|your) address|whats (?:the|your) address|"
+    r"(?:can|could|would|will) (?:you|u|i|we)|is it (?:ok|okay|alright|cool)|"
+    r"do you (?:want|take|have|mind))\b))"
 )
 
 # A clause set off by a comma before a question in the same sentence: "alright you win, when
@@ -1141,7 +1143,11 @@ def _acceptances(
             # "Sure, when can you pick it up?": the answer before a question about closing
             lead = _LEAD_ANSWER_RE.match(sentence) or _LEAD_CLAUSE_RE.match(sentence)
             cut = lead.end() if lead is not None else _run_on_question(sentence)
-            if cut is None or not _closes(sentence[cut:]):
+            if (
+                cut is None
+                or not _closes(sentence[cut:])
+                or _reopens_after_the_answer(sentence, cut)
+            ):
                 continue
             end = start + cut
             sentence = text[start:end]
@@ -1160,6 +1166,20 @@ def _acceptances(
                 found.append((start + match.start(), (clause_start, end)))
                 break
     return found
+
+
+def _reopens_after_the_answer(sentence: str, cut: int) -> bool:
+    """The question after a leading answer reopens the deal ("ok would you pay the shipping
+    too?", "sure could you deliver it, if not i'll pass?"). A price it restates, delivery it
+    asks for, a deposit it offers and a visit are read elsewhere ("okay, for $470 can you
+    deliver?", "should I send the deposit now?", "can I see it and pick it up tomorrow?")."""
+    return any(
+        _READ_ELSEWHERE_RE.match(m.group(0)) is None
+        for m in _REOPENING_RIDER_RE.finditer(sentence, cut)
+    )
+
+
+_READ_ELSEWHERE_RE = re.compile(r"\$|.*deliver$|deposit|see |look at|check |inspect|test|try ")
 
 
 def _negated(sentence: str, position: int) -> bool:
@@ -1543,6 +1563,11 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
         middle = _split_difference(ctx, j)
         if middle is not None:
             return middle
+        # Of two options, the one whose terms the acceptance repeats: "$250 for the desk alone,
+        # $300 with the chair" -> "I'll take it with the chair" is a deal at $300.
+        chosen = _option_taken(ctx, index, j)
+        if chosen is not None:
+            return chosen
         # The latest proposal wins, even one with terms: "Would you accept $132 if I pick it
         # up?" -> "Okay. That works." is a deal at $132, not at an older unconditional price.
         offer = ctx.readings[j].proposal(ctx.plausible)
@@ -1557,6 +1582,36 @@ def bind_price(ctx: Context, index: int, _depth: int = 0) -> float | None:
     if quoted:
         return quoted[-1]
     return _matching_firm_prices(ctx, index)
+
+
+# An answer that negates ("I don't need the ribbon. Fine, I'll take it.") chooses no option.
+_NEGATION_RE = re.compile(r"n't\b|\b(?:not|no|never|without|separately)\b")
+
+
+def _option_taken(ctx: Context, index: int, options_turn: int) -> float | None:
+    """The price of the one option of turn ``options_turn`` whose own terms turn ``index``
+    repeats ("$100 if you pick it up, $115 delivered" -> "ok, I'll pick it up"), or None. An
+    option's terms are the content words after its price up to the next price, else those
+    before it back to the previous price ("the desk is $250, with the chair $300"); words that
+    two options share choose neither, and an answer with a negation chooses none ("I don't
+    need the ribbon. Fine.")."""
+    reading = ctx.readings[options_turn]
+    options = [m for m in reading.prices if m.kind in _TABLE_KINDS and ctx.plausible(m.amount)]
+    answer = ctx.readings[index].text
+    if len({round(m.amount, 2) for m in options}) < 2 or _NEGATION_RE.search(answer):
+        return None
+    text = reading.text
+    bounds = [0, *(m.end for m in options)]
+    terms = []
+    for k, option in enumerate(options):
+        stop = options[k + 1].start if k + 1 < len(options) else len(text)
+        after = _CONTENT_WORD_RE.findall(text, option.end, stop)
+        words = after or _CONTENT_WORD_RE.findall(text, bounds[k], option.start)
+        terms.append({_stem(w) for w in words})
+    said = {_stem(w) for w in _CONTENT_WORD_RE.findall(answer)}
+    own = [t - set().union(*(u for u in terms if u is not t)) for t in terms]
+    chosen = {options[k].amount for k, words in enumerate(own) if words & said}
+    return chosen.pop() if len(chosen) == 1 else None
 
 
 # The asker arranges to receive the item ("can I pick it up tomorrow?", "could you deliver?",
@@ -1895,13 +1950,22 @@ def _restates_own_price(ctx: Context, index: int, table: list[float]) -> bool:
 
 
 def _asks_again(ctx: Context, index: int) -> bool:
-    """After accepting, the turn asks for another price ("Deal... well, almost. $55?")."""
+    """After accepting, the turn asks for another price ("Deal... well, almost. $55?"), or its
+    acceptance follows a price it asks for, on nobody's table: "how about $90? then we have a
+    deal" agrees to $90 if the other side does, not to the other side's $85."""
     reading = ctx.readings[index]
     position = reading.accept
+    if position is None:
+        return False
+    table = ctx.table(index)
     asked = [
         m.amount
         for m in reading.prices
-        if m.kind == "question" and position is not None and m.start > position
+        if m.kind == "question"
+        and (
+            m.start > position
+            or (ctx.plausible(m.amount) and not any(_same(m.amount, t) for t in table))
+        )
     ]
     if not asked:
         return False
@@ -1938,6 +2002,58 @@ def _without_soft_ifs(text: str) -> str:
 
 
 _LEADING_HESITATION_RE = re.compile(r"\W*(?:(?:hmm+|uh+|um+|ugh|well|oh)\W+)+(?=\w)")
+
+
+# What a rider after an assent may arrange without reopening the deal: when, where and how the
+# item changes hands and is paid for ("ok but i cant get there till 6", "yes if you can hold it
+# till saturday", "sure but bring a dolly").
+_ARRANGEMENT_RE = re.compile(
+    r"\b(?:pick(?:ing)?(?: it| them)? up|pickup|come|coming|get (?:there|here)|grab|collect|"
+    r"drop(?:ping)? (?:it|them|by|off)|bring|meet|text|call|message|address|"
+    r"today|tonight|tomorrow|tmrw|morning|afternoon|evening|night|weekend|weekday|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|after|before|until|till|til|"
+    r"\d+ ?(?:am|pm|ish)|o'?clock|noon|min|mins|minutes|hour|hours|hr|late|early|busy|"
+    r"cash|venmo|paypal|zelle|cashapp|bank|atm|change|check|help|load|carry|lift|truck|van|car|"
+    r"trailer|dolly|straps|stairs|parking|porch|door|garage|lobby|building|house|place|"
+    r"keys?|move|moving|ready|home|work|hold|on my way|heads up|just so you know|fyi)"
+    r"(?:s|es|ed|ing)?\b"
+)
+# What makes a rider reopen the deal: a price (masked as "$99"), a change to it, more items or
+# services, a check, a test or a person still to consult, doubt, or a way out ("ok but can you
+# knock off 20", "yes if you throw in the charger", "sure but let me ask my wife").
+_REOPENING_RIDER_RE = re.compile(
+    r"\$9|\b(?:price|offer|deal|lowest|lower|less|more|cheaper|discount|knock|come down|"
+    r"go down|budget|afford|swing|expensive|pricey|too much|steep|worth|paid|firm|flexib\w*|"
+    r"negotia\w*|best|max|limit|extra|additional|plus|fee|fees|cost|tax|shipping|separate\w*|"
+    r"includ\w*|throw|add|also|instead|match|another|other (?:offer|buyer|guy|people|person)|"
+    r"someone|somebody|look at|see (?:it|them|the|if|how|pics|photos)|pics|photos|inspect\w*|"
+    r"check (?:it|them|with|out|if|first)|measure|test|try (?:it|them|on)|mechanic|title|carfax|"
+    r"warranty|guarantee|receipt|think|sleep|decide|consider|ask|talk|wife|husband|partner|"
+    r"roommate|boyfriend|girlfriend|dad|mom|parents|not sure|unsure|maybe|idk|hmm+|only if|"
+    r"if not|otherwise|unless|(?:i'?m|count me) out|pass|no way|comfortable|deposit|up ?front|"
+    r"same price|halfway|middle|split|works? (?:ok|fine|right|well)|might(?! be\b)|pay for|"
+    r"comes? with|came with|buy|low|high|range|out of|(?:do|can|could|would|will) you deliver|"
+    r"get back to you|let you know|confirm|hold off|understand|walk ?through|agree\w*|commit\w*|"
+    r"unfortunately|sadly|sorry|"
+    r"(?:does|is|are|did|has) (?:it|that|this|they|there|the \w+)(?! (?:cool|ok|okay|fine|"
+    r"alright|too late|too early)\b)|how much|what about|"
+    r"still)\b"
+)
+_CONDITION_ON_OTHER_RE = re.compile(r"\bif (?:you|u)\b")
+
+
+def _only_arranges(text: str, position: int, on_terms: bool) -> bool:
+    """What follows the assent at ``position`` only arranges the hand-over and names no price:
+    "ok but i wont be off work till 7" still agrees, its "but" pushes back on nothing. A
+    condition for the other side ("sure, if you can pick it up today") arranges only when the
+    offer answered was itself made on terms (``on_terms``: "$220 if I pick up tomorrow?" ->
+    "ok if you can come before noon"); otherwise it waits for the other side's commitment."""
+    rest = _without_soft_ifs(text)[position:]
+    return (
+        _ARRANGEMENT_RE.search(rest) is not None
+        and _REOPENING_RIDER_RE.search(rest) is None
+        and (on_terms or _CONDITION_ON_OTHER_RE.search(rest) is None)
+    )
 
 
 def _resists(reading: Reading, position: int) -> bool:
@@ -2001,15 +2117,20 @@ _OPENER_RE = re.compile(r"\W*(?:(?:oh|ah|ahh|wow|well|hmm+|cool|nice)\W+)*")
 def _weak_accept_counts(ctx: Context, index: int, _depth: int = 0) -> bool:
     """A weak "OK." counts only if it answers a price or an acceptance, does not push back (the
     turn's first weak acceptance not pushed back after it is the one read: "It's a bit high. But
-    ok, that works.") and does not answer a question about facts ("Is it still available at
-    $600?" -> "Yes it is!", "Are you interested?" -> "Yes I am.")."""
+    ok, that works.", but not a rider that only arranges the hand-over: "ok but i cant get there
+    till 6") and does not answer a question about facts ("Is it still available at $600?" ->
+    "Yes it is!", "Are you interested?" -> "Yes I am.")."""
     reading = ctx.readings[index]
+    answered = ctx.previous_other(index)
+    on_terms = answered is not None and any(
+        m.kind == "conditional" for m in ctx.readings[answered].prices
+    )
     position = next(
         (
             p
             for p in sorted(reading.weak_accepts)
             if (not _answers_a_fact(ctx, index, p) or _settled_by_an_answer(ctx, index, _depth))
-            and not _resists(reading, p)
+            and not (_resists(reading, p) and not _only_arranges(reading.text, p, on_terms))
             and not _concedes_a_point(reading.text, p)
         ),
         None,
