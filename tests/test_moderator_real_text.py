@@ -2281,6 +2281,11 @@ def test_more_words_that_make_a_bare_number_a_price(text: str, amount: float) ->
     assert [m.amount for m in find_prices(text, 500)] == [amount]
 
 
+@pytest.mark.parametrize("text", ["ill bring 2 friends", "i live w 3 roommates", "try 2 more"])
+def test_those_words_before_a_count_make_no_price(text: str) -> None:
+    assert find_prices(text, 500) == []
+
+
 def test_another_option_after_a_price_is_read() -> None:
     assert [m.amount for m in find_prices("400 for the frame, 450 with the wheels", 500)] == [
         400.0,

@@ -138,9 +138,8 @@ _CENTS_JOINER_RE = re.compile(r"\s*,?\s*(?:and\s+)?", re.IGNORECASE)
 # Words right before a bare number that make it a price ("how about 15", "I can do 14").
 _BARE_CUE_RE = re.compile(
     r"(?:\bhow about|\bwhat about|\bhow's|\bhows|\bhow (?:does|would|do you feel about)|\bsay|"
-    # typed short: "how bout 430?", "what abt 430", "would u be cool w 430"
-    r"\bhow ?bout|\bhow abt|\bwhat (?:abt|bout)|\bw/?|"
-    r"\bbring|\bhoping|\bwilling(?: to)?|\btry|\bthrow|"
+    # typed short: "how bout 430?", "what abt 430"
+    r"\bhow ?bout|\bhow abt|\bwhat (?:abt|bout)|"
     r"\boffer(?:ing|ed)?(?:\s+of)?|"
     r"\bcounter(?:\s+(?:with|at))?|\bat|\bfor|\bto|\bdo|\bpay|\btake|\baccept|\bgive you|"
     r"\bmake(?: it)?|\bmak(?:es|ing) it|\bbrings? it(?: down| up)? to|\bput in|\bsubmit|\bbut|"
@@ -162,10 +161,11 @@ _BARE_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 # Words right before a bare number that make it a price when it is near the price level: "I can
-# only afford 170", "I was thinking 170", "I'd need 170 at least", "I only have 170" (not "I need
-# 2 days", "I have 3 kids").
+# only afford 170", "I was thinking 170", "I'd need 170 at least", "I only have 170", "ill bring
+# 170", "would u be cool w 170" (not "I need 2 days", "I have 3 kids", "ill bring 2 friends").
 _LEVEL_CUE_RE = re.compile(
-    r"\b(?:afford|spend|need|thinking|thought|have|got|figured|expect(?:ing)?)"
+    r"\b(?:afford|spend|need|thinking|thought|have|got|figured|expect(?:ing)?|bring|hoping|"
+    r"willing(?: to)?|try|throw|w/?)"
     r"(?:\s+(?:you|me|maybe|like|around|about|at least|only|just|even|more like|roughly))*\s+$",
     re.IGNORECASE,
 )

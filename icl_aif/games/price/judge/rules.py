@@ -1168,6 +1168,10 @@ def _acceptances(
     return found
 
 
+# What a question after a leading answer may mention that is read elsewhere (see below).
+_READ_ELSEWHERE_RE = re.compile(r"\$|.*deliver$|deposit|see |look at|check |inspect|test|try ")
+
+
 def _reopens_after_the_answer(sentence: str, cut: int) -> bool:
     """The question after a leading answer reopens the deal ("ok would you pay the shipping
     too?", "sure could you deliver it, if not i'll pass?"). A price it restates, delivery it
@@ -1177,9 +1181,6 @@ def _reopens_after_the_answer(sentence: str, cut: int) -> bool:
         _READ_ELSEWHERE_RE.match(m.group(0)) is None
         for m in _REOPENING_RIDER_RE.finditer(sentence, cut)
     )
-
-
-_READ_ELSEWHERE_RE = re.compile(r"\$|.*deliver$|deposit|see |look at|check |inspect|test|try ")
 
 
 def _negated(sentence: str, position: int) -> bool:
