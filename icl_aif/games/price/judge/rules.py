@@ -1956,17 +1956,15 @@ def _asks_again(ctx: Context, index: int) -> bool:
     deal" agrees to $90 if the other side does, not to the other side's $85."""
     reading = ctx.readings[index]
     position = reading.accept
-    if position is None:
+    questions = [m for m in reading.prices if m.kind == "question"]
+    if position is None or not questions:
         return False
     table = ctx.table(index)
     asked = [
         m.amount
-        for m in reading.prices
-        if m.kind == "question"
-        and (
-            m.start > position
-            or (ctx.plausible(m.amount) and not any(_same(m.amount, t) for t in table))
-        )
+        for m in questions
+        if m.start > position
+        or (ctx.plausible(m.amount) and not any(_same(m.amount, t) for t in table))
     ]
     if not asked:
         return False
