@@ -419,7 +419,7 @@ def test_rules_moderator_on_the_ninth_pass_endings() -> None:
     """520 chat endings written here from scratch for the ninth pass (docs/moderator.md,
     "Assents with a rider"): a price, then an assent that goes on with "but", "if", a request or
     a question, half of them agreements (the rider only arranges the hand-over) and half not
-    (it reopens the price or the items, or hesitates), labelled by their writers. The first 360
+    (it reopens the price or the items, or hesitates), labelled by their writers. The first 320
     were read while the pass was written, the last 200 only scored; a regression gate: 0.702
     outcome / 0.477 price before it, 0.829 / 0.727 after."""
     dialogs = load_dialogs(WRITTEN.with_name("moderator_chats_ninth.jsonl"))
